@@ -1,0 +1,95 @@
+import { randomBytes } from "node:crypto";
+import { request as httpsRequest, type RequestOptions } from "node:https";
+import {
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  NetworkingV1Api,
+  RbacAuthorizationV1Api,
+} from "@kubernetes/client-node";
+import { inject } from "vitest";
+import type { ClusterIdentity } from "../../src/devcluster/identities.js";
+
+/** Typed API clients acting as one of the cluster's static identities. */
+export interface KubeClients {
+  readonly kc: KubeConfig;
+  readonly objects: KubernetesObjectApi;
+  readonly core: CoreV1Api;
+  readonly rbac: RbacAuthorizationV1Api;
+  readonly networking: NetworkingV1Api;
+}
+
+export function kubeAs(identity: ClusterIdentity): KubeClients {
+  const kc = new KubeConfig();
+  kc.loadFromFile(inject("env").kubeconfigs[identity]);
+  return {
+    kc,
+    objects: KubernetesObjectApi.makeApiClient(kc),
+    core: kc.makeApiClient(CoreV1Api),
+    rbac: kc.makeApiClient(RbacAuthorizationV1Api),
+    networking: kc.makeApiClient(NetworkingV1Api),
+  };
+}
+
+/**
+ * A DNS-1123 name unique to this test run, so tests sharing one cluster never see each
+ * other's objects.
+ */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString("hex")}`;
+}
+
+/** The HTTP status of a rejected client-node call, or undefined when it was something else. */
+export function statusOf(err: unknown): number | undefined {
+  if (typeof err === "object" && err !== null && "code" in err && typeof err.code === "number") {
+    return err.code;
+  }
+  return undefined;
+}
+
+/** Resolves with the status code a call was refused with; fails the test if it succeeded. */
+export async function refusedWith(call: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await call;
+  } catch (err) {
+    return statusOf(err);
+  }
+  throw new Error("expected the Kubernetes API to refuse the request, but it succeeded");
+}
+
+/** Polls until `probe` returns true or `timeoutMs` passes. */
+export async function eventually(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * GETs `path` as raw JSON, exactly as the API server sent it (client-node's typed models would
+ * turn an absent key into an `undefined` property and hide the server's defaulting).
+ */
+export async function rawGet(clients: KubeClients, path: string): Promise<unknown> {
+  const cluster = clients.kc.getCurrentCluster();
+  if (cluster === null) throw new Error("kubeconfig has no current cluster");
+  const opts: RequestOptions = { method: "GET", headers: { accept: "application/json" } };
+  await clients.kc.applyToHTTPSOptions(opts);
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(new URL(path, cluster.server), opts, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        if (res.statusCode !== 200) reject(new Error(`GET ${path}: ${res.statusCode} ${body}`));
+        else resolve(JSON.parse(body));
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}

@@ -1,0 +1,105 @@
+import { execFileSync } from "node:child_process";
+import { chownSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import {
+  freePort,
+  logTail,
+  startProcess,
+  stopProcess,
+  waitUntil,
+} from "../../src/devcluster/processes.js";
+
+/** A PostgreSQL server started for this test run, reachable over loopback TCP. */
+export interface TestPostgres {
+  /** Connection string for the `postgres` maintenance database (superuser, trust auth). */
+  readonly adminUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Finds Debian's PostgreSQL binaries (highest major version), or fails saying how to get them. */
+export function postgresBinDir(): string {
+  const base = "/usr/lib/postgresql";
+  const majors = existsSync(base)
+    ? readdirSync(base)
+        .filter((v) => existsSync(join(base, v, "bin", "postgres")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  const major = majors[0];
+  if (major === undefined) {
+    throw new Error(
+      "PostgreSQL is not installed: run `bash tools/prereqs.sh` (installs the Debian package " +
+        "postgresql) or set OCC_TEST_DATABASE_URL to a server the tests may use.",
+    );
+  }
+  return join(base, major, "bin");
+}
+
+/**
+ * Starts a throwaway server in `dir` on a free loopback port. PostgreSQL refuses to run as
+ * root, so as root the server runs as the `postgres` system user the Debian package creates.
+ */
+export async function startTestPostgres(dir: string): Promise<TestPostgres> {
+  const bin = postgresBinDir();
+  const asRoot = process.getuid?.() === 0;
+  const wrap = (cmd: string, args: string[]): [string, string[]] =>
+    asRoot ? ["runuser", ["-u", "postgres", "--", cmd, ...args]] : [cmd, args];
+  const data = join(dir, "data");
+  mkdirSync(data, { recursive: true });
+  if (asRoot) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
+    chownSync(dir, uid, gid);
+    chownSync(data, uid, gid);
+  }
+  const [initCmd, initArgs] = wrap(join(bin, "initdb"), [
+    "-D",
+    data,
+    "-U",
+    "postgres",
+    "-A",
+    "trust",
+    "--no-sync",
+    "-E",
+    "UTF8",
+  ]);
+  execFileSync(initCmd, initArgs, { stdio: "pipe" });
+  const port = await freePort();
+  const [cmd, args] = wrap(join(bin, "postgres"), [
+    "-D",
+    data,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    `unix_socket_directories=${dir}`,
+    "-c",
+    "fsync=off",
+    "-c",
+    "synchronous_commit=off",
+    "-c",
+    "full_page_writes=off",
+    "-c",
+    "max_connections=300",
+  ]);
+  const server = startProcess("postgres", cmd, args, dir);
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  await waitUntil("postgres", () => canConnect(adminUrl), {
+    timeoutMs: 30_000,
+    died: server.exited,
+    describe: () => logTail(server),
+  });
+  return { adminUrl, stop: () => stopProcess(server, 5_000) };
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
