@@ -85,9 +85,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   await writeFile(join(pki, "tokens.csv"), tokenAuthFile(tokens), { mode: 0o600 });
   const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const saKey = join(pki, "sa.key");
-  await readOrCreate(saKey, () => keys.privateKey.export({ type: "pkcs8", format: "pem" }).toString());
+  await readOrCreate(saKey, () =>
+    keys.privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+  );
   const saPub = join(pki, "sa.pub");
-  await readOrCreate(saPub, () => keys.publicKey.export({ type: "spki", format: "pem" }).toString());
+  await readOrCreate(saPub, () =>
+    keys.publicKey.export({ type: "spki", format: "pem" }).toString(),
+  );
 
   const started: RunningProcess[] = [];
   const stop = async (): Promise<void> => {

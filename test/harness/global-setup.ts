@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
@@ -13,13 +13,29 @@ import type { TestEnvironment } from "./environment.js";
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), "occ-test-"));
+  // Traversable (not listable) so that PostgreSQL, running as its own user, reaches its folder.
+  await chmod(dir, 0o711);
   const started = Date.now();
-  const cluster = await startLocalCluster({ dir: join(dir, "cluster") });
   const external = process.env.OCC_TEST_DATABASE_URL;
-  const pg =
+  const [clusterResult, pgResult] = await Promise.allSettled([
+    startLocalCluster({ dir: join(dir, "cluster") }),
     external !== undefined && external !== ""
-      ? { adminUrl: external, stop: () => Promise.resolve() }
-      : await startTestPostgres(join(dir, "postgres"));
+      ? Promise.resolve({ adminUrl: external, stop: () => Promise.resolve() })
+      : startTestPostgres(join(dir, "postgres")),
+  ]);
+  if (clusterResult.status === "rejected" || pgResult.status === "rejected") {
+    // Whatever did start is stopped again, so a failed setup leaves no process behind.
+    if (clusterResult.status === "fulfilled") await clusterResult.value.stop();
+    if (pgResult.status === "fulfilled") await pgResult.value.stop();
+    const reasons = [clusterResult, pgResult]
+      .filter((r): r is PromiseRejectedResult => r.status === "rejected")
+      .map((r) => (r.reason instanceof Error ? r.reason.message : String(r.reason)));
+    throw new Error(
+      `integration environment did not start (logs in ${dir}):\n${reasons.join("\n")}`,
+    );
+  }
+  const cluster = clusterResult.value;
+  const pg = pgResult.value;
   console.log(
     `[harness] cluster ${cluster.server} and PostgreSQL ready in ${Date.now() - started} ms (${dir})`,
   );
@@ -34,6 +50,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await cluster.stop();
     await pg.stop();
-    if (process.env.OCC_KEEP_TEST_DIR === undefined) await rm(dir, { recursive: true, force: true });
+    if (process.env.OCC_KEEP_TEST_DIR === undefined)
+      await rm(dir, { recursive: true, force: true });
   };
 }

@@ -63,7 +63,12 @@ export async function startTestPostgres(dir: string): Promise<TestPostgres> {
     "-E",
     "UTF8",
   ]);
-  execFileSync(initCmd, initArgs, { stdio: "pipe" });
+  try {
+    execFileSync(initCmd, initArgs, { stdio: "pipe" });
+  } catch (err) {
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim() ?? "";
+    throw new Error(`PostgreSQL initdb failed in ${data}: ${stderr || String(err)}`);
+  }
   const port = await freePort();
   const [cmd, args] = wrap(join(bin, "postgres"), [
     "-D",

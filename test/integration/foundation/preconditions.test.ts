@@ -1,73 +1,104 @@
 import { PatchStrategy, type V1ConfigMap } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { kubeAs, refusedWith, uniqueName } from "../../harness/kube.js";
+import { kubeAs, statusOf, uniqueName } from "../../harness/kube.js";
 
 const admin = kubeAs("admin");
 
-function mergePatch(ns: string, data: Record<string, string>, resourceVersion?: string) {
-  return admin.objects.patch<V1ConfigMap>(
-    {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "guarded", namespace: ns, ...(resourceVersion ? { resourceVersion } : {}) },
-      data,
-    },
+type Write = (
+  ns: string,
+  data: Record<string, string>,
+  resourceVersion?: string,
+) => Promise<V1ConfigMap>;
+
+function configMap(
+  ns: string,
+  data: Record<string, string>,
+  resourceVersion?: string,
+): V1ConfigMap {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "guarded", namespace: ns, ...(resourceVersion ? { resourceVersion } : {}) },
+    data,
+  };
+}
+
+const apply: Write = (ns, data, rv) =>
+  admin.objects.patch(
+    configMap(ns, data, rv),
+    undefined,
+    undefined,
+    "occ-foundation-test",
+    false,
+    PatchStrategy.ServerSideApply,
+  );
+
+const mergePatch: Write = (ns, data, rv) =>
+  admin.objects.patch(
+    configMap(ns, data, rv),
     undefined,
     undefined,
     "occ-foundation-test",
     undefined,
     PatchStrategy.MergePatch,
   );
+
+/** The status code and message of a refused call; fails the test if the call succeeded. */
+async function refusal(
+  call: Promise<unknown>,
+): Promise<{ code: number | undefined; body: string }> {
+  try {
+    await call;
+  } catch (err) {
+    const body = typeof err === "object" && err !== null && "body" in err ? String(err.body) : "";
+    return { code: statusOf(err), body };
+  }
+  throw new Error("expected the API server to refuse the write");
 }
 
-async function namespaceWithConfigMap(): Promise<{ ns: string; rv: string }> {
-  const ns = uniqueName("found-rv");
-  await admin.core.createNamespace({ body: { metadata: { name: ns } } });
-  const cm = await admin.core.createNamespacedConfigMap({
+const create: Write = (ns, data) =>
+  admin.core.createNamespacedConfigMap({
     namespace: ns,
-    body: { metadata: { name: "guarded" }, data: { v: "1" } },
-  });
-  const rv = cm.metadata?.resourceVersion;
-  if (rv === undefined) throw new Error("created ConfigMap has no resourceVersion");
-  // A second write makes the first resourceVersion stale.
-  await mergePatch(ns, { v: "2" });
-  return { ns, rv };
-}
-
-describe("resourceVersion preconditions", () => {
-  it("refuses a server-side apply with a stale resourceVersion (409) and accepts the current one", async () => {
-    const { ns, rv: stale } = await namespaceWithConfigMap();
-    const apply = (resourceVersion: string) =>
-      admin.objects.patch<V1ConfigMap>(
-        {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { name: "guarded", namespace: ns, resourceVersion },
-          data: { v: "3" },
-        },
-        undefined,
-        undefined,
-        "occ-foundation-test",
-        false,
-        PatchStrategy.ServerSideApply,
-      );
-
-    expect(await refusedWith(apply(stale))).toBe(409);
-    const unchanged = await admin.core.readNamespacedConfigMap({ name: "guarded", namespace: ns });
-    expect(unchanged.data).toEqual({ v: "2" });
-
-    const current = unchanged.metadata?.resourceVersion ?? "";
-    const applied = await apply(current);
-    expect(applied.data).toEqual({ v: "3" });
+    body: configMap(ns, data),
+    fieldManager: "occ-foundation-test",
   });
 
-  it("refuses a merge patch with a stale resourceVersion (409) and accepts the current one", async () => {
-    const { ns, rv: stale } = await namespaceWithConfigMap();
-    const patch = (resourceVersion: string) => mergePatch(ns, { v: "4" }, resourceVersion);
-    expect(await refusedWith(patch(stale))).toBe(409);
-    const current = await admin.core.readNamespacedConfigMap({ name: "guarded", namespace: ns });
-    expect(current.data).toEqual({ v: "2" });
-    const patched = await patch(current.metadata?.resourceVersion ?? "");
-    expect(patched.data).toEqual({ v: "4" });
+describe.each([
+  ["server-side apply (force=false)", apply, apply],
+  ["merge patch", create, mergePatch],
+] as const)("resourceVersion precondition on %s", (_label, first, write) => {
+  it("refuses a stale resourceVersion with 409 and leaves the object as it was", async () => {
+    const ns = uniqueName("found-rv");
+    await admin.core.createNamespace({ body: { metadata: { name: ns } } });
+    const original = await first(ns, { v: "1" });
+    const stale = original.metadata?.resourceVersion ?? "";
+    await write(ns, { v: "2" }); // makes `stale` out of date
+
+    const refused = await refusal(write(ns, { v: "3" }, stale));
+    expect(refused.code).toBe(409);
+    expect(refused.body).toContain("the object has been modified");
+    const now = await admin.core.readNamespacedConfigMap({ name: "guarded", namespace: ns });
+    expect(now.data).toEqual({ v: "2" });
+
+    const accepted = await write(ns, { v: "3" }, now.metadata?.resourceVersion ?? "");
+    expect(accepted.data).toEqual({ v: "3" });
+    expect(accepted.metadata?.uid).toBe(original.metadata?.uid);
+  });
+});
+
+describe("server-side apply field ownership", () => {
+  it("refuses a non-forced apply over a field another manager owns (409 FieldManagerConflict)", async () => {
+    const ns = uniqueName("found-ssa");
+    await admin.core.createNamespace({ body: { metadata: { name: ns } } });
+    await admin.core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: "guarded" }, data: { v: "operator" } },
+      fieldManager: "operator-tool",
+    });
+    const refused = await refusal(apply(ns, { v: "occ" }));
+    expect(refused.code).toBe(409);
+    expect(refused.body).toContain("FieldManagerConflict");
+    const now = await admin.core.readNamespacedConfigMap({ name: "guarded", namespace: ns });
+    expect(now.data).toEqual({ v: "operator" });
   });
 });

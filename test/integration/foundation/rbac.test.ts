@@ -34,7 +34,10 @@ describe("RBAC on the real API server", () => {
 
     const created = await quota();
     expect(created.spec?.hard).toEqual({ pods: "10" });
-    const read = await admin.core.readNamespacedResourceQuota({ name: "openclaw-quota", namespace: ns });
+    const read = await admin.core.readNamespacedResourceQuota({
+      name: "openclaw-quota",
+      namespace: ns,
+    });
     expect(read.metadata?.uid).toBe(created.metadata?.uid);
   });
 });

@@ -1,0 +1,13 @@
+import { Command } from "commander";
+import { registerMigrateCommand } from "./migrate-command.js";
+import { runCli } from "./run.js";
+
+const program = new Command("occ")
+  .description(
+    "OCC places each OpenClaw Enterprise tenant in exactly one Kubernetes namespace and keeps its objects inside it.",
+  )
+  .version("0.1.0");
+
+registerMigrateCommand(program);
+
+await runCli(program, process.argv);
