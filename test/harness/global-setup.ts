@@ -43,6 +43,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     server: cluster.server,
     caPem: cluster.caPem,
     kubeconfigs: cluster.kubeconfigs,
+    tokens: cluster.tokens,
+    servingCertFile: join(dir, "cluster", "pki", "apiserver", "apiserver.crt"),
+    servingKeyFile: join(dir, "cluster", "pki", "apiserver", "apiserver.key"),
     databaseUrl: pg.adminUrl,
     runDir: dir,
   };

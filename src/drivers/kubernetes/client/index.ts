@@ -1,0 +1,4 @@
+export * from "./errors.js";
+export * from "./kinds.js";
+export * from "./object-client.js";
+export * from "./request-counter.js";

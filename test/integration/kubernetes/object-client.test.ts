@@ -1,0 +1,209 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import {
+  createObjectClient,
+  isKubeError,
+  loadKubeConfig,
+  type KubeApiError,
+} from "../../../src/drivers/kubernetes/client/index.js";
+import { startFaultProxy, type Fault } from "../../harness/fault-proxy.js";
+import { uniqueName } from "../../harness/kube.js";
+
+interface ConfigMap {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+  };
+  data?: Record<string, string>;
+}
+
+const admin = createObjectClient(loadKubeConfig(inject("env").kubeconfigs.admin));
+afterAll(() => {
+  admin.close();
+});
+
+async function failure(p: Promise<unknown>): Promise<KubeApiError> {
+  try {
+    await p;
+  } catch (err) {
+    if (isKubeError(err)) return err;
+    throw err;
+  }
+  throw new Error("expected the request to fail");
+}
+
+async function freshNamespace(): Promise<string> {
+  const name = uniqueName("oc");
+  await admin.create("Namespace", { metadata: { name } });
+  return name;
+}
+
+describe("object client against the real API server", () => {
+  it("creates, reads, lists by label, applies, patches and deletes with a UID precondition", async () => {
+    const ns = await freshNamespace();
+    const cm = await admin.create<ConfigMap>("ConfigMap", {
+      metadata: { name: "a", namespace: ns, labels: { team: "x" } },
+      data: { k: "1" },
+    });
+    await admin.create<ConfigMap>("ConfigMap", {
+      metadata: { name: "b", namespace: ns, labels: { team: "y" } },
+    });
+    expect((await admin.get<ConfigMap>("ConfigMap", { name: "a", namespace: ns })).data).toEqual({
+      k: "1",
+    });
+    expect(await admin.find("ConfigMap", { name: "absent", namespace: ns })).toBeUndefined();
+    const listed = await admin.list<ConfigMap>("ConfigMap", {
+      namespace: ns,
+      labelSelector: "team=x",
+    });
+    expect(listed.map((o) => o.metadata.name)).toEqual(["a"]);
+
+    const stale = cm.metadata.resourceVersion ?? "";
+    const patched = await admin.patch<ConfigMap>(
+      "ConfigMap",
+      { name: "a", namespace: ns },
+      { data: { k: "2" } },
+      { type: "merge" },
+    );
+    expect(patched.data).toEqual({ k: "2" });
+
+    const conflict = await failure(
+      admin.apply("ConfigMap", {
+        metadata: { name: "a", namespace: ns, resourceVersion: stale },
+        data: { k: "3" },
+      }),
+    );
+    expect(conflict.category).toBe("conflict");
+    expect(conflict.status).toBe(409);
+
+    const wrongUid = await failure(
+      admin.delete(
+        "ConfigMap",
+        { name: "a", namespace: ns },
+        { uid: "00000000-0000-0000-0000-000000000000" },
+      ),
+    );
+    expect(wrongUid.category).toBe("conflict");
+    expect(await admin.find("ConfigMap", { name: "a", namespace: ns })).toBeDefined();
+
+    await admin.delete("ConfigMap", { name: "a", namespace: ns }, { uid: cm.metadata.uid ?? "" });
+    expect(await admin.find("ConfigMap", { name: "a", namespace: ns })).toBeUndefined();
+  });
+
+  it("refuses a delete without a UID before sending anything", async () => {
+    const before = admin.counter.total();
+    await expect(
+      admin.delete("ConfigMap", { name: "a", namespace: "x" }, { uid: "" }),
+    ).rejects.toThrow(/without a UID precondition/);
+    expect(admin.counter.total()).toBe(before);
+  });
+
+  it("classifies 403 as forbidden for an identity without permissions", async () => {
+    const worker = createObjectClient(loadKubeConfig(inject("env").kubeconfigs["occ-worker"]));
+    try {
+      const err = await failure(worker.list("Namespace"));
+      expect(err.category).toBe("forbidden");
+      expect(worker.counter.snapshot()).toEqual({ "list 403": 1 });
+    } finally {
+      worker.close();
+    }
+  });
+});
+
+describe("object client under injected faults", () => {
+  async function withProxy(
+    plan: (i: number, method: string) => Fault,
+    run: (client: ReturnType<typeof createObjectClient>) => Promise<void>,
+    timeoutMs = 10_000,
+  ): Promise<{ seen: number }> {
+    const proxy = await startFaultProxy((req, i) => plan(i, req.method));
+    const client = createObjectClient(proxy.kubeConfig("admin"), {
+      timeoutMs,
+      maxBackoffMs: 1_500,
+    });
+    try {
+      await run(client);
+      return { seen: proxy.seen.length };
+    } finally {
+      client.close();
+      await proxy.close();
+    }
+  }
+
+  it("retries a read after 429, honouring Retry-After", async () => {
+    const ns = await freshNamespace();
+    let elapsed = 0;
+    const { seen } = await withProxy(
+      (i) =>
+        i === 0 ? { action: "status", status: 429, retryAfterSeconds: 1 } : { action: "pass" },
+      async (client) => {
+        const start = Date.now();
+        const got = await client.get<{ metadata: { name: string } }>("Namespace", { name: ns });
+        elapsed = Date.now() - start;
+        expect(got.metadata.name).toBe(ns);
+        expect(client.counter.snapshot()).toEqual({ "get 429": 1, "get 200": 1 });
+      },
+    );
+    expect(seen).toBe(2);
+    expect(elapsed).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("gives up on a read after its bounded budget of 5xx answers", async () => {
+    await withProxy(
+      () => ({ action: "status", status: 503 }),
+      async (client) => {
+        const err = await failure(client.list("Namespace"));
+        expect(err.category).toBe("server");
+        expect(client.counter.snapshot()).toEqual({ "list 503": 3 });
+      },
+    );
+  });
+
+  it("never retries a write, even on 500", async () => {
+    const ns = await freshNamespace();
+    await withProxy(
+      () => ({ action: "status", status: 500 }),
+      async (client) => {
+        const err = await failure(
+          client.create("ConfigMap", { metadata: { name: "w", namespace: ns } }),
+        );
+        expect(err.category).toBe("server");
+        expect(client.counter.snapshot()).toEqual({ "create 500": 1 });
+      },
+    );
+    expect(await admin.find("ConfigMap", { name: "w", namespace: ns })).toBeUndefined();
+  });
+
+  it("ends a request at its deadline and classifies it as a timeout", async () => {
+    await withProxy(
+      () => ({ action: "hang" }),
+      async (client) => {
+        const start = Date.now();
+        const err = await failure(
+          client.create("ConfigMap", { metadata: { name: "t", namespace: "default" } }),
+        );
+        expect(err.category).toBe("timeout");
+        expect(Date.now() - start).toBeLessThan(5_000);
+        expect(client.counter.snapshot()).toEqual({ "create timeout": 1 });
+      },
+      300,
+    );
+  });
+
+  it("classifies a dropped connection as a network error and retries reads", async () => {
+    const ns = await freshNamespace();
+    await withProxy(
+      (i) => (i === 0 ? { action: "drop" } : { action: "pass" }),
+      async (client) => {
+        const got = await client.get<{ metadata: { name: string } }>("Namespace", { name: ns });
+        expect(got.metadata.name).toBe(ns);
+        expect(client.counter.snapshot()).toEqual({ "get network": 1, "get 200": 1 });
+      },
+    );
+  });
+});
