@@ -25,6 +25,16 @@ export const KINDS = {
     plural: "rolebindings",
     namespaced: true,
   },
+  ClusterRole: {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    plural: "clusterroles",
+    namespaced: false,
+  },
+  ClusterRoleBinding: {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    plural: "clusterrolebindings",
+    namespaced: false,
+  },
 } as const satisfies Record<string, { apiVersion: string; plural: string; namespaced: boolean }>;
 
 export type Kind = keyof typeof KINDS;
