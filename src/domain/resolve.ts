@@ -173,3 +173,16 @@ export function uidPinViolation(
 function refused(single: Violation): Resolution {
   return { kind: "refused", violations: [single] };
 }
+
+/**
+ * UID pinning when the bound namespace is gone altogether: a UID was recorded, so the tenant's
+ * objects lived in a namespace that no longer exists. Recreating it silently would hide that
+ * loss, so placement stops until an operator decides (`KUBERNETES_OWNERSHIP_CONFLICT`).
+ */
+export function boundNamespaceMissingViolation(): Violation {
+  return violation(
+    "uid",
+    "KUBERNETES_OWNERSHIP_CONFLICT",
+    "the bound Kubernetes namespace no longer exists (its metadata.uid was recorded); OCC will not recreate it silently — an operator must decide",
+  );
+}

@@ -8,7 +8,8 @@ import type { ClusterIdentity } from "../../src/devcluster/identities.js";
 
 /** What the proxy does with one request. */
 export type Fault =
-  | { readonly action: "pass" }
+  /** Forward to the API server, after `before` (e.g. a concurrent change) has completed. */
+  | { readonly action: "pass"; readonly before?: () => Promise<void> }
   | { readonly action: "status"; readonly status: number; readonly retryAfterSeconds?: number }
   | { readonly action: "hang" }
   | { readonly action: "drop" };
@@ -68,25 +69,32 @@ export async function startFaultProxy(
         );
         return;
       }
-      case "pass": {
-        const up = request(
-          {
-            host: upstream.hostname,
-            port: upstream.port,
-            method: req.method,
-            path: req.url,
-            headers: req.headers,
-            ca: env.caPem,
-          },
-          (upRes) => {
-            res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-            upRes.pipe(res);
-          },
-        );
-        up.on("error", () => res.destroy());
-        up.end(body);
-      }
+      case "pass":
+        if (fault.before === undefined) forward(req, res, body);
+        else
+          void fault.before().then(
+            () => forward(req, res, body),
+            () => res.destroy(),
+          );
     }
+  };
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
+    const up = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        ca: env.caPem,
+      },
+      (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        upRes.pipe(res);
+      },
+    );
+    up.on("error", () => res.destroy());
+    up.end(body);
   };
   const server: Server = createServer(
     { cert: readFileSync(env.servingCertFile), key: readFileSync(env.servingKeyFile) },
@@ -122,7 +130,9 @@ export async function startFaultProxy(
     close: () =>
       new Promise<void>((r) => {
         for (const s of sockets) s.destroy();
-        server.close(() => { r(); });
+        server.close(() => {
+          r();
+        });
       }),
   };
 }

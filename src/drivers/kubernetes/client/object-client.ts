@@ -6,9 +6,11 @@ import { KubeTransport, type TransportOptions } from "./transport.js";
 
 /** The least every object has: the client reads nothing else. */
 export interface KubeObjectLike {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: { readonly name?: string; readonly namespace?: string };
+  readonly apiVersion?: string | undefined;
+  readonly kind?: string | undefined;
+  readonly metadata?:
+    | { readonly name?: string | undefined; readonly namespace?: string | undefined }
+    | undefined;
 }
 
 export interface ListOptions {
@@ -22,6 +24,15 @@ export interface WriteOptions {
   readonly fieldManager?: string;
   /** Server-side dry run: validated and defaulted, never stored. */
   readonly dryRun?: boolean;
+}
+
+export interface ApplyOptions extends WriteOptions {
+  /**
+   * Take over fields another manager owns. Default false: a field conflict is a 409. Only for
+   * objects OCC owns outright, whose markers were verified and whose `resourceVersion` the
+   * apply carries — never for a namespace binding.
+   */
+  readonly force?: boolean;
 }
 
 export type PatchType = "merge" | "json" | "strategic";
@@ -52,10 +63,11 @@ export interface ObjectClient {
   list<T extends KubeObjectLike>(kind: Kind, opts?: ListOptions): Promise<T[]>;
   create<T extends KubeObjectLike>(kind: Kind, obj: T, opts?: WriteOptions): Promise<T>;
   /**
-   * Server-side apply without forcing field ownership. A `metadata.resourceVersion` in `obj`
-   * is a precondition: a concurrent change makes the API server answer 409.
+   * Server-side apply, by default without forcing field ownership. A
+   * `metadata.resourceVersion` in `obj` is a precondition: a concurrent change makes the API
+   * server answer 409.
    */
-  apply<T extends KubeObjectLike>(kind: Kind, obj: T, opts?: WriteOptions): Promise<T>;
+  apply<T extends KubeObjectLike>(kind: Kind, obj: T, opts?: ApplyOptions): Promise<T>;
   patch<T extends KubeObjectLike>(
     kind: Kind,
     ref: ObjectRef,
@@ -123,14 +135,17 @@ export function createObjectClient(kc: KubeConfig, opts: ObjectClientOptions = {
         collectionPath(kind, o.namespace) +
         query({ labelSelector: o.labelSelector, fieldSelector: o.fieldSelector });
       const res = (await t.call({ verb: "list", method: "GET", path })) as { items?: T[] };
-      return res.items ?? [];
+      // List items come without apiVersion/kind; stamp them so every object is self-describing.
+      const { apiVersion } = KINDS[kind];
+      return (res.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
     },
     async create<T extends KubeObjectLike>(kind: Kind, obj: T, o?: WriteOptions): Promise<T> {
       const path = collectionPath(kind, obj.metadata?.namespace) + writeQuery(o);
       return (await t.call({ verb: "create", method: "POST", path, body: obj })) as T;
     },
-    async apply<T extends KubeObjectLike>(kind: Kind, obj: T, o?: WriteOptions): Promise<T> {
-      const path = objectPath(kind, refOf(kind, obj)) + writeQuery(o, { force: "false" });
+    async apply<T extends KubeObjectLike>(kind: Kind, obj: T, o?: ApplyOptions): Promise<T> {
+      const force = o?.force === true ? "true" : "false";
+      const path = objectPath(kind, refOf(kind, obj)) + writeQuery(o, { force });
       const body = { apiVersion: KINDS[kind].apiVersion, kind, ...obj };
       return (await t.call({
         verb: "patch",

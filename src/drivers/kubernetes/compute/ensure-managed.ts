@@ -1,0 +1,98 @@
+import {
+  boundNamespaceMissingViolation,
+  desiredManagedNamespace,
+  notDone,
+  notDoneFromViolations,
+  ready,
+  resolveForPlacement,
+  uidPinViolation,
+  verifyManagedNamespace,
+  type EnsureNamespaceResult,
+  type K8sNamespace,
+  type NetworkPolicy,
+} from "../../../domain/index.js";
+import { isKubeError } from "../client/index.js";
+import { claimantSelector, type PassContext } from "./context.js";
+import { outcomeOfKubeError } from "./failures.js";
+import { finishPlacement } from "./finish.js";
+
+/**
+ * Managed placement (placement.md §4.1): resolve the tenant's claimant; use it if it is a
+ * verified managed namespace under the current or previous name; otherwise create the current
+ * name. An unowned namespace of that name is refused, never taken over; an external claimant
+ * is refused because it was never explicitly selected.
+ */
+export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceResult> {
+  const { client, input } = ctx;
+  const id = input.namespaceId;
+  const routing = ctx.settings.gatewayRouting;
+  let namespace: K8sNamespace | undefined;
+  try {
+    const claimants = await client.list<K8sNamespace>("Namespace", {
+      labelSelector: claimantSelector(id),
+    });
+    const resolution = resolveForPlacement({ mode: "managed" }, id, claimants);
+    if (resolution.kind === "refused") return notDoneFromViolations(resolution.violations);
+    namespace =
+      resolution.kind === "claimed"
+        ? resolution.namespace
+        : await client.find<K8sNamespace>("Namespace", { name: resolution.name });
+  } catch (err) {
+    return outcomeOfKubeError(err, "before-verification", "look up the tenant namespace");
+  }
+
+  if (namespace === undefined) {
+    if (input.boundUid !== null) {
+      // It existed once under this tenant; recreating it silently would hide data loss.
+      return notDoneFromViolations([boundNamespaceMissingViolation()]);
+    }
+    try {
+      namespace = await client.create<K8sNamespace>(
+        "Namespace",
+        desiredManagedNamespace(id, routing),
+      );
+    } catch (err) {
+      if (isKubeError(err, "conflict")) {
+        return notDone(
+          "KUBERNETES_CONFLICT",
+          "the managed namespace appeared concurrently; retrying",
+        );
+      }
+      return outcomeOfKubeError(err, "before-verification", "create the managed namespace");
+    }
+  }
+
+  const pin = uidPinViolation(input.boundUid, namespace);
+  if (pin !== null) return notDoneFromViolations([pin]);
+  const verdict = verifyManagedNamespace(namespace, id, routing);
+  if (verdict.verdict === "refused") return notDoneFromViolations(verdict.violations);
+  if (verdict.verdict === "pending") return verdict.result;
+  const name = namespace.metadata?.name ?? "";
+
+  if (verdict.patch !== null) {
+    try {
+      await client.patch(
+        "Namespace",
+        { name },
+        {
+          metadata: {
+            resourceVersion: verdict.patch.resourceVersion,
+            labels: verdict.patch.labels,
+            annotations: verdict.patch.annotations,
+          },
+        },
+        { type: "merge" },
+      );
+    } catch (err) {
+      return outcomeOfKubeError(err, "before-verification", "update the managed namespace markers");
+    }
+  }
+
+  let policies: NetworkPolicy[];
+  try {
+    policies = await client.list<NetworkPolicy>("NetworkPolicy", { namespace: name });
+  } catch (err) {
+    return outcomeOfKubeError(err, "after-verification", "list NetworkPolicies", name);
+  }
+  return finishPlacement(ctx, name, policies, ready(verdict.uid, name));
+}

@@ -1,0 +1,42 @@
+import {
+  codeForKubernetesFailure,
+  notDone,
+  type KubernetesFailure,
+  type NotDone,
+  type VerificationStage,
+} from "../../../domain/index.js";
+import { TENANT_CLUSTER_ROLES } from "../rbac-rules.js";
+import { isKubeError, type KubeApiError } from "../client/index.js";
+
+function failureOf(err: KubeApiError): KubernetesFailure {
+  if (err.category === "timeout") return { kind: "timeout" };
+  if (err.status === undefined) return { kind: "network" };
+  return { kind: "status", status: err.status };
+}
+
+/**
+ * Turns a failed Kubernetes request into the pass outcome. Expected answers (404 where absence
+ * has a meaning, 409 on a guarded write) are handled by the caller before this; anything that
+ * is not a Kubernetes answer at all is a programming error and is rethrown.
+ *
+ * `namespace` is the tenant's own selected or bound namespace, safe to name in the reason; it
+ * lets a missing-permission reason say exactly which RoleBinding the operator must create.
+ */
+export function outcomeOfKubeError(
+  err: unknown,
+  stage: VerificationStage,
+  what: string,
+  namespace?: string,
+): NotDone {
+  if (!isKubeError(err)) throw err;
+  const code = codeForKubernetesFailure(failureOf(err), stage);
+  const answer = err.status !== undefined ? `answered ${err.status}` : `failed (${err.category})`;
+  if (code === "KUBERNETES_PERMISSION_PENDING") {
+    return notDone(
+      code,
+      `the worker may not ${what} in namespace ${namespace ?? "?"}: grant the worker RoleBinding ` +
+        `(ClusterRole ${TENANT_CLUSTER_ROLES.worker}) there; provisioning resumes by itself`,
+    );
+  }
+  return notDone(code, `Kubernetes ${answer} to ${what}`);
+}

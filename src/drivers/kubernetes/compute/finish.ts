@@ -1,0 +1,29 @@
+import type { EnsureNamespaceResult, NetworkPolicy, Ready } from "../../../domain/index.js";
+import type { PassContext } from "./context.js";
+import { reconcileOwnedObjects } from "./owned-objects.js";
+
+/**
+ * The common tail of every placement once the namespace is verified and bound: reconcile the
+ * owned objects (§5), then run each Sandbox hook; the first non-ready result stops the pass.
+ */
+export async function finishPlacement(
+  ctx: PassContext,
+  namespace: string,
+  policies: readonly NetworkPolicy[],
+  done: Ready,
+): Promise<EnsureNamespaceResult> {
+  const { client, settings, input } = ctx;
+  const owned = await reconcileOwnedObjects(
+    client,
+    input.namespaceId,
+    namespace,
+    settings,
+    policies,
+  );
+  if (owned !== null) return owned;
+  for (const hook of ctx.hooks) {
+    const result = await hook.onEnsure(namespace, input);
+    if (result !== null && result.outcome !== "ready") return result;
+  }
+  return done;
+}

@@ -1,0 +1,120 @@
+import {
+  desiredOwnedObjects,
+  notDone,
+  ownedObjectAction,
+  ownedObjectDeletionPlan,
+  deletionProgress,
+  type ComputeSettings,
+  type HasMetadata,
+  type NetworkPolicy,
+  type NotDone,
+  type OwnedObject,
+} from "../../../domain/index.js";
+import { isKubeError, type ObjectClient } from "../client/index.js";
+import { outcomeOfKubeError } from "./failures.js";
+
+/**
+ * Converges the owned objects of §5 in order: read each (the NetworkPolicies come from the
+ * list the caller already made), decide, and write only what differs — a pass over an
+ * unchanged namespace writes nothing. A same-named object without this tenant's markers stops
+ * the pass (never overwritten). Creates are plain POSTs (a concurrent creator gets 409);
+ * updates are server-side applies carrying the observed `resourceVersion`, forced only over
+ * fields of an object whose markers were just verified as ours. Returns `null` when done.
+ */
+export async function reconcileOwnedObjects(
+  client: ObjectClient,
+  tenantId: string,
+  namespace: string,
+  settings: ComputeSettings,
+  policies: readonly NetworkPolicy[],
+): Promise<NotDone | null> {
+  for (const desired of desiredOwnedObjects(tenantId, namespace, settings)) {
+    const name = desired.metadata.name ?? "";
+    const what = `${desired.kind} ${name}`;
+    try {
+      const observed: OwnedObject | null =
+        desired.kind === "NetworkPolicy"
+          ? (policies.find((p) => p.metadata.name === name) ?? null)
+          : ((await client.find<OwnedObject>(desired.kind, { name, namespace })) ?? null);
+      const action = ownedObjectAction(observed, desired, tenantId);
+      switch (action.action) {
+        case "none":
+          break;
+        case "stop":
+          return action.result;
+        case "create":
+          await client.create(desired.kind, desired);
+          break;
+        case "update":
+          await client.apply(
+            desired.kind,
+            {
+              ...desired,
+              metadata: { ...desired.metadata, resourceVersion: action.resourceVersion },
+            },
+            { force: true },
+          );
+          break;
+      }
+    } catch (err) {
+      return outcomeOfKubeError(err, "after-verification", `write ${what}`, namespace);
+    }
+  }
+  return null;
+}
+
+/**
+ * Deletes OCC's owned objects from an external namespace (§6): only objects carrying this
+ * tenant's exact markers, `default-deny` last, each with its UID as precondition. After each
+ * delete the object is read again; if it is still there the pass stops as pending, so an allow
+ * policy never outlives the deny. Everything else in the namespace is left as it is.
+ */
+export async function deleteOwnedObjects(
+  client: ObjectClient,
+  tenantId: string,
+  namespace: string,
+): Promise<NotDone | null> {
+  let plan;
+  try {
+    const [resourceQuotas, limitRanges, networkPolicies] = await Promise.all([
+      client.list<HasMetadata>("ResourceQuota", { namespace }),
+      client.list<HasMetadata>("LimitRange", { namespace }),
+      client.list<HasMetadata>("NetworkPolicy", { namespace }),
+    ]);
+    plan = ownedObjectDeletionPlan({ resourceQuotas, limitRanges, networkPolicies }, tenantId);
+  } catch (err) {
+    return outcomeOfKubeError(err, "after-verification", "list the owned objects", namespace);
+  }
+  for (const item of plan) {
+    const ref = { name: item.name, namespace };
+    try {
+      await client.delete(item.kind, ref, { uid: item.uid });
+    } catch (err) {
+      if (!isKubeError(err, "not-found")) {
+        return outcomeOfKubeError(
+          err,
+          "after-verification",
+          `delete ${item.kind} ${item.name}`,
+          namespace,
+        );
+      }
+    }
+    try {
+      const reread = await client.find<HasMetadata>(item.kind, ref);
+      if (deletionProgress(reread ?? null, item.uid) === "survives") {
+        return notDone(
+          "KUBERNETES_NAMESPACE_PENDING",
+          `${item.kind} ${item.name} is still being deleted; deletion continues on the next pass`,
+        );
+      }
+    } catch (err) {
+      return outcomeOfKubeError(
+        err,
+        "after-verification",
+        `read ${item.kind} ${item.name}`,
+        namespace,
+      );
+    }
+  }
+  return null;
+}

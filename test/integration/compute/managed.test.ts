@@ -1,0 +1,169 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  ANNOTATIONS,
+  LABELS,
+  currentManagedName,
+  previousManagedName,
+  type K8sNamespace,
+} from "../../../src/domain/index.js";
+import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import {
+  MEMBERSHIP,
+  RESTRICTED,
+  admin,
+  managed,
+  newTenant,
+  readNamespace,
+  workerDriver,
+} from "./fixtures.js";
+
+beforeAll(async () => {
+  await grantChartClusterRoles();
+});
+
+const OWNED = [
+  ["ResourceQuota", "openclaw-quota"],
+  ["LimitRange", "openclaw-limits"],
+  ["NetworkPolicy", "default-deny"],
+  ["NetworkPolicy", "allow-dns"],
+  ["NetworkPolicy", "allow-gateway-ingress"],
+] as const;
+
+describe("managed placement", () => {
+  it("creates the namespace with every marker, pends on the missing RoleBinding, then reconciles every owned object", async () => {
+    const id = newTenant();
+    const name = currentManagedName(id);
+    const { driver } = workerDriver();
+
+    const first = await driver.ensureNamespace(managed(id));
+    expect(first).toMatchObject({ outcome: "pending", code: "KUBERNETES_PERMISSION_PENDING" });
+    if (first.outcome === "pending") expect(first.reason).toContain(name);
+
+    const ns = await readNamespace(name);
+    expect(ns?.metadata?.labels).toMatchObject({
+      [LABELS.managedBy]: "openclaw-enterprise",
+      [LABELS.namespace]: id,
+      [LABELS.gatewayNamespace]: id,
+      [LABELS.gatewayMembership]: MEMBERSHIP,
+      ...RESTRICTED,
+    });
+    expect(ns?.metadata?.annotations?.[ANNOTATIONS.namespaceId]).toBe(id);
+    expect(ns?.metadata?.annotations?.[ANNOTATIONS.lifecycle]).toBeUndefined();
+
+    await bindTenantRole(name, "occ-worker");
+    const second = await driver.ensureNamespace(managed(id));
+    expect(second).toEqual({ outcome: "ready", uid: ns?.metadata?.uid, namespaceName: name });
+    for (const [kind, objectName] of OWNED) {
+      const obj = await admin.get<{ metadata: K8sNamespace["metadata"] }>(kind, {
+        name: objectName,
+        namespace: name,
+      });
+      expect(obj.metadata?.labels, `${kind} ${objectName}`).toMatchObject({
+        [LABELS.managedBy]: "openclaw-enterprise",
+        [LABELS.namespace]: id,
+      });
+      expect(obj.metadata?.annotations?.[ANNOTATIONS.namespaceId]).toBe(id);
+    }
+  });
+
+  it("makes zero writes and at most five requests on a pass over an unchanged ready namespace", async () => {
+    const id = newTenant();
+    const { driver, client } = workerDriver();
+    await driver.ensureNamespace(managed(id));
+    await bindTenantRole(currentManagedName(id), "occ-worker");
+    expect((await driver.ensureNamespace(managed(id))).outcome).toBe("ready");
+
+    client.counter.reset();
+    expect((await driver.ensureNamespace(managed(id))).outcome).toBe("ready");
+    expect(client.counter.writes()).toBe(0);
+    expect(client.counter.total()).toBeLessThanOrEqual(5);
+  });
+
+  it("repairs an owned object that drifted, with one guarded write", async () => {
+    const id = newTenant();
+    const name = currentManagedName(id);
+    const { driver, client } = workerDriver();
+    await driver.ensureNamespace(managed(id));
+    await bindTenantRole(name, "occ-worker");
+    await driver.ensureNamespace(managed(id));
+    await admin.patch(
+      "ResourceQuota",
+      { name: "openclaw-quota", namespace: name },
+      { spec: { hard: { pods: "999" } } },
+      { type: "merge" },
+    );
+    client.counter.reset();
+    expect((await driver.ensureNamespace(managed(id))).outcome).toBe("ready");
+    expect(client.counter.writes()).toBe(1);
+    const quota = await admin.get<{ metadata: object; spec: { hard: Record<string, string> } }>(
+      "ResourceQuota",
+      {
+        name: "openclaw-quota",
+        namespace: name,
+      },
+    );
+    expect(quota.spec.hard.pods).toBe("50");
+  });
+
+  it("refuses a same-named namespace that OCC does not own, and leaves it unchanged", async () => {
+    const id = newTenant();
+    const name = currentManagedName(id);
+    const before = await admin.create<K8sNamespace>("Namespace", {
+      metadata: { name, labels: { owner: "someone-else" } },
+    });
+    const { driver } = workerDriver();
+    const result = await driver.ensureNamespace(managed(id));
+    expect(result).toMatchObject({
+      outcome: "failed",
+      code: "KUBERNETES_OWNERSHIP_CONFLICT",
+      retryable: false,
+    });
+    const after = await readNamespace(name);
+    expect(after?.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+  });
+
+  it("uses a namespace found under the previous name with exact markers and the manager label", async () => {
+    const id = newTenant();
+    const previous = previousManagedName(id);
+    const created = await admin.create<K8sNamespace>("Namespace", {
+      metadata: {
+        name: previous,
+        labels: {
+          [LABELS.managedBy]: "openclaw-enterprise",
+          [LABELS.namespace]: id,
+          ...RESTRICTED,
+        },
+        annotations: { [ANNOTATIONS.namespaceId]: id },
+      },
+    });
+    await bindTenantRole(previous, "occ-worker");
+    const { driver } = workerDriver();
+    const result = await driver.ensureNamespace(managed(id));
+    expect(result).toEqual({
+      outcome: "ready",
+      uid: created.metadata?.uid,
+      namespaceName: previous,
+    });
+    expect(await readNamespace(currentManagedName(id))).toBeUndefined();
+  });
+
+  it("refuses a previous-name namespace without the manager label", async () => {
+    const id = newTenant();
+    const previous = previousManagedName(id);
+    const before = await admin.create<K8sNamespace>("Namespace", {
+      metadata: {
+        name: previous,
+        labels: { [LABELS.namespace]: id, ...RESTRICTED },
+        annotations: { [ANNOTATIONS.namespaceId]: id },
+      },
+    });
+    const { driver } = workerDriver();
+    const result = await driver.ensureNamespace(managed(id));
+    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    if (result.outcome === "failed") expect(result.reason).toContain(LABELS.managedBy);
+    expect((await readNamespace(previous))?.metadata?.resourceVersion).toBe(
+      before.metadata?.resourceVersion,
+    );
+    expect(await readNamespace(currentManagedName(id))).toBeUndefined();
+  });
+});
