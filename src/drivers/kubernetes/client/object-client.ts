@@ -9,8 +9,7 @@ export interface KubeObjectLike {
   readonly apiVersion?: string | undefined;
   readonly kind?: string | undefined;
   readonly metadata?:
-    | { readonly name?: string | undefined; readonly namespace?: string | undefined }
-    | undefined;
+    { readonly name?: string | undefined; readonly namespace?: string | undefined } | undefined;
 }
 
 export interface ListOptions {

@@ -36,31 +36,59 @@ export async function reconcileOwnedObjects(
         desired.kind === "NetworkPolicy"
           ? (policies.find((p) => p.metadata.name === name) ?? null)
           : ((await client.find<OwnedObject>(desired.kind, { name, namespace })) ?? null);
-      const action = ownedObjectAction(observed, desired, tenantId);
-      switch (action.action) {
-        case "none":
-          break;
-        case "stop":
-          return action.result;
-        case "create":
-          await client.create(desired.kind, desired);
-          break;
-        case "update":
-          await client.apply(
-            desired.kind,
-            {
-              ...desired,
-              metadata: { ...desired.metadata, resourceVersion: action.resourceVersion },
-            },
-            { force: true },
-          );
-          break;
-      }
+      const stopped = await converge(client, tenantId, desired, observed);
+      if (stopped !== null) return stopped;
     } catch (err) {
       return outcomeOfKubeError(err, "after-verification", `write ${what}`, namespace);
     }
   }
   return null;
+}
+
+/**
+ * One object: decide and write. A create that loses a race (409 AlreadyExists — e.g. a
+ * concurrent pass of the same tenant) reads the object once more and decides again, so the
+ * winner's object is verified rather than reported as a conflict.
+ */
+async function converge(
+  client: ObjectClient,
+  tenantId: string,
+  desired: OwnedObject,
+  observed: OwnedObject | null,
+  raced = false,
+): Promise<NotDone | null> {
+  const action = ownedObjectAction(observed, desired, tenantId);
+  switch (action.action) {
+    case "none":
+      return null;
+    case "stop":
+      return action.result;
+    case "update":
+      await client.apply(
+        desired.kind,
+        { ...desired, metadata: { ...desired.metadata, resourceVersion: action.resourceVersion } },
+        { force: true },
+      );
+      return null;
+    case "create":
+      try {
+        await client.create(desired.kind, desired);
+        return null;
+      } catch (err) {
+        if (raced || !(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
+      }
+      return converge(
+        client,
+        tenantId,
+        desired,
+        (await client.find<OwnedObject>(desired.kind, refOf(desired))) ?? null,
+        true,
+      );
+  }
+}
+
+function refOf(obj: OwnedObject): { name: string; namespace: string } {
+  return { name: obj.metadata.name ?? "", namespace: obj.metadata.namespace ?? "" };
 }
 
 /**
