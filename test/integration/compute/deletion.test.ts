@@ -1,0 +1,245 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  ANNOTATIONS,
+  LABELS,
+  currentManagedName,
+  type K8sNamespace,
+} from "../../../src/domain/index.js";
+import { startFaultProxy } from "../../harness/fault-proxy.js";
+import { eventually, uniqueName } from "../../harness/kube.js";
+import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import {
+  admin,
+  external,
+  managed,
+  newTenant,
+  prepareExternal,
+  readNamespace,
+  workerDriver,
+} from "./fixtures.js";
+
+beforeAll(async () => {
+  await grantChartClusterRoles();
+});
+
+/** An external namespace bound to a fresh tenant, with the operator's own objects inside. */
+async function readyExternal() {
+  const ns = await prepareExternal();
+  const name = ns.metadata?.name ?? "";
+  const id = newTenant();
+  await bindTenantRole(name, "occ-worker");
+  await admin.create("Secret", {
+    metadata: { name: "operator-secret", namespace: name },
+    stringData: { token: "x" },
+  });
+  await admin.create("ConfigMap", {
+    metadata: { name: "operator-config", namespace: name },
+    data: { a: "b" },
+  });
+  expect((await workerDriver().driver.ensureNamespace(external(id, name))).outcome).toBe("ready");
+  return { name, id, uid: ns.metadata?.uid ?? "" };
+}
+
+describe("deleteNamespace", () => {
+  it("external: removes only the owned objects, default-deny last, each with its UID precondition", async () => {
+    const { name, id } = await readyExternal();
+    const owned = await admin.list<K8sNamespace>("NetworkPolicy", { namespace: name });
+    const uidByName = new Map(owned.map((p) => [p.metadata?.name, p.metadata?.uid]));
+
+    const proxy = await startFaultProxy(() => ({ action: "pass" }));
+    try {
+      const { driver } = workerDriver(proxy.kubeConfig("occ-worker"));
+      expect(await driver.deleteNamespace(external(id, name))).toEqual({ outcome: "deleted" });
+      const deletes = proxy.seen.filter((r) => r.method === "DELETE");
+      expect(deletes.map((r) => r.path.split("/").pop())).toEqual([
+        "openclaw-quota",
+        "openclaw-limits",
+        "allow-dns",
+        "allow-gateway-ingress",
+        "default-deny",
+      ]);
+      for (const d of deletes) {
+        const body = JSON.parse(d.body) as { preconditions?: { uid?: string } };
+        expect(body.preconditions?.uid).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      const last = JSON.parse(deletes[4]?.body ?? "{}") as { preconditions: { uid: string } };
+      expect(last.preconditions.uid).toBe(uidByName.get("default-deny"));
+    } finally {
+      await proxy.close();
+    }
+
+    const after = await readNamespace(name);
+    expect(after?.metadata?.labels?.[LABELS.namespace]).toBe(id);
+    expect(after?.metadata?.annotations?.[ANNOTATIONS.namespaceId]).toBe(id);
+    expect(after?.metadata?.labels?.[LABELS.managedBy]).toBe("Helm");
+    expect(
+      await admin.find("RoleBinding", { name: "occ-worker-tenant", namespace: name }),
+    ).toBeDefined();
+    expect(await admin.find("Secret", { name: "operator-secret", namespace: name })).toBeDefined();
+    expect(
+      await admin.find("ConfigMap", { name: "operator-config", namespace: name }),
+    ).toBeDefined();
+    expect(await admin.list("NetworkPolicy", { namespace: name })).toEqual([]);
+    expect(
+      await admin.find("ResourceQuota", { name: "openclaw-quota", namespace: name }),
+    ).toBeUndefined();
+  });
+
+  it("external: leaves an operator object that merely shares an owned name", async () => {
+    const { name, id } = await readyExternal();
+    const quota = await admin.get<K8sNamespace>("ResourceQuota", {
+      name: "openclaw-quota",
+      namespace: name,
+    });
+    // The operator strips our markers: the quota is theirs now and must survive.
+    await admin.patch(
+      "ResourceQuota",
+      { name: "openclaw-quota", namespace: name },
+      { metadata: { labels: { [LABELS.namespace]: null } } },
+      { type: "merge" },
+    );
+    expect((await workerDriver().driver.deleteNamespace(external(id, name))).outcome).toBe(
+      "deleted",
+    );
+    const still = await admin.find<K8sNamespace>("ResourceQuota", {
+      name: "openclaw-quota",
+      namespace: name,
+    });
+    expect(still?.metadata?.uid).toBe(quota.metadata?.uid);
+  });
+
+  it("a never-bound external selection is deleted without any write", async () => {
+    const ns = await prepareExternal();
+    const name = ns.metadata?.name ?? "";
+    const { driver, client } = workerDriver();
+    expect(await driver.deleteNamespace(external(newTenant(), name))).toEqual({
+      outcome: "deleted",
+    });
+    expect(client.counter.writes()).toBe(0);
+    expect((await readNamespace(name))?.metadata?.resourceVersion).toBe(
+      ns.metadata?.resourceVersion,
+    );
+  });
+
+  it.each([
+    ["only the label", true, false],
+    ["only the annotation", false, true],
+  ] as const)(
+    "partial markers (%s) fail permanently",
+    async (_label, withLabel, withAnnotation) => {
+      const id = newTenant();
+      const ns = await prepareExternal({
+        ...(withLabel ? { labels: { [LABELS.namespace]: id } } : {}),
+        ...(withAnnotation ? { annotations: { [ANNOTATIONS.namespaceId]: id } } : {}),
+      });
+      const name = ns.metadata?.name ?? "";
+      const { driver, client } = workerDriver();
+      expect(await driver.deleteNamespace(external(id, name))).toMatchObject({
+        outcome: "failed",
+        code: "KUBERNETES_OWNERSHIP_CONFLICT",
+        retryable: false,
+      });
+      expect(client.counter.writes()).toBe(0);
+      expect((await readNamespace(name))?.metadata?.resourceVersion).toBe(
+        ns.metadata?.resourceVersion,
+      );
+    },
+  );
+
+  it("an already-missing namespace counts as deleted, in both modes", async () => {
+    const { driver } = workerDriver();
+    expect(await driver.deleteNamespace(external(newTenant(), uniqueName("gone")))).toEqual({
+      outcome: "deleted",
+    });
+    expect(await driver.deleteNamespace(managed(newTenant()))).toEqual({ outcome: "deleted" });
+  });
+
+  it("managed: pending until the namespace controller finishes, then deleted", async () => {
+    const id = newTenant();
+    const name = currentManagedName(id);
+    const { driver } = workerDriver();
+    await driver.ensureNamespace(managed(id));
+    await bindTenantRole(name, "occ-worker");
+    const placed = await driver.ensureNamespace(managed(id));
+    expect(placed.outcome).toBe("ready");
+    const uid = placed.outcome === "ready" ? placed.uid : null;
+
+    const first = await driver.deleteNamespace(managed(id, uid));
+    expect(first).toMatchObject({ outcome: "pending", code: "KUBERNETES_NAMESPACE_PENDING" });
+    await eventually("managed namespace deletion to finish", async () => {
+      const r = await driver.deleteNamespace(managed(id, uid));
+      expect(r.outcome === "deleted" || r.outcome === "pending").toBe(true);
+      return r.outcome === "deleted";
+    });
+    expect(await readNamespace(name)).toBeUndefined();
+  });
+});
+
+describe("UID pinning", () => {
+  it("refuses a managed namespace deleted and recreated under the same name", async () => {
+    const id = newTenant();
+    const name = currentManagedName(id);
+    const { driver } = workerDriver();
+    await driver.ensureNamespace(managed(id));
+    await bindTenantRole(name, "occ-worker");
+    const placed = await driver.ensureNamespace(managed(id));
+    if (placed.outcome !== "ready") throw new Error("expected ready");
+    const original = await readNamespace(name);
+
+    await admin.delete("Namespace", { name }, { uid: placed.uid });
+    await eventually("namespace gone", async () => (await readNamespace(name)) === undefined);
+    // Restored by someone else, markers and all: same name, new UID.
+    await admin.create("Namespace", {
+      metadata: {
+        name,
+        labels: original?.metadata?.labels,
+        annotations: original?.metadata?.annotations,
+      },
+    });
+    const result = await driver.ensureNamespace(managed(id, placed.uid));
+    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    if (result.outcome === "failed") expect(result.reason).toContain("uid");
+    expect(await driver.deleteNamespace(managed(id, placed.uid))).toMatchObject({
+      outcome: "failed",
+      code: "KUBERNETES_OWNERSHIP_CONFLICT",
+    });
+    expect(await readNamespace(name)).toBeDefined();
+  });
+
+  it("refuses a bound managed namespace that disappeared instead of recreating it silently", async () => {
+    const id = newTenant();
+    const name = currentManagedName(id);
+    const { driver, client } = workerDriver();
+    const result = await driver.ensureNamespace(
+      managed(id, "4b0b7e8e-0000-4000-8000-000000000000"),
+    );
+    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    expect(client.counter.writes()).toBe(0);
+    expect(await readNamespace(name)).toBeUndefined();
+  });
+
+  it("refuses an external namespace deleted and recreated under the same name", async () => {
+    const { name, id, uid } = await readyExternal();
+    await admin.delete("Namespace", { name }, { uid });
+    await eventually("namespace gone", async () => (await readNamespace(name)) === undefined);
+    const recreated = await admin.create<K8sNamespace>("Namespace", {
+      metadata: {
+        name,
+        labels: {
+          [LABELS.managedBy]: "Helm",
+          [LABELS.podSecurityEnforce]: "restricted",
+          [LABELS.podSecurityAudit]: "restricted",
+          [LABELS.podSecurityWarn]: "restricted",
+        },
+        annotations: { [ANNOTATIONS.lifecycle]: "external" },
+      },
+    });
+    const { driver, client } = workerDriver();
+    const result = await driver.ensureNamespace(external(id, name, uid));
+    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    expect(client.counter.writes()).toBe(0);
+    expect((await readNamespace(name))?.metadata?.resourceVersion).toBe(
+      recreated.metadata?.resourceVersion,
+    );
+  });
+});
