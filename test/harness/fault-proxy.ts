@@ -73,7 +73,9 @@ export async function startFaultProxy(
         if (fault.before === undefined) forward(req, res, body);
         else
           void fault.before().then(
-            () => forward(req, res, body),
+            () => {
+              forward(req, res, body);
+            },
             () => res.destroy(),
           );
     }

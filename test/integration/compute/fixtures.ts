@@ -90,19 +90,20 @@ export async function prepareExternal(
   } = {},
 ): Promise<K8sNamespace> {
   const name = uniqueName("ext");
-  const labels: Record<string, string> = {
-    [LABELS.managedBy]: "Helm",
-    team: "support",
-    ...RESTRICTED,
-    ...opts.labels,
-  };
-  const annotations: Record<string, string> = {
-    [ANNOTATIONS.lifecycle]: LIFECYCLE.external,
-    "meta.helm.sh/release-name": "support",
-    ...opts.annotations,
-  };
-  for (const k of opts.omitLabels ?? []) delete labels[k];
-  for (const k of opts.omitAnnotations ?? []) delete annotations[k];
+  const without = (map: StringMap, omit: readonly string[] = []): StringMap =>
+    Object.fromEntries(Object.entries(map).filter(([k]) => !omit.includes(k)));
+  const labels = without(
+    { [LABELS.managedBy]: "Helm", team: "support", ...RESTRICTED, ...opts.labels },
+    opts.omitLabels,
+  );
+  const annotations = without(
+    {
+      [ANNOTATIONS.lifecycle]: LIFECYCLE.external,
+      "meta.helm.sh/release-name": "support",
+      ...opts.annotations,
+    },
+    opts.omitAnnotations,
+  );
   return admin.create<K8sNamespace>("Namespace", { metadata: { name, labels, annotations } });
 }
 
