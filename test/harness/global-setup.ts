@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startLocalCluster } from "../../src/devcluster/local-cluster.js";
-import { startTestPostgres } from "./postgres.js";
+import { startTestPostgres, useExternalPostgres } from "./postgres.js";
 import type { TestEnvironment } from "./environment.js";
 
 /**
@@ -20,7 +20,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const [clusterResult, pgResult] = await Promise.allSettled([
     startLocalCluster({ dir: join(dir, "cluster") }),
     external !== undefined && external !== ""
-      ? Promise.resolve({ adminUrl: external, stop: () => Promise.resolve() })
+      ? useExternalPostgres(external)
       : startTestPostgres(join(dir, "postgres")),
   ]);
   if (clusterResult.status === "rejected" || pgResult.status === "rejected") {

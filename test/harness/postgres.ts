@@ -98,6 +98,17 @@ export async function startTestPostgres(dir: string): Promise<TestPostgres> {
   return { adminUrl, stop: () => stopProcess(server, 5_000) };
 }
 
+/** Uses a server the caller provides (OCC_TEST_DATABASE_URL), failing loudly if unreachable. */
+export async function useExternalPostgres(url: string): Promise<TestPostgres> {
+  try {
+    await canConnect(url);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`OCC_TEST_DATABASE_URL is set but PostgreSQL there is unreachable: ${why}`);
+  }
+  return { adminUrl: url, stop: () => Promise.resolve() };
+}
+
 async function canConnect(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
   try {
