@@ -6,6 +6,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
+          sequence: { groupOrder: 0 },
           include: ["test/unit/**/*.test.ts"],
           testTimeout: 30_000,
         },
@@ -13,6 +14,7 @@ export default defineConfig({
       {
         test: {
           name: "integration",
+          sequence: { groupOrder: 1 },
           include: ["test/integration/**/*.test.ts"],
           globalSetup: ["test/harness/global-setup.ts"],
           testTimeout: 120_000,
