@@ -1,0 +1,131 @@
+import { readFile } from "node:fs/promises";
+import { Value } from "@sinclair/typebox/value";
+import { parse } from "yaml";
+import {
+  validateComputeSettings,
+  type ComputeSettings,
+  type ConfigurationProblem,
+} from "../domain/index.js";
+import { InstallationConfigSchema, type InstallationConfigFile } from "./installation-schema.js";
+
+export type DriverSelection = "kubernetes" | { readonly module: string };
+
+/** The validated Installation configuration every process runs with. */
+export interface InstallationConfig {
+  readonly drivers: {
+    readonly compute: DriverSelection;
+    readonly configuration: DriverSelection;
+    readonly secret: DriverSelection;
+    readonly sandbox: "none" | "openshell";
+  };
+  readonly kubernetes: {
+    readonly kubeconfig: string | undefined;
+    readonly controllerNamespace: string;
+    readonly requestTimeoutMs: number;
+  };
+  readonly compute: ComputeSettings;
+  readonly worker: {
+    readonly concurrency: number;
+    readonly maxAttempts: number;
+    readonly leaseSeconds: number;
+    readonly convergenceDeadlineSeconds: number;
+  };
+}
+
+/** Raised with every problem at once; each message names the offending key. */
+export class ConfigurationError extends Error {
+  override readonly name = "ConfigurationError";
+  constructor(
+    readonly source: string,
+    readonly problems: readonly ConfigurationProblem[],
+  ) {
+    super(
+      `invalid Installation configuration (${source}):\n` +
+        problems.map((p) => `  - ${p.message}`).join("\n"),
+    );
+  }
+}
+
+/** Development defaults: what `occ dev up` and an empty file give. */
+export const DEFAULTS = {
+  quota: { pods: "50", "requests.cpu": "8", "requests.memory": "16Gi", "limits.memory": "32Gi" },
+  limits: { cpu: "1", memory: "1Gi" },
+  requests: { cpu: "250m", memory: "256Mi" },
+  dns: { namespace: "kube-system", podLabels: { "k8s-app": "kube-dns" } },
+  gatewayPort: 18789,
+} as const;
+
+function keyOf(path: string): string {
+  return path.replace(/^\//, "").split("/").join(".") || "(top level)";
+}
+
+/**
+ * Validates a parsed configuration document: the shape (unknown keys, types) first, then the
+ * Compute settings through the domain's rules (quantities, request ≤ limit). Defaults fill in
+ * whatever is absent.
+ */
+export function validateInstallationConfig(doc: unknown, source: string): InstallationConfig {
+  const input = doc ?? {};
+  if (!Value.Check(InstallationConfigSchema, input)) {
+    const problems = [...Value.Errors(InstallationConfigSchema, input)].map((e) => ({
+      key: keyOf(e.path),
+      message: `${keyOf(e.path)}: ${e.message}`,
+    }));
+    throw new ConfigurationError(source, problems);
+  }
+  const file: InstallationConfigFile = input;
+  const ns = file.resources?.namespace;
+  const net = file.network;
+  const compute = validateComputeSettings({
+    quota: ns?.quota ?? DEFAULTS.quota,
+    containerLimits: ns?.limits ?? DEFAULTS.limits,
+    containerRequests: ns?.requests ?? DEFAULTS.requests,
+    dns: net?.dns ?? DEFAULTS.dns,
+    gatewayPort: net?.gatewayPort ?? DEFAULTS.gatewayPort,
+    gatewayRouting: net?.gatewayRouting ?? null,
+    gatewayClients: net?.gatewayClients ?? [],
+  });
+  if (!compute.ok) throw new ConfigurationError(source, compute.error);
+  return {
+    drivers: {
+      compute: file.drivers?.compute ?? "kubernetes",
+      configuration: file.drivers?.configuration ?? "kubernetes",
+      secret: file.drivers?.secret ?? "kubernetes",
+      sandbox: file.drivers?.sandbox ?? "none",
+    },
+    kubernetes: {
+      kubeconfig: file.kubernetes?.kubeconfig,
+      controllerNamespace: file.kubernetes?.controllerNamespace ?? "openclaw-system",
+      requestTimeoutMs: file.kubernetes?.requestTimeoutMs ?? 10_000,
+    },
+    compute: compute.value,
+    worker: {
+      concurrency: file.worker?.concurrency ?? 4,
+      maxAttempts: file.worker?.maxAttempts ?? 5,
+      leaseSeconds: file.worker?.leaseSeconds ?? 15,
+      convergenceDeadlineSeconds: file.worker?.convergenceDeadlineSeconds ?? 900,
+    },
+  };
+}
+
+/** Reads and validates `path` (YAML); without a path, the defaults. */
+export async function loadInstallationConfig(path?: string): Promise<InstallationConfig> {
+  if (path === undefined || path === "") return validateInstallationConfig({}, "defaults");
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new ConfigurationError(path, [
+      { key: "(file)", message: `cannot read ${path}: ${(err as Error).message}` },
+    ]);
+  }
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (err) {
+    throw new ConfigurationError(path, [
+      { key: "(file)", message: `not valid YAML: ${(err as Error).message}` },
+    ]);
+  }
+  return validateInstallationConfig(doc, path);
+}

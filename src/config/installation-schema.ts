@@ -1,0 +1,104 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+const StringMap = Type.Record(Type.String(), Type.String());
+const Peer = Type.Object(
+  { namespace: Type.String({ minLength: 1 }), podLabels: Type.Optional(StringMap) },
+  { additionalProperties: false },
+);
+const Resources = Type.Object(
+  // Quantities are validated (and a YAML number is explained) by the domain's Compute
+  // settings validation, so they are left unknown here.
+  { cpu: Type.Unknown(), memory: Type.Unknown() },
+  { additionalProperties: false },
+);
+
+/** A Driver selection: the bundled implementation by name, or an installed module. */
+const DriverSelection = Type.Union([
+  Type.Literal("kubernetes"),
+  Type.Object({ module: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+]);
+
+/**
+ * The Installation configuration file (`OCC_CONFIG_PATH`, YAML), the single source of its type.
+ * Every key is optional and defaults to the embedded development values; unknown keys are
+ * refused so a typo never silently falls back to a default.
+ */
+export const InstallationConfigSchema = Type.Object(
+  {
+    drivers: Type.Optional(
+      Type.Object(
+        {
+          compute: Type.Optional(DriverSelection),
+          configuration: Type.Optional(DriverSelection),
+          secret: Type.Optional(DriverSelection),
+          sandbox: Type.Optional(Type.Union([Type.Literal("none"), Type.Literal("openshell")])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    kubernetes: Type.Optional(
+      Type.Object(
+        {
+          kubeconfig: Type.Optional(Type.String({ minLength: 1 })),
+          controllerNamespace: Type.Optional(Type.String({ minLength: 1 })),
+          requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    resources: Type.Optional(
+      Type.Object(
+        {
+          namespace: Type.Optional(
+            Type.Object(
+              {
+                quota: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+                limits: Type.Optional(Resources),
+                requests: Type.Optional(Resources),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    network: Type.Optional(
+      Type.Object(
+        {
+          dns: Type.Optional(Peer),
+          gatewayPort: Type.Optional(Type.Unknown()),
+          gatewayRouting: Type.Optional(
+            Type.Union([
+              Type.Null(),
+              Type.Object(
+                {
+                  gatewayNamespace: Type.String({ minLength: 1 }),
+                  gatewayName: Type.String({ minLength: 1 }),
+                  envoyNamespace: Type.String({ minLength: 1 }),
+                },
+                { additionalProperties: false },
+              ),
+            ]),
+          ),
+          gatewayClients: Type.Optional(Type.Array(Peer)),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    worker: Type.Optional(
+      Type.Object(
+        {
+          concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+          maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          leaseSeconds: Type.Optional(Type.Integer({ minimum: 2, maximum: 600 })),
+          convergenceDeadlineSeconds: Type.Optional(Type.Integer({ minimum: 10 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type InstallationConfigFile = Static<typeof InstallationConfigSchema>;

@@ -1,0 +1,93 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  ConfigurationError,
+  loadInstallationConfig,
+  validateInstallationConfig,
+} from "../../../src/config/installation-config.js";
+
+function problemsOf(doc: unknown): string[] {
+  try {
+    validateInstallationConfig(doc, "test.yaml");
+  } catch (err) {
+    if (err instanceof ConfigurationError) return err.problems.map((p) => p.message);
+    throw err;
+  }
+  throw new Error("expected the configuration to be refused");
+}
+
+describe("Installation configuration", () => {
+  it("fills every default from an empty document", () => {
+    const c = validateInstallationConfig({}, "test.yaml");
+    expect(c.drivers).toEqual({
+      compute: "kubernetes",
+      configuration: "kubernetes",
+      secret: "kubernetes",
+      sandbox: "none",
+    });
+    expect(c.worker).toEqual({
+      concurrency: 4,
+      maxAttempts: 5,
+      leaseSeconds: 15,
+      convergenceDeadlineSeconds: 900,
+    });
+    expect(c.compute.gatewayRouting).toBeNull();
+    expect(c.compute.containerRequests).toEqual({ cpu: "250m", memory: "256Mi" });
+    expect(c.kubernetes.controllerNamespace).toBe("openclaw-system");
+  });
+
+  it("accepts an installed Compute Driver module and gateway routing", () => {
+    const c = validateInstallationConfig(
+      {
+        drivers: { compute: { module: "./drivers/docker.js" } },
+        network: {
+          gatewayRouting: {
+            gatewayNamespace: "openclaw-system",
+            gatewayName: "oce-agent-gateways",
+            envoyNamespace: "envoy-gateway-system",
+          },
+        },
+      },
+      "test.yaml",
+    );
+    expect(c.drivers.compute).toEqual({ module: "./drivers/docker.js" });
+    expect(c.compute.gatewayRouting?.gatewayName).toBe("oce-agent-gateways");
+  });
+
+  it.each([
+    [{ workers: {} }, /\(top level\)|workers/],
+    [{ worker: { concurrency: 0 } }, /worker\.concurrency/],
+    [{ worker: { concurency: 2 } }, /worker/],
+    [{ drivers: { compute: "docker" } }, /drivers\.compute/],
+    [{ resources: { namespace: { quota: { pods: 50 } } } }, /resources\.namespace\.quota.*"50"/],
+    [
+      {
+        resources: {
+          namespace: { limits: { cpu: "1", memory: "1Gi" }, requests: { cpu: "2", memory: "1Gi" } },
+        },
+      },
+      /resources\.namespace\.requests\.cpu.*must not exceed.*resources\.namespace\.limits\.cpu/,
+    ],
+    [{ network: { gatewayPort: "http" } }, /network\.gatewayPort/],
+  ])("refuses %j naming the key", (doc, pattern) => {
+    const problems = problemsOf(doc);
+    expect(problems.join("\n")).toMatch(pattern);
+  });
+
+  it("loads YAML from a file and reports an unreadable or malformed one by path", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "occ-cfg-"));
+    try {
+      const good = join(dir, "good.yaml");
+      await writeFile(good, "worker:\n  concurrency: 8\n");
+      expect((await loadInstallationConfig(good)).worker.concurrency).toBe(8);
+      const bad = join(dir, "bad.yaml");
+      await writeFile(bad, "worker: [unclosed\n");
+      await expect(loadInstallationConfig(bad)).rejects.toThrow(/bad\.yaml.*not valid YAML/s);
+      await expect(loadInstallationConfig(join(dir, "none.yaml"))).rejects.toThrow(/cannot read/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
