@@ -10,6 +10,8 @@ export const CLUSTER_IDENTITIES = {
   "occ-worker": { user: "occ-worker", groups: [] },
   "occ-api": { user: "occ-api", groups: [] },
   operator: { user: "operator", groups: [] },
+  /** Never granted anything, by anyone: proves the API server really enforces RBAC. */
+  nobody: { user: "nobody", groups: [] },
 } as const satisfies Record<string, { user: string; groups: readonly string[] }>;
 
 export type ClusterIdentity = keyof typeof CLUSTER_IDENTITIES;

@@ -104,7 +104,7 @@ describe("object client against the real API server", () => {
   });
 
   it("classifies 403 as forbidden for an identity without permissions", async () => {
-    const worker = createObjectClient(loadKubeConfig(inject("env").kubeconfigs["occ-worker"]));
+    const worker = createObjectClient(loadKubeConfig(inject("env").kubeconfigs.nobody));
     try {
       const err = await failure(worker.list("Namespace"));
       expect(err.category).toBe("forbidden");
