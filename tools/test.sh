@@ -8,4 +8,14 @@ bash tools/prereqs.sh
 echo "== typecheck";    npx tsc -p tsconfig.json --noEmit
 echo "== lint";         npx eslint . --max-warnings 0
 echo "== format";       npx prettier --check . --log-level warn
-echo "== tests";        npx vitest run "$@"
+echo "== tests"
+report=$(mktemp)
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+# One plain closing line with the counts, whatever the runner printed above it.
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+' "$report" || echo "tests: no test report was written (the run did not start)"
+rm -f "$report"
+exit "$status"
