@@ -20,9 +20,45 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** A live `LISTEN` on one channel; `close` stops it and releases its connection. */
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+/** Callbacks of {@link Db.listen}. */
+export interface ListenHandlers {
+  /** Called with the payload of every `NOTIFY` on the channel, after the sender commits. */
+  readonly onNotify: (payload: string) => void;
+  /**
+   * Called at most once when the subscription dies on its own (its connection was lost).
+   * Notifications sent meanwhile are lost, so the caller should resubscribe and then look
+   * for work it may have missed.
+   */
+  readonly onError?: (err: Error) => void;
+}
+
+/** The channel names `listen` accepts: plain lowercase identifiers, so no quoting is needed. */
+export const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
 export interface Db extends Queryable {
   readonly dialect: "postgres" | "pglite";
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to `NOTIFY` on `channel` (which must match {@link CHANNEL_PATTERN}). The `pg`
+   * adapter holds one dedicated connection per subscription, outside the pool; PGlite delivers
+   * in-process. Resolves once the `LISTEN` is active, so a `NOTIFY` committed afterwards is
+   * delivered.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<Subscription>;
   close(): Promise<void>;
+}
+
+/** Throws unless `channel` is a name `listen` accepts (it is spliced into `LISTEN <name>`). */
+export function assertChannelName(channel: string): void {
+  if (!CHANNEL_PATTERN.test(channel)) {
+    throw new Error(
+      `listen: channel ${JSON.stringify(channel)} must match ${String(CHANNEL_PATTERN)}`,
+    );
+  }
 }

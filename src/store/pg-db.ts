@@ -1,5 +1,13 @@
 import pg from "pg";
-import type { Db, QueryResult, Queryable, SqlParam } from "./db.js";
+import {
+  assertChannelName,
+  type Db,
+  type ListenHandlers,
+  type QueryResult,
+  type Queryable,
+  type SqlParam,
+  type Subscription,
+} from "./db.js";
 
 type PgRunner = Pick<pg.Pool | pg.PoolClient, "query">;
 
@@ -11,6 +19,51 @@ function queryable(runner: PgRunner): Queryable {
     },
     async exec(sql: string): Promise<void> {
       await runner.query(sql);
+    },
+  };
+}
+
+/**
+ * `LISTEN` on a dedicated client rather than a pooled one: a pooled connection would be handed
+ * to other queries and returned with the subscription still attached, and holding one from
+ * the pool would shrink it for the whole process.
+ */
+async function listenPostgres(
+  connectionString: string,
+  channel: string,
+  handlers: ListenHandlers,
+): Promise<Subscription> {
+  assertChannelName(channel);
+  const client = new pg.Client({ connectionString });
+  let closing = false;
+  let reported = false;
+  const fail = (err: Error): void => {
+    if (closing || reported) return;
+    reported = true;
+    handlers.onError?.(err);
+  };
+  client.on("notification", (msg) => {
+    if (msg.channel === channel) handlers.onNotify(msg.payload ?? "");
+  });
+  client.on("error", (err) => {
+    fail(err);
+  });
+  client.on("end", () => {
+    fail(new Error(`listen ${channel}: connection to PostgreSQL ended`));
+  });
+  try {
+    await client.connect();
+    await client.query(`LISTEN ${channel}`);
+  } catch (err) {
+    closing = true;
+    await client.end().catch(() => undefined);
+    throw new Error(`listen ${channel}: could not subscribe`, { cause: err });
+  }
+  return {
+    async close() {
+      if (closing) return;
+      closing = true;
+      await client.end().catch(() => undefined);
     },
   };
 }
@@ -35,6 +88,7 @@ export function openPostgres(connectionString: string, opts: { max?: number } = 
         client.release();
       }
     },
+    listen: (channel, handlers) => listenPostgres(connectionString, channel, handlers),
     close: () => pool.end(),
   };
 }

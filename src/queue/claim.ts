@@ -1,0 +1,125 @@
+/**
+ * Claiming work: the oldest eligible item whose lane (subject) is free, with a fresh lease.
+ */
+import { randomUUID } from "node:crypto";
+import type { Db, Queryable } from "../store/db.js";
+import { isSqlError, SQLSTATE } from "../store/sql-errors.js";
+import { nowParam, nowSql } from "./clock.js";
+import type { Claim, QueueConfig } from "./work-items.js";
+
+export interface ClaimOptions<K extends string> {
+  /** Who holds the claim (worker name and process), for operators and diagnostics. */
+  readonly owner: string;
+  /** Only these kinds (default: every kind of the queue). */
+  readonly kinds?: readonly K[];
+}
+
+/** Two claimers racing for one lane: the loser's statement fails and it simply looks again. */
+const LANE_RACE_ROUNDS = 8;
+
+/**
+ * Claims one item, or returns `null` when nothing is eligible now.
+ *
+ * Eligible: a `queued` item whose `available_at` has come, or a `claimed` item whose lease has
+ * expired (its worker stalled or was killed), and whose subject has no other claimed item.
+ * The oldest by `available_at` wins; rows another claimer is locking are skipped (`FOR UPDATE
+ * SKIP LOCKED`), so claimers never wait on each other. The claim spends an attempt, sets a new
+ * token (which fences out the previous holder of a reclaimed item) and a lease of
+ * `policy.leaseMs`.
+ *
+ * Lanes are guaranteed by the database, not by this query alone: the partial unique index
+ * `work_items_one_claim_per_lane` lets only one claim per subject commit. When two claimers
+ * pick different items of one free lane at the same instant, the second statement fails with
+ * a unique violation on that index and this function looks again; the lane is then busy, so
+ * it takes something else. That is why `claim` needs the `Db` itself, outside any caller's
+ * transaction — each attempt is its own single-statement transaction.
+ *
+ * A reclaimed item whose attempts were already all spent comes back with
+ * `lease.attempt > item.maxAttempts`: its previous holders died mid-attempt. The caller should
+ * then fail it permanently instead of running it again (see `isExhausted`).
+ */
+export async function claim<K extends string>(
+  config: QueueConfig<K>,
+  db: Db,
+  opts: ClaimOptions<K>,
+): Promise<Claim<K> | null> {
+  const kinds = opts.kinds ?? config.kinds;
+  for (let round = 0; round < LANE_RACE_ROUNDS; round += 1) {
+    const token = randomUUID();
+    try {
+      const res = await db.query(
+        `WITH n AS (SELECT ${nowSql(1)} AS t),
+         candidate AS (
+           SELECT w.id FROM work_items AS w, n
+           WHERE w.kind = ANY($2::text[])
+             AND ((w.state = 'queued' AND w.available_at <= n.t)
+                  OR (w.state = 'claimed' AND w.lease_expires_at <= n.t))
+             AND NOT EXISTS (
+               SELECT 1 FROM work_items AS o
+               WHERE o.subject = w.subject AND o.state = 'claimed' AND o.id <> w.id)
+           ORDER BY w.available_at, w.created_at, w.id
+           LIMIT 1
+           FOR UPDATE OF w SKIP LOCKED
+         )
+         UPDATE work_items AS w
+         SET state = 'claimed', claim_token = $3::uuid, claimed_by = $4,
+             lease_expires_at = n.t + $5::float8 * interval '1 millisecond',
+             attempt_count = w.attempt_count + 1, updated_at = n.t
+         FROM candidate, n
+         WHERE w.id = candidate.id
+         RETURNING ${config.table.select("w")}`,
+        [nowParam(config.clock), kinds, token, opts.owner, config.policy.leaseMs],
+      );
+      const row = res.rows[0];
+      if (row === undefined) return null;
+      const item = config.table.decode(row);
+      if (item.leaseExpiresAt === null) throw new Error("claim: claimed row without a lease");
+      return {
+        item,
+        lease: {
+          itemId: item.id,
+          token,
+          attempt: item.attemptCount,
+          pendingCount: item.pendingCount,
+          expiresAt: item.leaseExpiresAt,
+        },
+      };
+    } catch (err) {
+      if (isSqlError(err, SQLSTATE.uniqueViolation, "work_items_one_claim_per_lane")) continue;
+      throw err;
+    }
+  }
+  return null;
+}
+
+/** True when a claim's attempt is past the item's budget (its earlier holders died). */
+export function isExhausted(claimed: Claim<string>): boolean {
+  return claimed.lease.attempt > claimed.item.maxAttempts;
+}
+
+/**
+ * The earliest time something may become claimable, or `null` when there is no open work: a
+ * queued item's `available_at` on a free lane, or a claimed item's lease expiry. A worker
+ * sleeps until then (or until notified) instead of polling blindly. Queued items behind a
+ * claimed one are left out — they become claimable when that claim is settled (its holder
+ * claims again) or its lease expires (already counted) — so a busy lane never reads as
+ * "due now" and never makes a worker spin.
+ */
+export async function nextWakeAt<K extends string>(
+  config: QueueConfig<K>,
+  q: Queryable,
+  kinds: readonly K[] = config.kinds,
+): Promise<Date | null> {
+  const res = await q.query<{ at: Date | null }>(
+    `SELECT LEAST(
+       (SELECT min(w.available_at) FROM work_items AS w
+        WHERE w.state = 'queued' AND w.kind = ANY($1::text[])
+          AND NOT EXISTS (SELECT 1 FROM work_items AS o
+                          WHERE o.subject = w.subject AND o.state = 'claimed')),
+       (SELECT min(lease_expires_at) FROM work_items
+        WHERE state = 'claimed' AND kind = ANY($1::text[]))
+     ) AS at`,
+    [kinds],
+  );
+  return res.rows[0]?.at ?? null;
+}

@@ -1,0 +1,146 @@
+/**
+ * The audit trail (control-plane.md §6): append and page. The table refuses UPDATE, DELETE
+ * and TRUNCATE, so this module has no other writes.
+ *
+ * A success event is appended with the caller's `Queryable` inside the mutation's transaction,
+ * so both commit or neither does. A denial is appended on its own; if that fails the caller
+ * answers 503, never 403. Callers must keep secret values out of `details`.
+ */
+import {
+  defineTable,
+  jsonObject,
+  nullable,
+  oneOf,
+  text,
+  timestamp,
+  type JsonObject,
+  type RowOf,
+} from "./columns.js";
+import type { Queryable } from "./db.js";
+
+export const AUDIT_EVENT_KINDS = ["mutation", "authorization_denial", "lifecycle"] as const;
+export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
+
+export const AUDIT_OUTCOMES = ["success", "denied", "failure"] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+
+/** The `audit_events` table; {@link AuditEventRecord} is derived from it. */
+export const auditEventsTable = defineTable("audit_events", {
+  id: text,
+  occurredAt: timestamp,
+  kind: oneOf(AUDIT_EVENT_KINDS),
+  actor: text,
+  action: text,
+  resourceKind: text,
+  resourceId: nullable(text),
+  outcome: oneOf(AUDIT_OUTCOMES),
+  requestId: nullable(text),
+  details: jsonObject,
+});
+
+export type AuditEventRecord = RowOf<typeof auditEventsTable.columns>;
+
+const COLUMNS = auditEventsTable.select();
+
+interface AuditEventFields {
+  /** The authenticated principal, or the work's frozen actor for lifecycle events. */
+  readonly actor: string;
+  /** Dotted, lowercase: `namespaces.create`, `namespaces.lifecycle.ensure`. */
+  readonly action: string;
+  readonly resourceKind: string;
+  /** Absent when a collection was addressed (e.g. a denied create). */
+  readonly resourceId?: string;
+  readonly requestId?: string;
+  /** Authorization evidence and reason codes. Never a secret value. */
+  readonly details?: JsonObject;
+  /** Defaults to the transaction's time, the same instant as the mutation it records. */
+  readonly occurredAt?: Date;
+}
+
+/** A new event. A denial always has outcome `denied`, and only a denial has it. */
+export type NewAuditEvent = AuditEventFields &
+  (
+    | { readonly kind: "authorization_denial"; readonly outcome: "denied" }
+    | {
+        readonly kind: "mutation" | "lifecycle";
+        readonly outcome: Exclude<AuditOutcome, "denied">;
+      }
+  );
+
+/** Appends one event with the caller's `Queryable` and returns it as stored. */
+export async function appendAuditEvent(
+  q: Queryable,
+  event: NewAuditEvent,
+): Promise<AuditEventRecord> {
+  const res = await q.query(
+    `INSERT INTO audit_events
+       (occurred_at, kind, actor, action, resource_kind, resource_id, outcome, request_id, details)
+     VALUES (COALESCE($1::timestamptz, now()), $2, $3, $4, $5, $6, $7, $8, $9::jsonb)
+     RETURNING ${COLUMNS}`,
+    [
+      event.occurredAt ?? null,
+      event.kind,
+      event.actor,
+      event.action,
+      event.resourceKind,
+      event.resourceId ?? null,
+      event.outcome,
+      event.requestId ?? null,
+      JSON.stringify(event.details ?? {}),
+    ],
+  );
+  return auditEventsTable.decode(res.rows[0]);
+}
+
+/** Where a page of {@link listAuditEvents} ended; pass it back as `before`. */
+export interface AuditCursor {
+  readonly occurredAt: Date;
+  readonly id: string;
+}
+
+export interface ListAuditEventsOptions {
+  /** Page size, 1–1000. */
+  readonly limit: number;
+  readonly before?: AuditCursor;
+  /** Only events about this resource. */
+  readonly resource?: { readonly kind: string; readonly id?: string };
+}
+
+export interface AuditEventPage {
+  readonly items: readonly AuditEventRecord[];
+  /** Set when older events may follow. */
+  readonly next: AuditCursor | null;
+}
+
+/** Events newest first, by keyset paging on (occurred_at, id). */
+export async function listAuditEvents(
+  q: Queryable,
+  opts: ListAuditEventsOptions,
+): Promise<AuditEventPage> {
+  if (!Number.isInteger(opts.limit) || opts.limit < 1 || opts.limit > 1000) {
+    throw new RangeError(`listAuditEvents: limit must be an integer 1–1000, got ${opts.limit}`);
+  }
+  const res = await q.query(
+    `SELECT ${COLUMNS} FROM audit_events
+     WHERE ($1::timestamptz IS NULL OR (occurred_at, id) < ($1::timestamptz, $2::uuid))
+       AND ($3::text IS NULL OR resource_kind = $3::text)
+       AND ($4::text IS NULL OR resource_id = $4::text)
+     ORDER BY occurred_at DESC, id DESC
+     LIMIT $5`,
+    [
+      opts.before?.occurredAt ?? null,
+      opts.before?.id ?? null,
+      opts.resource?.kind ?? null,
+      opts.resource?.id ?? null,
+      opts.limit + 1,
+    ],
+  );
+  const rows = res.rows.map((r) => auditEventsTable.decode(r));
+  const items = rows.slice(0, opts.limit);
+  const last = items[items.length - 1];
+  const next =
+    rows.length > opts.limit && last !== undefined
+      ? { occurredAt: last.occurredAt, id: last.id }
+      : null;
+  return { items, next };
+}

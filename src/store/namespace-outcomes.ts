@@ -1,0 +1,149 @@
+/**
+ * The worker's writes to a platform Namespace (control-plane.md §5 table): the result of an
+ * ensure pass or a teardown pass, the recorded binding (name and UID), and the tombstone.
+ *
+ * Each write is guarded by the state the work expects (`provisioning` for ensure, `deleting`
+ * for teardown), in the same statement, so a result computed against a Namespace that has
+ * since moved on changes nothing and comes back as `superseded`. Callers run it in the same
+ * transaction as the fenced work-item transition and the audit event.
+ */
+import type { NamespaceId } from "../domain/ids.js";
+import { sanitizeReason } from "../domain/reason.js";
+import type { Queryable } from "./db.js";
+import type { StatusReasonInput } from "./namespace-vocabulary.js";
+import { getNamespace, namespacesTable, type NamespaceRecord } from "./namespaces.js";
+
+const COLUMNS = namespacesTable.select();
+
+/** The Kubernetes namespace a tenant is bound to, as first observed by the worker. */
+export interface KubernetesBinding {
+  readonly namespace: string;
+  readonly uid: string;
+}
+
+/**
+ * What an ensure pass leaves behind:
+ * - `ready`: provisioning → ready, reason cleared, binding recorded;
+ * - `provisioning`: still provisioning (pending, or a retryable failure that will be retried)
+ *   with the reason shown; a binding observed on the way may be recorded already;
+ * - `failed`: provisioning → failed with the reason (permanent, attempts or deadline spent,
+ *   or the actor's authorization is gone).
+ */
+export type ProvisioningOutcome =
+  | { readonly to: "ready"; readonly binding: KubernetesBinding }
+  | {
+      readonly to: "provisioning";
+      readonly reason: StatusReasonInput;
+      readonly binding?: KubernetesBinding;
+    }
+  | { readonly to: "failed"; readonly reason: StatusReasonInput };
+
+/**
+ * What a teardown pass leaves behind: `tombstoned` (teardown complete: `deleted_at` set, the
+ * Namespace's bindings and restrictions removed, its existing-namespace claim released), or
+ * still `deleting` with the reason it is not done — teardown never leaves `deleting`.
+ */
+export type TeardownOutcome =
+  { readonly to: "tombstoned" } | { readonly to: "deleting"; readonly reason: StatusReasonInput };
+
+export type ApplyOutcomeResult =
+  | { readonly outcome: "applied"; readonly namespace: NamespaceRecord }
+  | {
+      readonly outcome: "superseded";
+      /** The record as it is now (tombstones included), or undefined if there is none. */
+      readonly current: NamespaceRecord | undefined;
+    };
+
+/** The reason columns: the `since` time is kept while the code stays the same. */
+const REASON_SET = `status_code = $2::text, status_reason = $3::text,
+  status_since = CASE WHEN status_code IS NOT DISTINCT FROM $2::text THEN status_since ELSE now() END`;
+
+function reasonParams(reason: StatusReasonInput): [string, string] {
+  const message = sanitizeReason(reason.message);
+  return [reason.code, message === "" ? reason.code : message];
+}
+
+/**
+ * Applies an ensure pass to a `provisioning` Namespace. The binding is written once: recording
+ * a different name or UID than the one already stored is refused by the database
+ * (`namespaces_binding_write_once`) and throws — the domain fails such a pass closed before it
+ * gets here, so reaching it is a bug, not an outcome.
+ */
+export async function applyProvisioningOutcome(
+  q: Queryable,
+  id: NamespaceId,
+  outcome: ProvisioningOutcome,
+): Promise<ApplyOutcomeResult> {
+  const guard = "WHERE id = $1 AND status = 'provisioning' AND deleted_at IS NULL";
+  let sql: string;
+  let params: (string | null)[];
+  switch (outcome.to) {
+    case "ready":
+      sql = `UPDATE namespaces SET status = 'ready', status_code = NULL, status_reason = NULL,
+               status_since = NULL, kubernetes_namespace = $2, kubernetes_uid = $3,
+               updated_at = now() ${guard} RETURNING ${COLUMNS}`;
+      params = [id, outcome.binding.namespace, outcome.binding.uid];
+      break;
+    case "provisioning":
+      sql = `UPDATE namespaces SET ${REASON_SET},
+               kubernetes_namespace = COALESCE($4, kubernetes_namespace),
+               kubernetes_uid = COALESCE($5, kubernetes_uid),
+               updated_at = now() ${guard} RETURNING ${COLUMNS}`;
+      params = [
+        id,
+        ...reasonParams(outcome.reason),
+        outcome.binding?.namespace ?? null,
+        outcome.binding?.uid ?? null,
+      ];
+      break;
+    case "failed":
+      sql = `UPDATE namespaces SET status = 'failed', ${REASON_SET}, updated_at = now()
+             ${guard} RETURNING ${COLUMNS}`;
+      params = [id, ...reasonParams(outcome.reason)];
+      break;
+  }
+  return settle(q, id, await q.query(sql, params));
+}
+
+/**
+ * Applies a teardown pass to a `deleting` Namespace. Tombstoning also deletes the bindings and
+ * restrictions scoped to it — the Namespace's IAM policy goes with it (control-plane.md §5) —
+ * in the caller's transaction, so a tombstone never outlives its policy or vice versa.
+ */
+export async function applyTeardownOutcome(
+  q: Queryable,
+  id: NamespaceId,
+  outcome: TeardownOutcome,
+): Promise<ApplyOutcomeResult> {
+  const guard = "WHERE id = $1 AND status = 'deleting' AND deleted_at IS NULL";
+  if (outcome.to === "deleting") {
+    const res = await q.query(
+      `UPDATE namespaces SET ${REASON_SET}, updated_at = now() ${guard} RETURNING ${COLUMNS}`,
+      [id, ...reasonParams(outcome.reason)],
+    );
+    return settle(q, id, res);
+  }
+  const res = await q.query(
+    `UPDATE namespaces SET deleted_at = now(), status_code = NULL, status_reason = NULL,
+       status_since = NULL, updated_at = now() ${guard} RETURNING ${COLUMNS}`,
+    [id],
+  );
+  if (res.rows.length > 0) {
+    await q.query("DELETE FROM bindings WHERE namespace_id = $1", [id]);
+    await q.query("DELETE FROM restrictions WHERE namespace_id = $1", [id]);
+  }
+  return settle(q, id, res);
+}
+
+async function settle(
+  q: Queryable,
+  id: NamespaceId,
+  res: { readonly rows: readonly unknown[] },
+): Promise<ApplyOutcomeResult> {
+  const row = res.rows[0];
+  if (row !== undefined) return { outcome: "applied", namespace: namespacesTable.decode(row) };
+  return {
+    outcome: "superseded",
+    current: await getNamespace(q, id, { includeTombstoned: true }),
+  };
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorkQueue, listenForWork, WORK_CHANNEL } from "../../../src/queue/index.js";
+import type { Db } from "../../../src/store/db.js";
+import { openMigratedPglite, unique } from "../support/pglite.js";
+
+let db: Db;
+beforeAll(async () => {
+  db = await openMigratedPglite();
+});
+afterAll(async () => {
+  await db.close();
+});
+
+describe("listenForWork on PGlite (NOTIFY in-process)", () => {
+  it("wakes a waiter when work is enqueued, and not for a rolled-back enqueue", async () => {
+    const kind = unique("wake");
+    const queue = createWorkQueue({ kinds: [kind] });
+    const signal = await listenForWork(db, { kinds: [kind] });
+    try {
+      const waiting = signal.wait(5_000);
+      await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+      expect(await waiting).toBe("notified");
+
+      const quiet = signal.wait(300);
+      await db
+        .transaction(async (tx) => {
+          await queue.enqueue(tx, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+          throw new Error("roll back");
+        })
+        .catch(() => undefined);
+      expect(await quiet).toBe("timeout");
+    } finally {
+      await signal.close();
+    }
+  });
+
+  it("latches a notification that arrives between two waits", async () => {
+    const kind = unique("wake");
+    const queue = createWorkQueue({ kinds: [kind] });
+    const signal = await listenForWork(db);
+    try {
+      await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(await signal.wait(1)).toBe("notified");
+      expect(await signal.wait(50)).toBe("timeout");
+    } finally {
+      await signal.close();
+    }
+  });
+
+  it("ignores kinds it does not watch, and does not wake for a repeated enqueue", async () => {
+    const mine = unique("wake");
+    const other = unique("wake");
+    const queue = createWorkQueue({ kinds: [mine, other] });
+    const key = unique("k");
+    await queue.enqueue(db, { kind: mine, subject: "s1", key, actor: "prn_x" });
+    const signal = await listenForWork(db, { kinds: [mine] });
+    try {
+      const waiting = signal.wait(300);
+      await queue.enqueue(db, { kind: other, subject: unique("s"), key: unique("k"), actor: "p" });
+      await queue.enqueue(db, { kind: mine, subject: "s1", key, actor: "prn_x" });
+      expect(await waiting).toBe("timeout");
+    } finally {
+      await signal.close();
+    }
+  });
+
+  it("resolves waits as aborted on abort and on close", async () => {
+    const signal = await listenForWork(db);
+    const ac = new AbortController();
+    const aborted = signal.wait(5_000, ac.signal);
+    ac.abort();
+    expect(await aborted).toBe("aborted");
+    const closing = signal.wait(5_000);
+    await signal.close();
+    expect(await closing).toBe("aborted");
+  });
+
+  it("refuses a channel name that would need quoting", async () => {
+    await expect(db.listen("Bad-Name", { onNotify: () => undefined })).rejects.toThrow(
+      /must match/,
+    );
+    expect(WORK_CHANNEL).toMatch(/^[a-z_]+$/);
+  });
+});
+
+describe("keepAlive (database clock, real time)", () => {
+  it("keeps a short lease alive past its length while work runs, then stops", async () => {
+    const kind = unique("keep");
+    const queue = createWorkQueue({ kinds: [kind], policy: { leaseMs: 300 } });
+    await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+    const c = await queue.claim(db, { owner: "w" });
+    if (c === null) throw new Error("expected a claim");
+    const keeper = queue.keepAlive(db, c.lease, { intervalMs: 50 });
+    await new Promise((r) => setTimeout(r, 900));
+    await keeper.stop();
+    expect(keeper.signal.aborted).toBe(false);
+    expect(keeper.current().expiresAt.getTime()).toBeGreaterThan(c.lease.expiresAt.getTime());
+    const res = await queue.complete(db, c.lease);
+    expect(res.outcome).toBe("applied");
+  });
+
+  it("aborts its signal once the lease is lost to another claimer", async () => {
+    const kind = unique("keep");
+    const queue = createWorkQueue({ kinds: [kind], policy: { leaseMs: 200 } });
+    await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+    const c = await queue.claim(db, { owner: "w" });
+    if (c === null) throw new Error("expected a claim");
+    const lost: string[] = [];
+    // Renewing less often than the lease lasts: the lease lapses and another worker takes it.
+    const keeper = queue.keepAlive(db, c.lease, {
+      intervalMs: 400,
+      onLost: (why) => lost.push(why),
+    });
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await queue.claim(db, { owner: "other" })).not.toBeNull();
+    await new Promise((r) => setTimeout(r, 300));
+    await keeper.stop();
+    expect(keeper.signal.aborted).toBe(true);
+    expect(lost).toEqual(["claimed_elsewhere"]);
+  });
+});

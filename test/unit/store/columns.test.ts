@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import {
+  branded,
+  columnName,
+  defineTable,
+  integer,
+  jsonObject,
+  nullable,
+  oneOf,
+  RowDecodeError,
+  text,
+  timestamp,
+} from "../../../src/store/columns.js";
+
+const isTag = (v: unknown): v is `t_${string}` => typeof v === "string" && v.startsWith("t_");
+
+const things = defineTable("things", {
+  id: branded(isTag, "a tag"),
+  displayName: text,
+  count: integer,
+  state: oneOf(["on", "off"] as const),
+  seenAt: nullable(timestamp),
+  details: jsonObject,
+});
+
+const good = {
+  id: "t_1",
+  display_name: "one",
+  count: 3,
+  state: "on",
+  seen_at: null,
+  details: { a: [1, "x"] },
+};
+
+describe("defineTable", () => {
+  it("derives the select list in snake_case, optionally qualified", () => {
+    expect(things.select()).toBe("id, display_name, count, state, seen_at, details");
+    expect(things.select("t")).toBe("t.id, t.display_name, t.count, t.state, t.seen_at, t.details");
+  });
+
+  it("decodes a row into camelCase properties", () => {
+    expect(things.decode(good)).toEqual({
+      id: "t_1",
+      displayName: "one",
+      count: 3,
+      state: "on",
+      seenAt: null,
+      details: { a: [1, "x"] },
+    });
+  });
+
+  it.each([
+    [{ ...good, id: "x_1" }, "things.id: expected a tag"],
+    [{ ...good, count: 1.5 }, "things.count: expected an integer"],
+    [{ ...good, count: "3" }, "things.count: expected an integer"],
+    [{ ...good, state: "maybe" }, "things.state: expected one of on, off"],
+    [{ ...good, seen_at: "2030-01-01" }, "things.seen_at: expected a timestamp"],
+    [{ ...good, details: [1] }, "things.details: expected a JSON object"],
+    [{ ...good, display_name: null }, "things.display_name: expected text, got object"],
+    [
+      Object.fromEntries(Object.entries(good).filter(([k]) => k !== "count")),
+      "things.count: missing from the result",
+    ],
+    [null, "things: expected a row object"],
+  ])("refuses %j naming the column", (raw, message) => {
+    expect(() => things.decode(raw)).toThrow(RowDecodeError);
+    expect(() => things.decode(raw)).toThrow(message);
+  });
+
+  it.each([
+    ["id", "id"],
+    ["existingNamespace", "existing_namespace"],
+    ["kubernetesUid", "kubernetes_uid"],
+  ])("names property %s column %s", (property, column) => {
+    expect(columnName(property)).toBe(column);
+  });
+});

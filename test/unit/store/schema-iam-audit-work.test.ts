@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newNamespaceId } from "../../../src/domain/ids.js";
+import { WORK_STATES } from "../../../src/queue/work-items.js";
+import { AUDIT_EVENT_KINDS, AUDIT_OUTCOMES } from "../../../src/store/audit-events.js";
+import type { Db } from "../../../src/store/db.js";
+import { checkLiterals, openMigratedPglite, refusal, unique } from "../support/pglite.js";
+
+let db: Db;
+beforeAll(async () => {
+  db = await openMigratedPglite();
+});
+afterAll(async () => {
+  await db.close();
+});
+
+/** control-plane.md §3, verbatim. */
+const SPEC_ACTIONS = ["create", "read", "update", "delete", "deploy", "operate", "administer"];
+const SPEC_KINDS = [
+  "installation",
+  "namespace",
+  "configuration",
+  "secret",
+  "service_account",
+  "agent",
+  "agent_revision",
+];
+
+async function principal(name = unique("p")): Promise<string> {
+  const id = `prn_${unique("p")}`;
+  await db.query("INSERT INTO principals (id, kind, name) VALUES ($1, 'user', $2)", [id, name]);
+  return id;
+}
+
+async function role(): Promise<string> {
+  const id = `role_${unique("r")}`;
+  await db.query("INSERT INTO roles (id, name) VALUES ($1, $2)", [id, unique("role")]);
+  return id;
+}
+
+describe("vocabularies agree with the schema", () => {
+  it("permission actions and kinds are exactly the spec's (domains)", async () => {
+    expect(await checkLiterals(db, "permission_action_check")).toEqual([...SPEC_ACTIONS].sort());
+    expect(await checkLiterals(db, "permission_kind_check")).toEqual([...SPEC_KINDS].sort());
+  });
+  it("work states", async () => {
+    expect(await checkLiterals(db, "work_items_state")).toEqual([...WORK_STATES].sort());
+  });
+  it("audit kinds and outcomes", async () => {
+    expect(await checkLiterals(db, "audit_events_kind")).toEqual([...AUDIT_EVENT_KINDS].sort());
+    expect(await checkLiterals(db, "audit_events_outcome")).toEqual([...AUDIT_OUTCOMES].sort());
+  });
+});
+
+describe("installation", () => {
+  it("holds exactly one row", async () => {
+    await db.query("INSERT INTO installation (id) VALUES ('inst_one')");
+    expect(
+      (await refusal(db.query("INSERT INTO installation (id) VALUES ('inst_two')"))).code,
+    ).toBe("23505");
+    expect(
+      await refusal(db.query("INSERT INTO installation (singleton, id) VALUES (false, 'inst_x')")),
+    ).toEqual({ code: "23514", constraint: "installation_singleton" });
+  });
+});
+
+describe("IAM tables", () => {
+  it("principal names are unique among live principals only", async () => {
+    const name = unique("alice");
+    const first = await principal(name);
+    expect((await refusal(principal(name))).constraint).toBe("principals_live_name");
+    await db.query("UPDATE principals SET deleted_at = now() WHERE id = $1", [first]);
+    await principal(name);
+  });
+
+  it("a role holds permissions from the closed vocabulary only", async () => {
+    const r = await role();
+    await db.query(
+      "INSERT INTO role_permissions (role_id, action, kind) VALUES ($1, 'administer', 'installation')",
+      [r],
+    );
+    expect(
+      await refusal(
+        db.query(
+          "INSERT INTO role_permissions (role_id, action, kind) VALUES ($1, 'own', 'namespace')",
+          [r],
+        ),
+      ),
+    ).toEqual({ code: "23514", constraint: "permission_action_check" });
+    expect(
+      await refusal(
+        db.query(
+          "INSERT INTO role_permissions (role_id, action, kind) VALUES ($1, 'read', 'cluster')",
+          [r],
+        ),
+      ),
+    ).toEqual({ code: "23514", constraint: "permission_kind_check" });
+  });
+
+  it("binds a principal to a role once per scope, Installation-wide included (NULLS NOT DISTINCT)", async () => {
+    const p = await principal();
+    const r = await role();
+    const ns = newNamespaceId();
+    await db.query("INSERT INTO namespaces (id, name, placement_mode) VALUES ($1, $2, 'managed')", [
+      ns,
+      unique("n"),
+    ]);
+    const bind = (id: string, scope: string | null): Promise<unknown> =>
+      db.query(
+        "INSERT INTO bindings (id, principal_id, role_id, namespace_id) VALUES ($1, $2, $3, $4)",
+        [`bnd_${id}`, p, r, scope],
+      );
+    await bind(unique("b"), null);
+    await bind(unique("b"), ns);
+    expect(await refusal(bind(unique("b"), null))).toEqual({
+      code: "23505",
+      constraint: "bindings_unique",
+    });
+    expect(await refusal(bind(unique("b"), ns))).toEqual({
+      code: "23505",
+      constraint: "bindings_unique",
+    });
+    expect((await refusal(bind(unique("b"), "ns_missing"))).code).toBe("23503");
+  });
+
+  it("refuses a restriction that would match every request of everyone", async () => {
+    expect(
+      await refusal(db.query("INSERT INTO restrictions (id) VALUES ($1)", [`rst_${unique("r")}`])),
+    ).toEqual({ code: "23514", constraint: "restrictions_not_universal" });
+    await db.query("INSERT INTO restrictions (id, action) VALUES ($1, 'delete')", [
+      `rst_${unique("r")}`,
+    ]);
+  });
+
+  it.each([
+    ["a hash that is not SHA-256 hex", { secret_sha256: "abc" }, "api_keys_secret_sha256_format"],
+    ["a short prefix", { prefix: "occ_1" }, "api_keys_prefix_format"],
+    ["an expiry before creation", { expires_at: new Date(0) }, "api_keys_expiry_after_creation"],
+  ])("refuses an API key with %s", async (_, override, constraint) => {
+    const p = await principal();
+    const row = {
+      id: `key_${unique("k")}`,
+      principal_id: p,
+      prefix: `occ_${unique("prefix").replace("-", "")}`,
+      secret_sha256: "a".repeat(64),
+      ...override,
+    };
+    const cols = Object.keys(row);
+    expect(
+      await refusal(
+        db.query(
+          `INSERT INTO api_keys (${cols.join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
+          Object.values(row),
+        ),
+      ),
+    ).toEqual({ code: "23514", constraint });
+  });
+});
+
+describe("audit_events", () => {
+  const insert = (kind: string, outcome: string): Promise<unknown> =>
+    db.query(
+      `INSERT INTO audit_events (kind, actor, action, resource_kind, outcome)
+       VALUES ($1, 'prn_a', 'namespaces.create', 'namespace', $2)`,
+      [kind, outcome],
+    );
+
+  it.each([
+    ["authorization_denial", "success"],
+    ["mutation", "denied"],
+    ["lifecycle", "denied"],
+  ])("refuses kind %s with outcome %s", async (kind, outcome) => {
+    expect(await refusal(insert(kind, outcome))).toEqual({
+      code: "23514",
+      constraint: "audit_events_denial_outcome",
+    });
+  });
+
+  it("is append-only: UPDATE, DELETE and TRUNCATE are refused", async () => {
+    await insert("mutation", "success");
+    for (const sql of [
+      "UPDATE audit_events SET actor = 'prn_b'",
+      "DELETE FROM audit_events",
+      "TRUNCATE audit_events",
+    ]) {
+      expect(await refusal(db.query(sql))).toMatchObject({ code: "42501" });
+    }
+    const n = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_events");
+    expect(n.rows[0]?.n).toBeGreaterThan(0);
+  });
+
+  it("refuses details that are not an object", async () => {
+    expect(
+      await refusal(
+        db.query(
+          `INSERT INTO audit_events (kind, actor, action, resource_kind, outcome, details)
+           VALUES ('mutation', 'prn_a', 'namespaces.create', 'namespace', 'success', '[1]')`,
+        ),
+      ),
+    ).toEqual({ code: "23514", constraint: "audit_events_details_object" });
+  });
+});
+
+describe("work_items", () => {
+  const base = `INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts,
+                  available_at, deadline_at, created_at, updated_at`;
+  it.each([
+    [
+      "claimed without a token",
+      ", state) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), 'claimed')",
+      "work_items_claim_consistent",
+    ],
+    [
+      "succeeded without finished_at",
+      ", state) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), 'succeeded')",
+      "work_items_finished_consistent",
+    ],
+    [
+      "a kind outside the format",
+      ") VALUES ($1, 'Kind', 's', 'a', 5, now(), now(), now(), now())",
+      "work_items_kind_format",
+    ],
+    [
+      "no attempt budget",
+      ") VALUES ($1, 'k', 's', 'a', 0, now(), now(), now(), now())",
+      "work_items_max_attempts",
+    ],
+    [
+      "a deadline before creation",
+      ") VALUES ($1, 'k', 's', 'a', 5, now(), now() - interval '1 s', now(), now())",
+      "work_items_deadline_after_creation",
+    ],
+  ])("refuses an item %s", async (_, rest, constraint) => {
+    expect(await refusal(db.query(base + rest, [unique("key")]))).toEqual({
+      code: "23514",
+      constraint,
+    });
+  });
+});

@@ -1,0 +1,317 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newNamespaceId } from "../../../src/domain/ids.js";
+import type { Db, SqlParam } from "../../../src/store/db.js";
+import {
+  NAMESPACE_STATUSES,
+  NAMESPACE_STATUS_CODES,
+  PLACEMENT_MODES,
+} from "../../../src/store/namespace-vocabulary.js";
+import { checkLiterals, openMigratedPglite, refusal, unique } from "../support/pglite.js";
+
+let db: Db;
+beforeAll(async () => {
+  db = await openMigratedPglite();
+});
+afterAll(async () => {
+  await db.close();
+});
+
+const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
+const OTHER_UID = "1f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
+
+type Row = Record<string, SqlParam>;
+
+/** Inserts a namespaces row: a valid managed one, changed by `overrides`. */
+async function insertRow(overrides: Row = {}): Promise<string> {
+  const row: Row = {
+    id: newNamespaceId(),
+    name: unique("name"),
+    placement_mode: "managed",
+    existing_namespace: null,
+    ...overrides,
+  };
+  const cols = Object.keys(row);
+  await db.query(
+    `INSERT INTO namespaces (${cols.join(", ")}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})`,
+    Object.values(row),
+  );
+  return String(row.id);
+}
+
+async function update(id: string, set: string, params: SqlParam[] = []): Promise<void> {
+  await db.query(`UPDATE namespaces SET ${set} WHERE id = $1`, [id, ...params]);
+}
+
+describe("namespaces vocabularies agree with the CHECK constraints", () => {
+  it("statuses", async () => {
+    expect(await checkLiterals(db, "namespaces_status")).toEqual([...NAMESPACE_STATUSES].sort());
+  });
+  it("placement modes", async () => {
+    expect(await checkLiterals(db, "namespaces_placement_mode")).toEqual(
+      [...PLACEMENT_MODES].sort(),
+    );
+  });
+  it("every status code the store may write passes the code format", async () => {
+    for (const code of NAMESPACE_STATUS_CODES) {
+      const id = await insertRow();
+      await update(id, "status_code = $2, status_reason = 'r', status_since = now()", [code]);
+    }
+  });
+});
+
+describe("namespaces CHECK constraints (insert)", () => {
+  const long = (n: number): string => "a".repeat(n);
+  it.each<[string, Row, string]>([
+    ["an ID outside the pattern", { id: "xx_1" }, "namespaces_id_format"],
+    ["an ID of 61 characters after ns_", { id: `ns_${long(61)}` }, "namespaces_id_format"],
+    ["an empty name", { name: "" }, "namespaces_name_format"],
+    ["a name of 201 characters", { name: long(201) }, "namespaces_name_format"],
+    ["a name with a line break", { name: "a\nb" }, "namespaces_name_format"],
+    ["an unknown placement mode", { placement_mode: "docker" }, "namespaces_placement_mode"],
+    [
+      "external without a selection",
+      { placement_mode: "external" },
+      "namespaces_external_selection",
+    ],
+    ["managed with a selection", { existing_namespace: "team-a" }, "namespaces_external_selection"],
+    ["an unknown status", { status: "pending" }, "namespaces_status"],
+    ["ready without a binding", { status: "ready" }, "namespaces_ready_is_bound"],
+    ["failed without a reason", { status: "failed" }, "namespaces_failed_has_reason"],
+    [
+      "a code without a message",
+      { status_code: "KUBERNETES_CONFLICT" },
+      "namespaces_status_reason_complete",
+    ],
+    [
+      "a lowercase code",
+      { status_code: "conflict", status_reason: "r", status_since: new Date() },
+      "namespaces_status_code_format",
+    ],
+    [
+      "a message over 256 characters",
+      { status_code: "X", status_reason: long(257), status_since: new Date() },
+      "namespaces_status_reason_length",
+    ],
+    [
+      "a UID that is not a lowercase UUID",
+      { kubernetes_namespace: "oce-up", kubernetes_uid: UID.toUpperCase() },
+      "namespaces_kubernetes_uid_format",
+    ],
+    [
+      "a bound name without a UID",
+      { kubernetes_namespace: "oce-1" },
+      "namespaces_binding_complete",
+    ],
+    [
+      "an external Namespace bound elsewhere",
+      {
+        placement_mode: "external",
+        existing_namespace: "team-b",
+        kubernetes_namespace: "team-c",
+        kubernetes_uid: UID,
+      },
+      "namespaces_external_binding",
+    ],
+    ["a tombstone not deleting", { deleted_at: new Date() }, "namespaces_tombstone_was_deleting"],
+  ])("refuses %s", async (_, overrides, constraint) => {
+    expect(await refusal(insertRow(overrides))).toEqual({ code: "23514", constraint });
+  });
+
+  it.each([
+    ["default", false],
+    ["kube-system", false],
+    ["kube-anything", false],
+    ["openshift-config", false],
+    ["oce-0123456789abcde", false],
+    ["Upper", false],
+    ["-leading", false],
+    ["trailing-", false],
+    ["under_score", false],
+    ["a".repeat(64), false],
+    ["a".repeat(63), true],
+    ["customer-support-prod", true],
+    ["kubeflow", true],
+    ["default-team", true],
+    ["x", true],
+  ])("selection %s is accepted: %s", async (name, accepted) => {
+    const attempt = insertRow({ placement_mode: "external", existing_namespace: name });
+    if (accepted) await attempt;
+    else {
+      expect(await refusal(attempt)).toEqual({
+        code: "23514",
+        constraint: "namespaces_existing_namespace_format",
+      });
+    }
+  });
+});
+
+describe("namespaces partial unique indexes", () => {
+  it("one live claim per selected namespace; failed and deleting keep it, the tombstone frees it", async () => {
+    const selected = unique("sel");
+    const first = await insertRow({ placement_mode: "external", existing_namespace: selected });
+    const claimAgain = (): Promise<string> =>
+      insertRow({ placement_mode: "external", existing_namespace: selected });
+    expect(await refusal(claimAgain())).toMatchObject({
+      code: "23505",
+      constraint: "namespaces_existing_namespace_claim",
+    });
+    await update(
+      first,
+      "status = 'failed', status_code = 'X', status_reason = 'r', status_since = now()",
+    );
+    expect((await refusal(claimAgain())).code).toBe("23505");
+    await update(
+      first,
+      "status = 'deleting', status_code = NULL, status_reason = NULL, status_since = NULL",
+    );
+    expect((await refusal(claimAgain())).code).toBe("23505");
+    await update(first, "deleted_at = now()");
+    await claimAgain();
+  });
+
+  it("a Kubernetes namespace is bound to at most one live tenant", async () => {
+    const bound = unique("oce");
+    await insertRow({ kubernetes_namespace: bound, kubernetes_uid: UID });
+    expect(await refusal(insertRow({ kubernetes_namespace: bound, kubernetes_uid: UID }))).toEqual({
+      code: "23505",
+      constraint: "namespaces_kubernetes_namespace_bound",
+    });
+  });
+
+  it("a name is unique for ever, tombstones included", async () => {
+    const name = unique("name");
+    const id = await insertRow({ name, status: "deleting" });
+    await update(id, "deleted_at = now()");
+    expect(await refusal(insertRow({ name }))).toEqual({
+      code: "23505",
+      constraint: "namespaces_name_unique",
+    });
+  });
+});
+
+describe("namespaces update guard (trigger)", () => {
+  it.each<[string, Row, string, SqlParam[], string]>([
+    ["renaming", {}, "name = $2", ["renamed"], "namespaces_identity_immutable"],
+    ["changing the ID", {}, "id = $2", ["ns_other"], "namespaces_identity_immutable"],
+    [
+      "changing created_at",
+      {},
+      "created_at = created_at - interval '1 day'",
+      [],
+      "namespaces_identity_immutable",
+    ],
+    [
+      "changing the selection",
+      { placement_mode: "external", existing_namespace: "team-z" },
+      "existing_namespace = $2",
+      ["team-y"],
+      "namespaces_selection_immutable",
+    ],
+    [
+      "clearing the selection",
+      { placement_mode: "external", existing_namespace: "team-x" },
+      "existing_namespace = NULL, placement_mode = 'managed'",
+      [],
+      "namespaces_selection_immutable",
+    ],
+    [
+      "changing the mode",
+      {},
+      "placement_mode = 'preprovisioned'",
+      [],
+      "namespaces_selection_immutable",
+    ],
+    [
+      "replacing the recorded UID",
+      { kubernetes_namespace: "oce-uid-1", kubernetes_uid: UID },
+      "kubernetes_uid = $2",
+      [OTHER_UID],
+      "namespaces_binding_write_once",
+    ],
+    [
+      "moving the binding to another name",
+      { kubernetes_namespace: "oce-uid-2", kubernetes_uid: UID },
+      "kubernetes_namespace = 'oce-uid-3'",
+      [],
+      "namespaces_binding_write_once",
+    ],
+    [
+      "ready back to provisioning",
+      { status: "ready", kubernetes_namespace: "oce-r-1", kubernetes_uid: UID },
+      "status = 'provisioning'",
+      [],
+      "namespaces_status_transition",
+    ],
+    [
+      "failed to ready",
+      {
+        status: "failed",
+        status_code: "X",
+        status_reason: "r",
+        status_since: new Date(),
+        kubernetes_namespace: "oce-f-1",
+        kubernetes_uid: UID,
+      },
+      "status = 'ready', status_code = NULL, status_reason = NULL, status_since = NULL",
+      [],
+      "namespaces_status_transition",
+    ],
+    [
+      "leaving deleting",
+      { status: "deleting" },
+      "status = 'provisioning'",
+      [],
+      "namespaces_status_transition",
+    ],
+    ["tombstoning before deleting", {}, "deleted_at = now()", [], "namespaces_status_transition"],
+  ])("refuses %s", async (_, initial, set, params, constraint) => {
+    const id = await insertRow(initial);
+    expect(await refusal(update(id, set, params))).toEqual({ code: "23514", constraint });
+  });
+
+  it.each<[string, Row, string]>([
+    [
+      "provisioning → ready",
+      { kubernetes_namespace: "oce-ok-1", kubernetes_uid: UID },
+      "status = 'ready'",
+    ],
+    [
+      "provisioning → failed",
+      {},
+      "status = 'failed', status_code = 'X', status_reason = 'r', status_since = now()",
+    ],
+    ["provisioning → deleting", {}, "status = 'deleting'"],
+    [
+      "ready → deleting",
+      { status: "ready", kubernetes_namespace: "oce-ok-2", kubernetes_uid: UID },
+      "status = 'deleting'",
+    ],
+    [
+      "failed → deleting",
+      { status: "failed", status_code: "X", status_reason: "r", status_since: new Date() },
+      "status = 'deleting', status_code = NULL, status_reason = NULL, status_since = NULL",
+    ],
+    ["deleting → tombstone", { status: "deleting" }, "deleted_at = now()"],
+    [
+      "recording a binding once",
+      {},
+      "kubernetes_namespace = 'oce-ok-3', kubernetes_uid = '" + UID + "'",
+    ],
+  ])("allows %s", async (_, initial, set) => {
+    const id = await insertRow(initial);
+    await update(id, set);
+  });
+
+  it("freezes a tombstone and refuses deleting any row", async () => {
+    const id = await insertRow({ status: "deleting" });
+    await update(id, "deleted_at = now()");
+    expect(await refusal(update(id, "updated_at = now()"))).toEqual({
+      code: "23514",
+      constraint: "namespaces_tombstone_frozen",
+    });
+    expect(await refusal(db.query("DELETE FROM namespaces WHERE id = $1", [id]))).toEqual({
+      code: "23514",
+      constraint: "namespaces_never_deleted",
+    });
+  });
+});
