@@ -1,64 +1,31 @@
 import { inject } from "vitest";
 import type { ClusterIdentity } from "../../src/devcluster/identities.js";
+import { createObjectClient, loadKubeConfig } from "../../src/drivers/kubernetes/client/index.js";
 import {
-  createObjectClient,
-  isKubeError,
-  loadKubeConfig,
-  type Kind,
-  type KubeObjectLike,
-} from "../../src/drivers/kubernetes/client/index.js";
-import {
-  API_NAMESPACE_RULES,
-  TENANT_API_RULES,
-  TENANT_CLUSTER_ROLES,
-  TENANT_WORKER_RULES,
-  WORKER_NAMESPACE_RULES,
-  type PolicyRule,
-} from "../../src/drivers/kubernetes/rbac-rules.js";
+  chartClusterRbac,
+  createMissing,
+  tenantRoleBinding,
+  type RbacSubject,
+} from "../../src/drivers/kubernetes/rbac-objects.js";
 
 /**
  * Grants the test identities exactly the rules the product states it needs (the chart renders
- * the same). Until the chart exists these fixtures stand in for it; nothing grants more.
+ * the same); nothing grants more. Until the chart exists these stand in for it.
  */
-const admin = () => createObjectClient(loadKubeConfig(inject("env").kubeconfigs.admin));
+const user = (name: string): RbacSubject => ({ kind: "User", name });
 
-async function createIgnoringExists(kind: Kind, obj: KubeObjectLike): Promise<void> {
-  const c = admin();
+async function asAdmin(fn: (c: ReturnType<typeof createObjectClient>) => Promise<void>) {
+  const c = createObjectClient(loadKubeConfig(inject("env").kubeconfigs.admin));
   try {
-    await c.create(kind, obj);
-  } catch (err) {
-    if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
+    await fn(c);
   } finally {
     c.close();
   }
 }
 
-const user = (name: string) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "User", name });
-const clusterRoleRef = (name: string) => ({
-  apiGroup: "rbac.authorization.k8s.io",
-  kind: "ClusterRole",
-  name,
-});
-
-async function clusterRole(name: string, rules: readonly PolicyRule[]): Promise<void> {
-  await createIgnoringExists("ClusterRole", { metadata: { name }, ...{ rules } });
-}
-
 /** The cluster-wide grants of the chart: worker and API namespace roles, tenant roles unbound. */
 export async function grantChartClusterRoles(): Promise<void> {
-  await clusterRole("occ-worker-namespaces", WORKER_NAMESPACE_RULES);
-  await clusterRole("occ-api-namespaces", API_NAMESPACE_RULES);
-  await clusterRole(TENANT_CLUSTER_ROLES.worker, TENANT_WORKER_RULES);
-  await clusterRole(TENANT_CLUSTER_ROLES.api, TENANT_API_RULES);
-  for (const [identity, role] of [
-    ["occ-worker", "occ-worker-namespaces"],
-    ["occ-api", "occ-api-namespaces"],
-  ] as const) {
-    await createIgnoringExists("ClusterRoleBinding", {
-      metadata: { name: role },
-      ...{ roleRef: clusterRoleRef(role), subjects: [user(identity)] },
-    });
-  }
+  await asAdmin((c) => createMissing(c, chartClusterRbac(user("occ-worker"), user("occ-api"))));
 }
 
 /** What an operator does per tenant namespace: bind a tenant role to the worker or the API. */
@@ -66,9 +33,6 @@ export async function bindTenantRole(
   namespace: string,
   identity: Extract<ClusterIdentity, "occ-worker" | "occ-api">,
 ): Promise<void> {
-  const role = identity === "occ-worker" ? TENANT_CLUSTER_ROLES.worker : TENANT_CLUSTER_ROLES.api;
-  await createIgnoringExists("RoleBinding", {
-    metadata: { name: `${identity}-tenant`, namespace },
-    ...{ roleRef: clusterRoleRef(role), subjects: [user(identity)] },
-  });
+  const role = identity === "occ-worker" ? "worker" : "api";
+  await asAdmin((c) => createMissing(c, [tenantRoleBinding(namespace, role, user(identity))]));
 }

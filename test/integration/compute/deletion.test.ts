@@ -73,7 +73,10 @@ describe("deleteNamespace", () => {
     expect(after?.metadata?.annotations?.[ANNOTATIONS.namespaceId]).toBe(id);
     expect(after?.metadata?.labels?.[LABELS.managedBy]).toBe("Helm");
     expect(
-      await admin.find("RoleBinding", { name: "occ-worker-tenant", namespace: name }),
+      await admin.find("RoleBinding", {
+        name: "openclaw-enterprise-tenant-worker",
+        namespace: name,
+      }),
     ).toBeDefined();
     expect(await admin.find("Secret", { name: "operator-secret", namespace: name })).toBeDefined();
     expect(

@@ -1,0 +1,106 @@
+import {
+  API_NAMESPACE_RULES,
+  TENANT_API_RULES,
+  TENANT_CLUSTER_ROLES,
+  TENANT_WORKER_RULES,
+  WORKER_NAMESPACE_RULES,
+  type PolicyRule,
+} from "./rbac-rules.js";
+import { isKubeError, type Kind, type KubeObjectLike, type ObjectClient } from "./client/index.js";
+
+/** A Kubernetes RBAC subject. */
+export interface RbacSubject {
+  readonly kind: "User" | "ServiceAccount";
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+interface RbacObject extends KubeObjectLike {
+  readonly kind: "ClusterRole" | "ClusterRoleBinding" | "RoleBinding";
+}
+
+const GROUP = "rbac.authorization.k8s.io";
+const subject = (s: RbacSubject) =>
+  s.kind === "User" ? { apiGroup: GROUP, kind: "User", name: s.name } : { ...s };
+const clusterRole = (name: string, rules: readonly PolicyRule[]): RbacObject =>
+  ({ apiVersion: `${GROUP}/v1`, kind: "ClusterRole", metadata: { name }, rules }) as RbacObject;
+const roleRef = (name: string) => ({ apiGroup: GROUP, kind: "ClusterRole", name });
+
+/** The names of the cluster-wide namespace roles (the chart renders the same). */
+export const NAMESPACE_CLUSTER_ROLES = {
+  worker: "openclaw-enterprise-worker-namespaces",
+  api: "openclaw-enterprise-api-namespaces",
+} as const;
+
+/**
+ * The cluster-wide RBAC the chart grants: the worker's and the API's namespace roles, bound to
+ * their identities, and the two tenant roles rendered but NOT bound (the operator binds them
+ * per tenant namespace).
+ */
+export function chartClusterRbac(worker: RbacSubject, api: RbacSubject): readonly RbacObject[] {
+  const binding = (role: string, who: RbacSubject): RbacObject =>
+    ({
+      apiVersion: `${GROUP}/v1`,
+      kind: "ClusterRoleBinding",
+      metadata: { name: role },
+      roleRef: roleRef(role),
+      subjects: [subject(who)],
+    }) as RbacObject;
+  return [
+    clusterRole(NAMESPACE_CLUSTER_ROLES.worker, WORKER_NAMESPACE_RULES),
+    clusterRole(NAMESPACE_CLUSTER_ROLES.api, API_NAMESPACE_RULES),
+    clusterRole(TENANT_CLUSTER_ROLES.worker, TENANT_WORKER_RULES),
+    clusterRole(TENANT_CLUSTER_ROLES.api, TENANT_API_RULES),
+    binding(NAMESPACE_CLUSTER_ROLES.worker, worker),
+    binding(NAMESPACE_CLUSTER_ROLES.api, api),
+  ];
+}
+
+/** The RoleBinding an operator creates in one tenant namespace for the worker or the API. */
+export function tenantRoleBinding(
+  namespace: string,
+  role: "worker" | "api",
+  who: RbacSubject,
+): RbacObject {
+  return {
+    apiVersion: `${GROUP}/v1`,
+    kind: "RoleBinding",
+    metadata: { name: `openclaw-enterprise-tenant-${role}`, namespace },
+    roleRef: roleRef(TENANT_CLUSTER_ROLES[role]),
+    subjects: [subject(who)],
+  } as RbacObject;
+}
+
+/**
+ * Development only (`occ dev up`): binds the tenant roles cluster-wide, so Namespaces become
+ * ready without hand-made RoleBindings. Never rendered by the chart.
+ */
+export function devTenantRolesClusterWide(
+  worker: RbacSubject,
+  api: RbacSubject,
+): readonly RbacObject[] {
+  return (["worker", "api"] as const).map(
+    (role) =>
+      ({
+        apiVersion: `${GROUP}/v1`,
+        kind: "ClusterRoleBinding",
+        metadata: { name: `occ-dev-tenant-${role}-everywhere` },
+        roleRef: roleRef(TENANT_CLUSTER_ROLES[role]),
+        subjects: [subject(role === "worker" ? worker : api)],
+      }) as RbacObject,
+  );
+}
+
+/** Creates each object unless it already exists (as administrator; idempotent). */
+export async function createMissing(
+  client: ObjectClient,
+  objects: readonly RbacObject[],
+): Promise<void> {
+  for (const obj of objects) {
+    try {
+      await client.create(obj.kind satisfies Kind, obj);
+    } catch (err) {
+      if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
+    }
+  }
+}
