@@ -70,7 +70,7 @@ export async function ensureExternal(
     if (bound.outcome !== "bound") return bound;
     uid = bound.uid;
   }
-  return finishPlacement(ctx, selected, policies, ready(uid, selected));
+  return finishPlacement(ctx, selected, { policies }, ready(uid, selected));
 }
 
 /**

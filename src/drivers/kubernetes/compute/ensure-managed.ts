@@ -27,39 +27,43 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
   const id = input.namespaceId;
   const routing = ctx.settings.gatewayRouting;
   let namespace: K8sNamespace | undefined;
+  let created = false;
   try {
     const claimants = await client.list<K8sNamespace>("Namespace", {
       labelSelector: claimantSelector(id),
     });
     const resolution = resolveForPlacement({ mode: "managed" }, id, claimants);
     if (resolution.kind === "refused") return notDoneFromViolations(resolution.violations);
-    namespace =
-      resolution.kind === "claimed"
-        ? resolution.namespace
-        : await client.find<K8sNamespace>("Namespace", { name: resolution.name });
-  } catch (err) {
-    return outcomeOfKubeError(err, "before-verification", "look up the tenant namespace");
-  }
-
-  if (namespace === undefined) {
-    if (input.boundUid !== null) {
+    if (resolution.kind === "claimed") {
+      namespace = resolution.namespace;
+    } else if (input.boundUid !== null) {
       // It existed once under this tenant; recreating it silently would hide data loss.
-      return notDoneFromViolations([boundNamespaceMissingViolation()]);
-    }
-    try {
-      namespace = await client.create<K8sNamespace>(
-        "Namespace",
-        desiredManagedNamespace(id, routing),
-      );
-    } catch (err) {
-      if (isKubeError(err, "conflict")) {
-        return notDone(
-          "KUBERNETES_CONFLICT",
-          "the managed namespace appeared concurrently; retrying",
-        );
+      namespace = await client.find<K8sNamespace>("Namespace", { name: resolution.name });
+      if (namespace === undefined) {
+        return notDoneFromViolations([boundNamespaceMissingViolation()]);
       }
-      return outcomeOfKubeError(err, "before-verification", "create the managed namespace");
+    } else {
+      // Create first: the common case costs no read, and a same-named namespace answers 409
+      // AlreadyExists, after which it is read and verified like any other (never taken over).
+      try {
+        namespace = await client.create<K8sNamespace>(
+          "Namespace",
+          desiredManagedNamespace(id, routing),
+        );
+        created = true;
+      } catch (err) {
+        if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
+        namespace = await client.find<K8sNamespace>("Namespace", { name: resolution.name });
+        if (namespace === undefined) {
+          return notDone(
+            "KUBERNETES_CONFLICT",
+            "the managed namespace vanished while it was created; retrying",
+          );
+        }
+      }
     }
+  } catch (err) {
+    return outcomeOfKubeError(err, "before-verification", "place the managed namespace");
   }
 
   const pin = uidPinViolation(input.boundUid, namespace);
@@ -88,11 +92,12 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
     }
   }
 
+  if (created) return finishPlacement(ctx, name, "just-created", ready(verdict.uid, name));
   let policies: NetworkPolicy[];
   try {
     policies = await client.list<NetworkPolicy>("NetworkPolicy", { namespace: name });
   } catch (err) {
     return outcomeOfKubeError(err, "after-verification", "list NetworkPolicies", name);
   }
-  return finishPlacement(ctx, name, policies, ready(verdict.uid, name));
+  return finishPlacement(ctx, name, { policies }, ready(verdict.uid, name));
 }

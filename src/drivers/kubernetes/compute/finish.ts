@@ -1,6 +1,6 @@
-import type { EnsureNamespaceResult, NetworkPolicy, Ready } from "../../../domain/index.js";
+import type { EnsureNamespaceResult, Ready } from "../../../domain/index.js";
 import type { PassContext } from "./context.js";
-import { reconcileOwnedObjects } from "./owned-objects.js";
+import { reconcileOwnedObjects, type ObservedContents } from "./owned-objects.js";
 
 /**
  * The common tail of every placement once the namespace is verified and bound: reconcile the
@@ -9,7 +9,7 @@ import { reconcileOwnedObjects } from "./owned-objects.js";
 export async function finishPlacement(
   ctx: PassContext,
   namespace: string,
-  policies: readonly NetworkPolicy[],
+  observed: ObservedContents,
   done: Ready,
 ): Promise<EnsureNamespaceResult> {
   const { client, settings, input } = ctx;
@@ -18,7 +18,7 @@ export async function finishPlacement(
     input.namespaceId,
     namespace,
     settings,
-    policies,
+    observed,
   );
   if (owned !== null) return owned;
   for (const hook of ctx.hooks) {

@@ -14,6 +14,14 @@ import { isKubeError, type ObjectClient } from "../client/index.js";
 import { outcomeOfKubeError } from "./failures.js";
 
 /**
+ * What is known of the namespace's contents: the NetworkPolicies listed in this pass, or
+ * `just-created` — OCC created the namespace in this very pass, so it holds none of its
+ * objects and no read is needed (a concurrent creator would still be caught: every create is
+ * a POST that answers 409 AlreadyExists, after which the object is read and verified).
+ */
+export type ObservedContents = { readonly policies: readonly NetworkPolicy[] } | "just-created";
+
+/**
  * Converges the owned objects of §5 in order: read each (the NetworkPolicies come from the
  * list the caller already made), decide, and write only what differs — a pass over an
  * unchanged namespace writes nothing. A same-named object without this tenant's markers stops
@@ -26,17 +34,19 @@ export async function reconcileOwnedObjects(
   tenantId: string,
   namespace: string,
   settings: ComputeSettings,
-  policies: readonly NetworkPolicy[],
+  observed: ObservedContents,
 ): Promise<NotDone | null> {
   for (const desired of desiredOwnedObjects(tenantId, namespace, settings)) {
     const name = desired.metadata.name ?? "";
     const what = `${desired.kind} ${name}`;
     try {
-      const observed: OwnedObject | null =
-        desired.kind === "NetworkPolicy"
-          ? (policies.find((p) => p.metadata.name === name) ?? null)
-          : ((await client.find<OwnedObject>(desired.kind, { name, namespace })) ?? null);
-      const stopped = await converge(client, tenantId, desired, observed);
+      const current: OwnedObject | null =
+        observed === "just-created"
+          ? null
+          : desired.kind === "NetworkPolicy"
+            ? (observed.policies.find((p) => p.metadata.name === name) ?? null)
+            : ((await client.find<OwnedObject>(desired.kind, { name, namespace })) ?? null);
+      const stopped = await converge(client, tenantId, desired, current);
       if (stopped !== null) return stopped;
     } catch (err) {
       return outcomeOfKubeError(err, "after-verification", `write ${what}`, namespace);
