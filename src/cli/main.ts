@@ -1,5 +1,7 @@
 import { Command } from "commander";
 import { registerMigrateCommand } from "./migrate-command.js";
+import { registerDevCommand } from "./dev-command.js";
+import { registerProcessCommands } from "./process-commands.js";
 import { runCli } from "./run.js";
 
 const program = new Command("occ")
@@ -9,5 +11,7 @@ const program = new Command("occ")
   .version("0.1.0");
 
 registerMigrateCommand(program);
+registerProcessCommands(program);
+registerDevCommand(program);
 
 await runCli(program, process.argv);

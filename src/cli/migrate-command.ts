@@ -1,13 +1,6 @@
 import type { Command } from "commander";
-import type { Db } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
-import { openPostgres } from "../store/pg-db.js";
-import { openPglite } from "../store/pglite-db.js";
-
-interface MigrateOptions {
-  databaseUrl?: string;
-  pglite?: string;
-}
+import { openDatabase } from "../occ/database.js";
 
 /** `occ migrate`: applies the SQL migrations to PostgreSQL (`--database-url`) or PGlite. */
 export function registerMigrateCommand(program: Command): void {
@@ -16,8 +9,8 @@ export function registerMigrateCommand(program: Command): void {
     .description("apply pending database migrations (PostgreSQL or an embedded PGlite folder)")
     .option("--database-url <url>", "PostgreSQL connection string (default: $OCC_DATABASE_URL)")
     .option("--pglite <dir>", "embedded PGlite data folder instead of PostgreSQL")
-    .action(async (opts: MigrateOptions) => {
-      const db = await openDatabase(opts);
+    .action(async (opts: { databaseUrl?: string; pglite?: string }) => {
+      const db = await openDatabase({ databaseUrl: opts.databaseUrl, pgliteDir: opts.pglite });
       try {
         const result = await migrate(db);
         for (const file of result.applied) console.log(`applied ${file}`);
@@ -28,15 +21,4 @@ export function registerMigrateCommand(program: Command): void {
         await db.close();
       }
     });
-}
-
-async function openDatabase(opts: MigrateOptions): Promise<Db> {
-  if (opts.pglite !== undefined) return openPglite(opts.pglite);
-  const url = opts.databaseUrl ?? process.env.OCC_DATABASE_URL;
-  if (url === undefined || url === "") {
-    throw new Error(
-      "no database given: pass --database-url postgres://… (or set OCC_DATABASE_URL), or --pglite DIR for the embedded database",
-    );
-  }
-  return openPostgres(url);
 }

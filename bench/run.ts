@@ -1,0 +1,151 @@
+/**
+ * `npm run bench`: the performance bars of quality.md §2 that exist so far, each measured side
+ * by side in one run on a real cluster and a real PostgreSQL, printed as a table.
+ * `npm run bench -- --record` also writes the table to bench/RESULTS.md with machine and date.
+ */
+import { cpus, totalmem } from "node:os";
+import { writeFile } from "node:fs/promises";
+import { performance } from "node:perf_hooks";
+import { pino } from "pino";
+import { currentManagedName, type NamespaceId } from "../src/domain/index.js";
+import type { ComputeDriver } from "../src/drivers/compute.js";
+import { createObjectClient, loadKubeConfig } from "../src/drivers/kubernetes/client/index.js";
+import { KubernetesComputeDriver } from "../src/drivers/kubernetes/compute/driver.js";
+import { createComputeRuntime } from "../src/occ/compute.js";
+import { namespaceWorkQueue } from "../src/occ/namespace-queue.js";
+import { runBootstrap, startApiProcess } from "../src/occ/processes.js";
+import { startWorker } from "../src/worker/worker.js";
+import { bareProvisioning } from "./bare-provisioning.js";
+import { percentile, startBenchEnvironment } from "./environment.js";
+
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
+const CONCURRENCY = 8;
+const rows: [string, string, string, string][] = [];
+const log = (line: string) => {
+  console.error(`[bench] ${line}`);
+};
+
+const env = await startBenchEnvironment();
+try {
+  const boot = await runBootstrap(env.db, env.config);
+  const key = boot.apiKey ?? "";
+  const silent = pino({ level: "silent" });
+  const api = await startApiProcess({ db: env.db, config: env.config, port: 0, logger: silent });
+  const compute = await createComputeRuntime(env.config);
+  const called = new Map<string, number>();
+  const timed: ComputeDriver = {
+    ensureNamespace: (input) => {
+      if (!called.has(input.namespaceId)) called.set(input.namespaceId, performance.now());
+      return compute.driver.ensureNamespace(input);
+    },
+    deleteNamespace: (input) => compute.driver.deleteNamespace(input),
+  };
+  const worker = await startWorker({
+    db: env.db,
+    queue: namespaceWorkQueue(env.config),
+    compute: timed,
+    concurrency: CONCURRENCY,
+    owner: "bench",
+    logger: silent,
+  });
+  const post = async (name: string): Promise<{ id: string; at: number }> => {
+    const res = await fetch(`${api.url}/namespaces`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+    });
+    const at = performance.now();
+    if (res.status !== 201) throw new Error(`POST /namespaces: ${res.status} ${await res.text()}`);
+    const body = (await res.json()) as { data: { id: string } };
+    return { id: body.data.id, at };
+  };
+
+  // P3: POST returning → the worker picking the work up (its Driver call), one at a time.
+  log("P3: 50 sequential POSTs, time to claim");
+  const lags: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const { id, at } = await post(`p3-${i}`);
+    while (!called.has(id)) await new Promise((r) => setTimeout(r, 1));
+    lags.push((called.get(id) ?? at) - at);
+  }
+  rows.push([
+    "P3 POST → claim, p50",
+    `${percentile(lags, 50).toFixed(1)} ms`,
+    "≤ 20 ms",
+    percentile(lags, 50) <= 20 ? "pass" : "FAIL",
+  ]);
+
+  // P1: TENANTS managed Namespaces through the API until ready, vs the bare writes.
+  log(`P1: ${TENANTS} managed Namespaces through OCC`);
+  const occStart = performance.now();
+  const ids: string[] = [];
+  for (let i = 0; i < TENANTS; i += CONCURRENCY) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(CONCURRENCY, TENANTS - i) }, (_, j) => post(`p1-${i + j}`)),
+    );
+    ids.push(...batch.map((b) => b.id));
+  }
+  for (;;) {
+    const res = await env.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM namespaces WHERE status = 'ready' AND name LIKE 'p1-%'",
+    );
+    if (Number(res.rows[0]?.n) === TENANTS) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const occMs = performance.now() - occStart;
+  log(`P1: the same Kubernetes writes from a bare script, concurrency ${CONCURRENCY}`);
+  const bareMs = await bareProvisioning(env, TENANTS, CONCURRENCY);
+  const ratio = occMs / bareMs;
+  rows.push([
+    `P1 ${TENANTS} managed Namespaces: OCC / bare`,
+    `${(occMs / 1000).toFixed(2)} s / ${(bareMs / 1000).toFixed(2)} s = ${ratio.toFixed(2)}`,
+    "≤ 1.25",
+    ratio <= 1.25 ? "pass" : "FAIL",
+  ]);
+
+  // P2: requests of one ensure pass over an unchanged, ready namespace.
+  const client = createObjectClient(loadKubeConfig(env.config.kubernetes.kubeconfig));
+  const driver = new KubernetesComputeDriver({ client, settings: env.config.compute });
+  const id = ids[0] as NamespaceId;
+  const uid =
+    (
+      await env.db.query<{ kubernetes_uid: string }>(
+        "SELECT kubernetes_uid FROM namespaces WHERE id = $1",
+        [id],
+      )
+    ).rows[0]?.kubernetes_uid ?? null;
+  const pass = await driver.ensureNamespace({
+    namespaceId: id,
+    placement: { mode: "managed" },
+    boundUid: uid,
+  });
+  if (pass.outcome !== "ready" || pass.namespaceName !== currentManagedName(id))
+    throw new Error("P2 namespace not ready");
+  rows.push([
+    "P2 requests per unchanged ready pass (managed)",
+    `${client.counter.total()} requests, ${client.counter.writes()} writes`,
+    "≤ 5, 0 writes",
+    client.counter.total() <= 5 && client.counter.writes() === 0 ? "pass" : "FAIL",
+  ]);
+  client.close();
+
+  await worker.stop();
+  compute.close();
+  await api.close();
+} finally {
+  await env.stop();
+}
+
+const table = [
+  "| Measure | Result | Bar | |",
+  "|---|---|---|---|",
+  ...rows.map((r) => `| ${r.join(" | ")} |`),
+].join("\n");
+console.log(table);
+if (process.argv.includes("--record")) {
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}`;
+  await writeFile(
+    new URL("./RESULTS.md", import.meta.url),
+    `# Benchmark results\n\nRecorded by \`npm run bench -- --record\` on ${new Date().toISOString()} (${machine}).\n\n${table}\n`,
+  );
+}

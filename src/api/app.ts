@@ -1,0 +1,139 @@
+/**
+ * The OCC HTTP API as a Fastify plugin, and {@link buildApp}, which wraps it in a configured
+ * Fastify instance (the server — listening, signals — is `server.ts`). Tests build the same
+ * app and drive it with `inject`.
+ *
+ * Request rules every route shares (control-plane.md §2): JSON bodies only (415 otherwise),
+ * at most 64 KiB (413), no unknown fields or query parameters (400, by the route schemas and
+ * `validation.ts`), no body on routes that take none (400), every response carries
+ * `x-request-id` and is enveloped, every error comes from the code table.
+ */
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type RawServerDefault,
+} from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Registry } from "prom-client";
+import type { QueueConfig } from "../queue/work-items.js";
+import type { Db } from "../store/db.js";
+import { auditRoutes } from "./audit-routes.js";
+import { BUNDLED_KUBERNETES_COMPUTE, type ComputeSelection } from "./compute-selection.js";
+import { guardDatabase } from "./dependency.js";
+import { frameworkErrorHandler, registerErrorHandler } from "./error-handler.js";
+import { ApiError } from "./errors.js";
+import { healthRoutes, registerHttpMetrics } from "./health.js";
+import { apiKeyRoutes } from "./iam/api-keys-routes.js";
+import { bindingRoutes } from "./iam/bindings-routes.js";
+import { principalRoutes } from "./iam/principals-routes.js";
+import { restrictionRoutes } from "./iam/restrictions-routes.js";
+import { roleRoutes } from "./iam/roles-routes.js";
+import {
+  DEFAULT_NAMESPACE_CONTENT_CHECKS,
+  type NamespaceContentCheck,
+} from "./namespaces/contents.js";
+import { namespaceRoutes } from "./namespaces/routes.js";
+import { namespaceQueueConfig, type NamespaceWorkKind } from "./namespaces/work.js";
+import { openApiRoutes, registerOpenApi } from "./openapi.js";
+import { registerNotFound } from "./not-found.js";
+import { newRequestId, registerAuthentication, registerRequestContext } from "./request-context.js";
+import { NoQuerySchema, SHARED_SCHEMAS } from "./schemas.js";
+import { validatorCompiler } from "./validation.js";
+
+/** The largest request body accepted: 64 KiB. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface AppOptions {
+  /** The database (wrapped here so an unavailable database answers 503, never 500). */
+  readonly db: Db;
+  /** The Installation's Compute selection; default the bundled Kubernetes driver. */
+  readonly compute?: ComputeSelection;
+  /** The namespace OCC runs in, refused as `existingNamespace` (placement.md §8). */
+  readonly controllerNamespace: string;
+  /** Namespace work queue configuration; default the spec's policy and the database clock. */
+  readonly queue?: QueueConfig<NamespaceWorkKind>;
+  /** What keeps a Namespace from being deleted; default the resource kinds that exist. */
+  readonly contentChecks?: readonly NamespaceContentCheck[];
+  /** A pino logger; default no logging. */
+  readonly logger?: FastifyBaseLogger;
+  /** Where HTTP metrics go and what `/metrics` serves; default a fresh registry. */
+  readonly registry?: Registry;
+}
+
+/** The Fastify instance type of the app. */
+export type OccApp = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/**
+ * The API plugin. Not encapsulated (`skip-override`): its error handler, not-found handler and
+ * hooks apply to the instance it is registered in, and so to every route.
+ */
+export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
+  async (app: FastifyInstance, options: AppOptions): Promise<void> => {
+    const db = guardDatabase(options.db);
+    const registry = options.registry ?? new Registry();
+    app.setValidatorCompiler(validatorCompiler);
+    app.removeContentTypeParser("text/plain");
+    registerRequestContext(app);
+    registerErrorHandler(app);
+    registerNotFound(app);
+    // A route that declares no query parameters takes none: `?anything` is refused (400).
+    app.addHook("onRoute", (route) => {
+      route.schema = { ...route.schema, querystring: route.schema?.querystring ?? NoQuerySchema };
+    });
+    registerHttpMetrics(app, registry);
+    registerAuthentication(app, db);
+    app.addHook("preValidation", (request, _reply, done) => {
+      if (request.body !== undefined && request.routeOptions.schema?.body === undefined) {
+        done(new ApiError("INVALID_REQUEST", "This route takes no request body."));
+        return;
+      }
+      done();
+    });
+    await registerOpenApi(app);
+    for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+
+    const deps = {
+      db,
+      queue: options.queue ?? namespaceQueueConfig(),
+      compute: options.compute ?? BUNDLED_KUBERNETES_COMPUTE,
+      controllerNamespace: options.controllerNamespace,
+      contentChecks: options.contentChecks ?? DEFAULT_NAMESPACE_CONTENT_CHECKS,
+    };
+    await app.register(healthRoutes, { db, registry });
+    await app.register(openApiRoutes);
+    await app.register(namespaceRoutes, deps);
+    for (const iam of [
+      principalRoutes,
+      apiKeyRoutes,
+      roleRoutes,
+      bindingRoutes,
+      restrictionRoutes,
+    ]) {
+      await app.register(iam, { db });
+    }
+    await app.register(auditRoutes, { db });
+  },
+  { [Symbol.for("skip-override")]: true },
+);
+
+/** A ready app: configured instance, the API plugin registered, routes and schemas compiled. */
+export async function buildApp(options: AppOptions): Promise<OccApp> {
+  const app = Fastify({
+    bodyLimit: MAX_BODY_BYTES,
+    genReqId: newRequestId,
+    requestIdHeader: false,
+    frameworkErrors: frameworkErrorHandler,
+    ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  await app.register(occApi, options);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,124 @@
+/**
+ * `GET /audit-events` (control-plane.md §2, §6): the audit trail, newest first, paged, for
+ * administrators. Reading it is itself not audited unless denied.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import {
+  AUDIT_EVENT_KINDS,
+  AUDIT_OUTCOMES,
+  listAuditEvents,
+  type AuditEventRecord,
+} from "../store/audit-events.js";
+import type { Db } from "../store/db.js";
+import { ApiError } from "./errors.js";
+import { administer } from "./iam/administer.js";
+import {
+  decodeCursor,
+  encodeCursor,
+  pageLimit,
+  DateTime,
+  errorResponses,
+  literalUnion,
+  Nullable,
+  PageEnvelope,
+} from "./schemas.js";
+import { callerOf, pageEnvelope } from "./request-context.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const isUuid = (v: unknown): v is string => typeof v === "string" && UUID.test(v);
+
+export const AuditEventSchema = Type.Object(
+  {
+    id: Type.String(),
+    occurredAt: DateTime,
+    kind: literalUnion(AUDIT_EVENT_KINDS),
+    actor: Type.String(),
+    action: Type.String(),
+    resourceKind: Type.String(),
+    resourceId: Nullable(Type.String()),
+    outcome: literalUnion(AUDIT_OUTCOMES),
+    requestId: Nullable(Type.String()),
+    details: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: false },
+);
+type AuditEventView = Static<typeof AuditEventSchema>;
+
+const AuditQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }),
+    ),
+    resourceKind: Type.Optional(Type.String({ pattern: "^[a-z][a-z0-9_]{0,62}$" })),
+    resourceId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_:.-]+$" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function presentAuditEvent(e: AuditEventRecord): AuditEventView {
+  return {
+    id: e.id,
+    occurredAt: e.occurredAt.toISOString(),
+    kind: e.kind,
+    actor: e.actor,
+    action: e.action,
+    resourceKind: e.resourceKind,
+    resourceId: e.resourceId,
+    outcome: e.outcome,
+    requestId: e.requestId,
+    details: e.details,
+  };
+}
+
+export const auditRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
+  app,
+  { db },
+  done,
+) => {
+  app.get(
+    "/audit-events",
+    {
+      schema: {
+        tags: ["audit"],
+        security: [{ apiKey: [] }],
+        summary: "Audit events, newest first; filter by resource kind (and ID).",
+        querystring: AuditQuerySchema,
+        response: { 200: PageEnvelope(AuditEventSchema), ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      if (q.resourceId !== undefined && q.resourceKind === undefined) {
+        throw new ApiError("INVALID_REQUEST", "resourceId needs resourceKind.", {
+          details: [{ path: "/querystring/resourceKind", code: "required" }],
+        });
+      }
+      const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isUuid);
+      const page = await administer(
+        db,
+        callerOf(request),
+        { action: "audit_events.list", resourceKind: "audit_event" },
+        () =>
+          listAuditEvents(db, {
+            limit: pageLimit(q.limit),
+            ...(before === undefined ? {} : { before: { occurredAt: before.time, id: before.id } }),
+            ...(q.resourceKind === undefined
+              ? {}
+              : {
+                  resource: {
+                    kind: q.resourceKind,
+                    ...(q.resourceId === undefined ? {} : { id: q.resourceId }),
+                  },
+                }),
+          }),
+      );
+      const next = page.next === null ? null : encodeCursor(page.next.occurredAt, page.next.id);
+      return pageEnvelope(request, page.items.map(presentAuditEvent), next);
+    },
+  );
+  done();
+};

@@ -1,0 +1,132 @@
+/**
+ * The one place errors become responses (control-plane.md §2): every failure — a service's
+ * `ApiError`, a schema violation, a body Fastify refused, an unknown route, a wrong method,
+ * an unavailable database, a bug — is answered with the error envelope and a code from the
+ * table in `errors.ts`. Server-side failures are logged once, here; client errors are not.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { DependencyUnavailableError } from "./dependency.js";
+import {
+  ApiError,
+  DETAIL_CODES,
+  ERROR_STATUS,
+  type DetailCode,
+  type ErrorDetail,
+} from "./errors.js";
+import { REQUEST_ID_HEADER } from "./request-context.js";
+import type { ErrorEnvelope } from "./schemas.js";
+
+interface FastifyLikeError {
+  readonly statusCode?: unknown;
+  readonly validation?: unknown;
+  readonly validationContext?: unknown;
+}
+
+function asFastifyLike(err: unknown): FastifyLikeError {
+  return typeof err === "object" && err !== null ? err : {};
+}
+
+function isDetailCode(value: unknown): value is DetailCode {
+  return typeof value === "string" && (DETAIL_CODES as readonly string[]).includes(value);
+}
+
+/** Schema failures reported by `validation.ts`, as envelope details under `/body`, `/querystring`… */
+function validationDetails(err: FastifyLikeError): ErrorDetail[] {
+  const context = typeof err.validationContext === "string" ? err.validationContext : "request";
+  const list: unknown[] = Array.isArray(err.validation) ? err.validation : [];
+  return list.map((v) => {
+    const item = asFastifyLike(v) as { keyword?: unknown; instancePath?: unknown };
+    const path = typeof item.instancePath === "string" ? item.instancePath : "";
+    return {
+      path: `/${context}${path}`,
+      code: isDetailCode(item.keyword) ? item.keyword : "invalid_value",
+    };
+  });
+}
+
+/**
+ * Maps any thrown value to an {@link ApiError}. Fastify's own 4xx errors are mapped by status;
+ * only `ApiError`, the database guard's error and Fastify's are trusted — anything else is 500.
+ */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof DependencyUnavailableError) {
+    return new ApiError(
+      "DEPENDENCY_UNAVAILABLE",
+      err.outcomeUnknown
+        ? "The database did not confirm the outcome of this request; check before retrying."
+        : undefined,
+      { cause: err },
+    );
+  }
+  const f = asFastifyLike(err);
+  if (f.validation !== undefined) {
+    const details = validationDetails(f);
+    const fields = [...new Set(details.map((d) => `${d.path} (${d.code})`))].join(", ");
+    return new ApiError("INVALID_REQUEST", `Invalid request: ${fields}.`, { details, cause: err });
+  }
+  const status = typeof f.statusCode === "number" ? f.statusCode : 500;
+  if (status === 413) return new ApiError("PAYLOAD_TOO_LARGE", undefined, { cause: err });
+  if (status === 415) return new ApiError("UNSUPPORTED_MEDIA_TYPE", undefined, { cause: err });
+  if (status === 404) return new ApiError("NOT_FOUND", undefined, { cause: err });
+  if (status === 405) return new ApiError("METHOD_NOT_ALLOWED", undefined, { cause: err });
+  if (status === 503) return new ApiError("DEPENDENCY_UNAVAILABLE", undefined, { cause: err });
+  if (status >= 400 && status < 500) {
+    return new ApiError(
+      "INVALID_REQUEST",
+      "The request could not be read as JSON of the expected form.",
+      { cause: err },
+    );
+  }
+  return new ApiError("INTERNAL_ERROR", undefined, { cause: err });
+}
+
+/** Sends `error` in the envelope. */
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: ApiError,
+): FastifyReply {
+  const body: ErrorEnvelope = {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined || error.details.length === 0
+        ? {}
+        : { details: [...error.details] }),
+    },
+    meta: { requestId: request.id },
+  };
+  return reply
+    .status(ERROR_STATUS[error.code])
+    .header(REQUEST_ID_HEADER, request.id)
+    .type("application/json; charset=utf-8")
+    .send(body);
+}
+
+/**
+ * Fastify's `frameworkErrors` option: failures the router reports before any route or hook
+ * runs — a URL that does not decode, a path parameter longer than the router accepts.
+ */
+export function frameworkErrorHandler(
+  err: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const message =
+    err.code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? "A path parameter is too long."
+      : "The request URL could not be decoded.";
+  void sendError(request, reply, new ApiError("INVALID_REQUEST", message, { cause: err }));
+}
+
+/** Installs the error handler on `app`. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | Error, request, reply) => {
+    const error = toApiError(err);
+    if (error.status >= 500) {
+      request.log.error({ err, code: error.code }, "request failed");
+    }
+    return sendError(request, reply, error);
+  });
+}

@@ -1,0 +1,125 @@
+/**
+ * Process endpoints without tenant data and without authentication (control-plane.md §2):
+ * `/healthz` (the process answers), `/readyz` (the database answers a query), `/metrics`
+ * (Prometheus text from the app's registry) — and the HTTP metrics `/metrics` serves, on a
+ * registry the process owns (the worker adds its own metrics to the same registry when both
+ * run in one process). Labels are route *patterns*, never concrete paths, so IDs do not leak
+ * into metrics and cardinality stays bounded.
+ */
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { Counter, Histogram, type Registry } from "prom-client";
+import type { Db } from "../store/db.js";
+import { ApiError } from "./errors.js";
+import { envelope } from "./request-context.js";
+import { DataEnvelope, errorResponses } from "./schemas.js";
+
+export interface HealthRoutesOptions {
+  readonly db: Db;
+  readonly registry: Registry;
+  /** How long `/readyz` waits for the database. */
+  readonly readinessTimeoutMs?: number;
+}
+
+const StatusSchema = Type.Object(
+  { status: Type.String({ description: "`ok` or `ready`." }) },
+  { additionalProperties: false },
+);
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`timed out after ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
+  app,
+  opts,
+  done,
+) => {
+  const config = { public: true };
+  app.get(
+    "/healthz",
+    {
+      config,
+      schema: {
+        tags: ["health"],
+        response: { 200: DataEnvelope(StatusSchema) },
+      },
+    },
+    (request) => envelope(request, { status: "ok" }),
+  );
+
+  app.get(
+    "/readyz",
+    {
+      config,
+      schema: {
+        tags: ["health"],
+        response: { 200: DataEnvelope(StatusSchema), ...errorResponses(503) },
+      },
+    },
+    async (request) => {
+      try {
+        await withTimeout(opts.db.query("SELECT 1"), opts.readinessTimeoutMs ?? 2_000);
+      } catch (err) {
+        throw new ApiError("DEPENDENCY_UNAVAILABLE", "The database does not answer.", {
+          cause: err,
+        });
+      }
+      return envelope(request, { status: "ready" });
+    },
+  );
+
+  app.get(
+    "/metrics",
+    {
+      config,
+      schema: {
+        tags: ["health"],
+        response: {
+          200: {
+            description: "Prometheus text exposition format.",
+            content: { "text/plain": { schema: Type.String() } },
+          },
+        },
+      },
+    },
+    async (_request, reply) => {
+      const text = await opts.registry.metrics();
+      return reply.type(opts.registry.contentType).send(text);
+    },
+  );
+  done();
+};
+
+/** Counts and times every response on `registry`. */
+export function registerHttpMetrics(app: FastifyInstance, registry: Registry): void {
+  const requests = new Counter({
+    name: "occ_api_requests_total",
+    help: "HTTP requests answered by the OCC API, by method, route pattern and status.",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "occ_api_request_duration_seconds",
+    help: "Time to answer an HTTP request, by method and route pattern.",
+    labelNames: ["method", "route"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    const route = request.is404 ? "unmatched" : (request.routeOptions.url ?? "unmatched");
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+}

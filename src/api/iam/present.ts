@@ -1,0 +1,64 @@
+/** IAM records as the API shows them: instants as ISO strings, never a key hash. */
+import type { ApiKeyRecord } from "../../iam/api-keys.js";
+import type { BindingRecord } from "../../iam/bindings.js";
+import type { PrincipalRecord } from "../../iam/principals.js";
+import type { RestrictionRecord } from "../../iam/restrictions.js";
+import type { RoleRecord } from "../../iam/roles.js";
+import type {
+  ApiKeyView,
+  BindingView,
+  PrincipalView,
+  RestrictionView,
+  RoleView,
+} from "./schemas.js";
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+export function presentPrincipal(p: PrincipalRecord): PrincipalView {
+  return { id: p.id, kind: p.kind, name: p.name, createdAt: p.createdAt.toISOString() };
+}
+
+export function presentApiKey(k: ApiKeyRecord): ApiKeyView {
+  return {
+    id: k.id,
+    principalId: k.principalId,
+    prefix: k.prefix,
+    description: k.description,
+    createdAt: k.createdAt.toISOString(),
+    expiresAt: iso(k.expiresAt),
+    revokedAt: iso(k.revokedAt),
+    lastUsedAt: iso(k.lastUsedAt),
+  };
+}
+
+export function presentRole(r: RoleRecord): RoleView {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    permissions: r.permissions.map((p) => ({ action: p.action, kind: p.kind })),
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+export function presentBinding(b: BindingRecord): BindingView {
+  return {
+    id: b.id,
+    principalId: b.principalId,
+    roleId: b.roleId,
+    namespaceId: b.namespaceId,
+    createdAt: b.createdAt.toISOString(),
+  };
+}
+
+export function presentRestriction(r: RestrictionRecord): RestrictionView {
+  return {
+    id: r.id,
+    principalId: r.principalId,
+    namespaceId: r.namespaceId,
+    action: r.action,
+    kind: r.kind,
+    description: r.description,
+    createdAt: r.createdAt.toISOString(),
+  };
+}

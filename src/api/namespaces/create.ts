@@ -1,0 +1,96 @@
+/**
+ * Creating a platform Namespace — the one path `POST /namespaces` and bootstrap both use
+ * (control-plane.md §2). The checks run in the spec's order and each stops the request with
+ * nothing stored:
+ *
+ * 1. the input (400; reserved names included);
+ * 2. `namespace:create` on the collection (403);
+ * 3. with `existingNamespace`: `installation:administer` (403) — before step 4, so a
+ *    non-administrator learns nothing about the Installation's Compute selection;
+ * 4. with `existingNamespace`: the Compute selection must be the bundled Kubernetes driver
+ *    (409);
+ * 5. one transaction: the Namespace row, its `namespace:<id>:ready` work item with the caller
+ *    as frozen actor, and the success audit event. Name and selection conflicts are decided
+ *    by the database's unique indexes, so simultaneous requests cannot both win (409).
+ *
+ * The result does not wait for the worker: the Namespace is returned in `provisioning`.
+ */
+import { newNamespaceId } from "../../domain/ids.js";
+import {
+  insertNamespace,
+  type NamespaceInsertConflict,
+  type NamespaceRecord,
+} from "../../store/namespaces.js";
+import {
+  recordMutation,
+  recordingDenials,
+  requirePermission,
+  type AuditSubject,
+  type Caller,
+} from "../authorization.js";
+import { ADOPTION_REQUIRES_KUBERNETES, isBundledKubernetes } from "../compute-selection.js";
+import { ApiError } from "../errors.js";
+import type { NamespaceServiceDeps } from "./deps.js";
+import { validateCreateNamespace, type CreateNamespaceInput } from "./input.js";
+import { enqueueNamespaceWork, ensureWorkKey, namespaceWorkSubject } from "./work.js";
+
+/** The 409 messages of step 5, by the store's conflict code. */
+export const CREATE_CONFLICT_MESSAGES: Readonly<Record<NamespaceInsertConflict, string>> = {
+  name_in_use: "A Namespace with this name already exists",
+  name_retired: "This name belongs to a deleted Namespace and cannot be reused",
+  existing_namespace_claimed:
+    "The selected existing namespace is already used by another Namespace",
+};
+
+/** Creates a Namespace as described in the module comment; throws `ApiError` on refusal. */
+export async function createNamespace(
+  deps: NamespaceServiceDeps,
+  caller: Caller,
+  input: CreateNamespaceInput,
+): Promise<NamespaceRecord> {
+  const valid = validateCreateNamespace(input, deps.controllerNamespace);
+  const subject: AuditSubject = { action: "namespaces.create", resourceKind: "namespace" };
+  return recordingDenials(deps.db, caller, async () => {
+    const grant = await requirePermission(
+      deps.db,
+      caller,
+      { permission: { action: "create", kind: "namespace" } },
+      subject,
+    );
+    if (valid.placement.mode === "external") {
+      await requirePermission(
+        deps.db,
+        caller,
+        { permission: { action: "administer", kind: "installation" } },
+        subject,
+      );
+      if (!isBundledKubernetes(deps.compute)) {
+        throw new ApiError("RESOURCE_CONFLICT", ADOPTION_REQUIRES_KUBERNETES);
+      }
+    }
+    return deps.db.transaction(async (tx) => {
+      const id = newNamespaceId();
+      const inserted = await insertNamespace(tx, {
+        id,
+        name: valid.name,
+        placement: valid.placement,
+      });
+      if (inserted.outcome === "conflict") {
+        throw new ApiError("RESOURCE_CONFLICT", CREATE_CONFLICT_MESSAGES[inserted.conflict]);
+      }
+      await enqueueNamespaceWork(deps.queue, tx, {
+        kind: "namespace.ensure",
+        subject: namespaceWorkSubject(id),
+        key: ensureWorkKey(id),
+        actor: caller.principalId,
+      });
+      await recordMutation(tx, caller, { ...subject, resourceId: id }, grant, {
+        placementMode: valid.placement.mode,
+        ...(valid.placement.mode === "external"
+          ? { existingNamespace: valid.placement.existingNamespace }
+          : {}),
+      });
+      return inserted.namespace;
+    });
+  });
+}

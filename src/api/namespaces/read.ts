@@ -1,0 +1,66 @@
+/**
+ * Reading platform Namespaces (control-plane.md §2). One Namespace: authorize
+ * `namespace:read` on its ID first, then look it up, so 403 and 404 say nothing about
+ * Namespaces the caller may not read. A listing is filtered per item and never refused: it
+ * holds exactly the live Namespaces the caller may read, and nothing about the others —
+ * neither their IDs nor how many there are.
+ */
+import type { NamespaceId } from "../../domain/ids.js";
+import {
+  getNamespace,
+  listNamespaces,
+  type NamespaceCursor,
+  type NamespacePage,
+  type NamespaceRecord,
+} from "../../store/namespaces.js";
+import { authorizedNamespaceIds } from "../../iam/authorizer.js";
+import { recordingDenials, requirePermission, type Caller } from "../authorization.js";
+import { ApiError } from "../errors.js";
+import type { NamespaceServiceDeps } from "./deps.js";
+
+const READ = { action: "read", kind: "namespace" } as const;
+
+/** The Namespace with `id` if the caller may read it; 403 when not, 404 when it is gone. */
+export async function readNamespace(
+  deps: Pick<NamespaceServiceDeps, "db">,
+  caller: Caller,
+  id: NamespaceId,
+): Promise<NamespaceRecord> {
+  return recordingDenials(deps.db, caller, async () => {
+    await requirePermission(
+      deps.db,
+      caller,
+      { permission: READ, namespaceId: id },
+      { action: "namespaces.read", resourceKind: "namespace", resourceId: id },
+    );
+    const found = await getNamespace(deps.db, id);
+    if (found === undefined) throw new ApiError("NOT_FOUND", "No such Namespace.");
+    return found;
+  });
+}
+
+/**
+ * One page of the Namespaces the caller may read, oldest first. A failure to read policy is
+ * 503 (fail closed), never an unfiltered page.
+ */
+export async function listReadableNamespaces(
+  deps: Pick<NamespaceServiceDeps, "db">,
+  caller: Caller,
+  opts: { readonly limit: number; readonly after?: NamespaceCursor | undefined },
+): Promise<NamespacePage> {
+  let ids: NamespaceId[];
+  try {
+    ids = await authorizedNamespaceIds(deps.db, caller.principalId, READ);
+  } catch (err) {
+    throw new ApiError(
+      "DEPENDENCY_UNAVAILABLE",
+      "Authorization policy could not be read; the request was denied. Retry later.",
+      { cause: err },
+    );
+  }
+  return listNamespaces(deps.db, {
+    limit: opts.limit,
+    ids,
+    ...(opts.after === undefined ? {} : { after: opts.after }),
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * The Namespace resource as the API shows it (control-plane.md §1) and the bodies and
+ * parameters of its routes. Beyond the upstream product, `placement` says where the tenant
+ * lives and `statusReason` why it is not ready.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../../domain/ids.js";
+import { currentManagedName } from "../../domain/naming.js";
+import type { NamespaceRecord } from "../../store/namespaces.js";
+import {
+  NAMESPACE_STATUSES,
+  NAMESPACE_STATUS_CODES,
+  PLACEMENT_MODES,
+} from "../../store/namespace-vocabulary.js";
+import { DateTime, IdString, literalUnion, Nullable, PlainText } from "../schemas.js";
+import { MAX_NAMESPACE_NAME_LENGTH } from "./input.js";
+
+/** Namespace IDs in paths: the wider (preprovisioned) pattern, which holds server IDs too. */
+export const NamespaceIdSchema = IdString(
+  PREPROVISIONED_NAMESPACE_ID_PATTERN.source,
+  "A Namespace ID (`ns_…`).",
+);
+
+const DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+
+export const CreateNamespaceBodySchema = Type.Object(
+  {
+    name: PlainText({
+      minLength: 1,
+      maxLength: MAX_NAMESPACE_NAME_LENGTH,
+      description: "Unique in the Installation for ever; a deleted Namespace's name is retired.",
+    }),
+    existingNamespace: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 63,
+        pattern: DNS_LABEL,
+        description:
+          "An operator-owned Kubernetes namespace to adopt (administrators only). Not a reserved name: default, kube-*, openshift-*, oce-*, or the controller's own namespace.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateNamespaceBody = Static<typeof CreateNamespaceBodySchema>;
+
+export const NamespaceParamsSchema = Type.Object(
+  { id: NamespaceIdSchema },
+  { additionalProperties: false },
+);
+export type NamespaceParams = Static<typeof NamespaceParamsSchema>;
+
+export const PlacementSchema = Type.Object(
+  {
+    mode: literalUnion(PLACEMENT_MODES),
+    kubernetesNamespace: Nullable(
+      Type.String({
+        description:
+          "The Kubernetes namespace the tenant is (or will be) placed in: the bound one once the worker recorded it, else the selected or derived name.",
+      }),
+    ),
+    uid: Nullable(Type.String({ description: "metadata.uid of the bound namespace, once bound." })),
+  },
+  { additionalProperties: false },
+);
+
+export const StatusReasonSchema = Type.Object(
+  {
+    code: literalUnion(NAMESPACE_STATUS_CODES),
+    message: Type.String({ maxLength: 256 }),
+    since: DateTime,
+  },
+  { additionalProperties: false },
+);
+
+export const NamespaceSchema = Type.Object(
+  {
+    id: NamespaceIdSchema,
+    name: Type.String(),
+    existingNamespace: Type.Optional(Type.String()),
+    status: literalUnion(NAMESPACE_STATUSES),
+    placement: PlacementSchema,
+    statusReason: Nullable(StatusReasonSchema),
+    createdAt: DateTime,
+  },
+  { additionalProperties: false },
+);
+export type NamespaceView = Static<typeof NamespaceSchema>;
+
+// `placement.kubernetesNamespace` is the bound name once the worker recorded it; before that,
+// the selected namespace (external) or the derived current managed name, where the worker
+// will create it — so operators always see where a tenant lives or will live.
+function plannedKubernetesNamespace(record: NamespaceRecord): string | null {
+  if (record.kubernetesNamespace !== null) return record.kubernetesNamespace;
+  switch (record.placementMode) {
+    case "external":
+      return record.existingNamespace;
+    case "managed":
+    case "preprovisioned":
+      return currentManagedName(record.id);
+  }
+}
+
+/** The response shape of one Namespace. */
+export function presentNamespace(record: NamespaceRecord): NamespaceView {
+  return {
+    id: record.id,
+    name: record.name,
+    ...(record.existingNamespace === null ? {} : { existingNamespace: record.existingNamespace }),
+    status: record.status,
+    placement: {
+      mode: record.placementMode,
+      kubernetesNamespace: plannedKubernetesNamespace(record),
+      uid: record.kubernetesUid,
+    },
+    statusReason:
+      record.statusCode === null || record.statusReason === null || record.statusSince === null
+        ? null
+        : {
+            code: record.statusCode,
+            message: record.statusReason,
+            since: record.statusSince.toISOString(),
+          },
+    createdAt: record.createdAt.toISOString(),
+  };
+}

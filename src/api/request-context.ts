@@ -1,0 +1,93 @@
+/**
+ * Per-request context: the request ID every response carries (`x-request-id`, and
+ * `meta.requestId` in every body), and the authenticated caller. The ID is always generated
+ * here — a client-supplied one is ignored, so logs and audit events cannot be polluted or
+ * correlated by a caller's choice.
+ *
+ * Authentication (control-plane.md §3) is a bearer API key on every route not marked public.
+ * A missing, malformed, unknown, wrong, revoked or expired key, or one whose principal was
+ * deleted, is answered alike with 401 — the reason is logged (never the key), not returned.
+ * Unauthenticated requests are not audited. A database failure while checking the key is
+ * 503: the caller may well be legitimate.
+ */
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { bearerToken } from "../iam/api-key-secret.js";
+import { authenticateApiKey } from "../iam/api-keys.js";
+import type { Db } from "../store/db.js";
+import type { Caller } from "./authorization.js";
+import { ApiError } from "./errors.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by authentication; `null` on public routes and before authentication. */
+    caller: Caller | null;
+  }
+  interface FastifyContextConfig {
+    /** Served without authentication (health, metrics, the OpenAPI document). */
+    public?: boolean;
+  }
+}
+
+export const REQUEST_ID_HEADER = "x-request-id";
+
+/** A new request ID: `req_` + a UUIDv4. */
+export function newRequestId(): string {
+  return `req_${randomUUID()}`;
+}
+
+/** Decorates requests with `caller` and stamps `x-request-id` on every response. */
+export function registerRequestContext(app: FastifyInstance): void {
+  app.decorateRequest("caller", null);
+  app.addHook("onSend", async (request, reply, payload) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    return payload;
+  });
+}
+
+/** The authenticated caller; only absent on a route that is wrongly marked public. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (request.caller === null) throw new ApiError("UNAUTHENTICATED");
+  return request.caller;
+}
+
+/** `{ data, meta }` for `request`. */
+export function envelope<T>(
+  request: FastifyRequest,
+  data: T,
+): { data: T; meta: { requestId: string } } {
+  return { data, meta: { requestId: request.id } };
+}
+
+/** `{ data: [...], meta: { requestId, nextCursor } }` for `request`. */
+export function pageEnvelope<T>(
+  request: FastifyRequest,
+  data: T[],
+  nextCursor: string | null,
+): { data: T[]; meta: { requestId: string; nextCursor: string | null } } {
+  return { data, meta: { requestId: request.id, nextCursor } };
+}
+
+/** Adds the authentication hook to `app` (and every route registered in it). */
+export function registerAuthentication(app: FastifyInstance, db: Db): void {
+  app.addHook("onRequest", async (request) => {
+    if (request.is404 || request.routeOptions.config.public === true) return;
+    const token = bearerToken(request.headers.authorization);
+    if (token === undefined) throw new ApiError("UNAUTHENTICATED");
+    let result;
+    try {
+      result = await authenticateApiKey(db, token);
+    } catch (err) {
+      throw new ApiError(
+        "DEPENDENCY_UNAVAILABLE",
+        "The API key could not be checked; retry later.",
+        { cause: err },
+      );
+    }
+    if (result.outcome === "rejected") {
+      request.log.info({ reason: result.reason }, "api key rejected");
+      throw new ApiError("UNAUTHENTICATED");
+    }
+    request.caller = { principalId: result.principal.id, requestId: request.id };
+  });
+}

@@ -1,0 +1,167 @@
+/**
+ * Schema building blocks shared by every route: the response envelopes, the error envelope,
+ * paging parameters, and small helpers. Route types are derived from these with `Static`;
+ * nothing is declared twice.
+ */
+import { Type, type Static, type TLiteral, type TSchema } from "@sinclair/typebox";
+import { ApiError, DETAIL_CODES, ERROR_CODES, type ErrorStatus } from "./errors.js";
+import { PLAIN_TEXT_FORMAT } from "./validation.js";
+
+/** A string that is one of `values` (an `enum` in the OpenAPI document). */
+export function literalUnion<const V extends readonly string[]>(
+  values: V,
+  opts: { readonly description?: string } = {},
+) {
+  const literals: TLiteral<V[number]>[] = values.map((v) => Type.Literal(v));
+  return Type.Union(literals, opts);
+}
+
+/** `T | null`. */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+/** Plain text (no control characters, well-formed) of `minLength`–`maxLength` characters. */
+export function PlainText(opts: {
+  readonly minLength?: number;
+  readonly maxLength: number;
+  readonly description?: string;
+}) {
+  return Type.String({ format: PLAIN_TEXT_FORMAT, minLength: opts.minLength ?? 0, ...opts });
+}
+
+/** An RFC 3339 instant, always sent as UTC with milliseconds. */
+export const DateTime = Type.String({ format: "date-time" });
+
+/** A pattern-checked ID. */
+export function IdString(pattern: string, description: string) {
+  return Type.String({ pattern, maxLength: 80, description });
+}
+
+export const MetaSchema = Type.Object(
+  { requestId: Type.String({ description: "The request's ID, also sent as x-request-id." }) },
+  { additionalProperties: false },
+);
+
+/** `{ data, meta }` around one resource. */
+export function DataEnvelope<T extends TSchema>(data: T) {
+  return Type.Object({ data, meta: MetaSchema }, { additionalProperties: false });
+}
+
+export const PageMetaSchema = Type.Object(
+  {
+    requestId: Type.String(),
+    nextCursor: Nullable(
+      Type.String({ description: "Pass as `cursor` for the next page; null on the last page." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `{ data: [...], meta: { requestId, nextCursor } }` around one page of a collection. */
+export function PageEnvelope<T extends TSchema>(item: T) {
+  return Type.Object(
+    { data: Type.Array(item), meta: PageMetaSchema },
+    { additionalProperties: false },
+  );
+}
+
+export const ErrorDetailSchema = Type.Object(
+  { path: Type.String(), code: literalUnion(DETAIL_CODES) },
+  { additionalProperties: false },
+);
+
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: literalUnion(ERROR_CODES),
+        message: Type.String({ maxLength: 256 }),
+        details: Type.Optional(Type.Array(ErrorDetailSchema)),
+      },
+      { additionalProperties: false },
+    ),
+    meta: MetaSchema,
+  },
+  { $id: "ErrorEnvelope", additionalProperties: false },
+);
+export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
+
+/**
+ * Error responses for a route's `response` schema: every route can answer 400, 401, 500 and
+ * 503; `statuses` adds the ones particular to it.
+ */
+export function errorResponses(
+  ...statuses: ErrorStatus[]
+): Record<number, typeof ErrorEnvelopeRef> {
+  const all = new Set<number>([400, 401, 500, 503, ...statuses]);
+  return Object.fromEntries([...all].sort().map((s) => [s, ErrorEnvelopeRef]));
+}
+
+/** A reference to the shared error envelope (one component in the OpenAPI document). */
+const ErrorEnvelopeRef = Type.Unsafe<ErrorEnvelope>(Type.Ref("ErrorEnvelope"));
+
+/** Schemas referenced by `$id`; the app registers them before any route. */
+export const SHARED_SCHEMAS = [ErrorEnvelopeSchema] as const;
+
+/** The query of a route that takes no query parameters. */
+export const NoQuerySchema = Type.Object({}, { additionalProperties: false });
+
+/** `limit` and `cursor`, for every paged collection. */
+export const PageQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PageQuery = Static<typeof PageQuerySchema>;
+
+// Opaque paging cursors. A cursor is the position after the last item of a page — its time
+// and ID — as base64url JSON. It is opaque to clients; a cursor that does not decode to a
+// valid position is refused (400), and a forged one can only move the window over items the
+// caller is allowed to see anyway (every listing filters before paging).
+
+/** A position in a collection ordered by (time, id). */
+export interface CursorPosition<I extends string> {
+  readonly time: Date;
+  readonly id: I;
+}
+
+/** Encodes a position. */
+export function encodeCursor(time: Date, id: string): string {
+  return Buffer.from(JSON.stringify([time.toISOString(), id]), "utf8").toString("base64url");
+}
+
+/**
+ * Decodes a cursor whose ID must satisfy `isId`; throws `INVALID_REQUEST` pointing at the
+ * `cursor` query parameter otherwise.
+ */
+export function decodeCursor<I extends string>(
+  cursor: string,
+  isId: (v: unknown) => v is I,
+): CursorPosition<I> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    parsed = undefined;
+  }
+  if (Array.isArray(parsed) && parsed.length === 2) {
+    const [time, id] = parsed as unknown[];
+    const at = typeof time === "string" ? new Date(time) : undefined;
+    // Years the database can hold and this API could have written; anything else is forged.
+    const year = at?.getUTCFullYear() ?? Number.NaN;
+    if (at !== undefined && year >= 1970 && year <= 9999 && isId(id)) return { time: at, id };
+  }
+  throw new ApiError("INVALID_REQUEST", "cursor is not a cursor this API returned.", {
+    details: [{ path: "/querystring/cursor", code: "invalid_value" }],
+  });
+}
+
+/** The page size to use: the caller's `limit` or the default. */
+export function pageLimit(limit: number | undefined): number {
+  return limit ?? 100;
+}

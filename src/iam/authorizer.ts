@@ -1,0 +1,132 @@
+/**
+ * The authorizer (control-plane.md §3): decides one request against policy read from the
+ * database at that moment — never from a cache — so a revoked binding or a new restriction
+ * takes effect on the very next request, and the worker's re-authorization of a frozen actor
+ * sees current policy.
+ *
+ * A request is allowed when all hold:
+ * 1. the principal exists and is not deleted;
+ * 2. some binding of the principal holds a role with the permission, and the binding is
+ *    Installation-wide, or — for permissions not in `INSTALLATION_ONLY_PERMISSIONS` — scoped
+ *    to the Namespace the request is about;
+ * 3. no restriction matches (principal, Namespace, action, kind; null columns match anything,
+ *    and a Namespace-scoped restriction never matches a request about no Namespace).
+ *
+ * Errors reading policy propagate: callers must treat them as a denial (fail closed) and
+ * answer 503, never allow.
+ */
+import type { NamespaceId } from "../domain/ids.js";
+import type { Queryable } from "../store/db.js";
+import type { BindingId, PrincipalId, RestrictionId, RoleId } from "./ids.js";
+import { isInstallationOnly, type Permission } from "./vocabulary.js";
+
+/** What is asked: a permission, and the Namespace it is about (absent for collections). */
+export interface AuthorizationRequest {
+  readonly permission: Permission;
+  readonly namespaceId?: NamespaceId | undefined;
+}
+
+/** Why a request was denied: stable codes for audit details and the worker's failure codes. */
+export const DENIAL_REASONS = ["principal_missing", "no_grant", "restricted"] as const;
+export type DenialReason = (typeof DENIAL_REASONS)[number];
+
+/** A decision, with the evidence that decided it (for audit details). */
+export type Decision =
+  | {
+      readonly allowed: true;
+      readonly bindingId: BindingId;
+      readonly roleId: RoleId;
+      readonly scope: "installation" | "namespace";
+    }
+  | {
+      readonly allowed: false;
+      readonly reason: DenialReason;
+      readonly restrictionId?: RestrictionId;
+    };
+
+interface DecisionRow {
+  readonly principal_live: boolean;
+  readonly binding_id: BindingId | null;
+  readonly role_id: RoleId | null;
+  readonly binding_namespace: string | null;
+  readonly restriction_id: RestrictionId | null;
+}
+
+/** The restriction predicate over alias `r`, for principal $1, action $2, kind $3, Namespace `ns`. */
+function restrictionMatches(ns: string): string {
+  return `(r.principal_id IS NULL OR r.principal_id = $1)
+    AND (r.namespace_id IS NULL OR r.namespace_id = ${ns})
+    AND (r.action IS NULL OR r.action = $2) AND (r.kind IS NULL OR r.kind = $3)`;
+}
+
+/** The grant predicate over aliases `b`, `rp`, for a request about Namespace `ns`. */
+function grantMatches(ns: string, installationOnly: string): string {
+  return `b.principal_id = $1 AND rp.action = $2 AND rp.kind = $3
+    AND (b.namespace_id IS NULL OR (NOT ${installationOnly} AND b.namespace_id = ${ns}))`;
+}
+
+/** Decides one request in one statement (see the module comment for the rules). */
+export async function authorize(
+  q: Queryable,
+  principalId: PrincipalId,
+  request: AuthorizationRequest,
+): Promise<Decision> {
+  const { action, kind } = request.permission;
+  const res = await q.query<DecisionRow>(
+    `SELECT EXISTS (SELECT 1 FROM principals WHERE id = $1 AND deleted_at IS NULL) AS principal_live,
+            g.id AS binding_id, g.role_id, g.namespace_id AS binding_namespace,
+            (SELECT r.id FROM restrictions r WHERE ${restrictionMatches("$4::text")}
+             ORDER BY r.created_at, r.id LIMIT 1) AS restriction_id
+     FROM (SELECT 1) AS one
+     LEFT JOIN LATERAL (
+       SELECT b.id, b.role_id, b.namespace_id FROM bindings b
+       JOIN role_permissions rp ON rp.role_id = b.role_id
+       WHERE ${grantMatches("$4::text", "$5::boolean")}
+       ORDER BY (b.namespace_id IS NULL) DESC, b.created_at, b.id LIMIT 1
+     ) AS g ON true`,
+    [
+      principalId,
+      action,
+      kind,
+      request.namespaceId ?? null,
+      isInstallationOnly(request.permission),
+    ],
+  );
+  const row = res.rows[0];
+  if (row === undefined) throw new Error("authorize: the decision query returned no row");
+  if (!row.principal_live) return { allowed: false, reason: "principal_missing" };
+  if (row.restriction_id !== null) {
+    return { allowed: false, reason: "restricted", restrictionId: row.restriction_id };
+  }
+  if (row.binding_id === null || row.role_id === null) {
+    return { allowed: false, reason: "no_grant" };
+  }
+  return {
+    allowed: true,
+    bindingId: row.binding_id,
+    roleId: row.role_id,
+    scope: row.binding_namespace === null ? "installation" : "namespace",
+  };
+}
+
+/**
+ * The live Namespaces on which `principalId` holds `permission`, by the same rules as
+ * {@link authorize} applied to each Namespace (a filtered listing: never a 403). Empty when
+ * the principal is deleted.
+ */
+export async function authorizedNamespaceIds(
+  q: Queryable,
+  principalId: PrincipalId,
+  permission: Permission,
+): Promise<NamespaceId[]> {
+  const res = await q.query<{ id: NamespaceId }>(
+    `SELECT n.id FROM namespaces n
+     WHERE n.deleted_at IS NULL
+       AND EXISTS (SELECT 1 FROM principals WHERE id = $1 AND deleted_at IS NULL)
+       AND EXISTS (SELECT 1 FROM bindings b JOIN role_permissions rp ON rp.role_id = b.role_id
+                   WHERE ${grantMatches("n.id", "$4::boolean")})
+       AND NOT EXISTS (SELECT 1 FROM restrictions r WHERE ${restrictionMatches("n.id")})`,
+    [principalId, permission.action, permission.kind, isInstallationOnly(permission)],
+  );
+  return res.rows.map((r) => r.id);
+}

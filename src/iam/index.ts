@@ -1,0 +1,12 @@
+/** Identity and authorization (control-plane.md §3). This barrel only re-exports. */
+export * from "./api-key-secret.js";
+export * from "./api-keys.js";
+export * from "./authorizer.js";
+export * from "./bindings.js";
+export * from "./bootstrap.js";
+export * from "./ids.js";
+export * from "./paging.js";
+export * from "./principals.js";
+export * from "./restrictions.js";
+export * from "./roles.js";
+export * from "./vocabulary.js";

@@ -1,0 +1,69 @@
+import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ComputeSelection } from "../api/compute-selection.js";
+import type { InstallationConfig } from "../config/installation-config.js";
+import type { ComputeDriver } from "../drivers/compute.js";
+import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
+import { KubernetesComputeDriver } from "../drivers/kubernetes/compute/driver.js";
+
+/** What the API needs to know of the Compute selection. */
+export function computeSelectionOf(config: InstallationConfig): ComputeSelection {
+  const compute = config.drivers.compute;
+  return compute === "kubernetes"
+    ? { source: "bundled", name: "kubernetes" }
+    : { source: "installed", module: compute.module };
+}
+
+/**
+ * The contract of an installed Compute Driver module: it exports `createComputeDriver`, which
+ * receives the validated Installation configuration and returns a `ComputeDriver`.
+ */
+export interface ComputeDriverModule {
+  createComputeDriver(config: InstallationConfig): ComputeDriver | Promise<ComputeDriver>;
+}
+
+function isDriverModule(m: unknown): m is ComputeDriverModule {
+  return (
+    typeof m === "object" &&
+    m !== null &&
+    "createComputeDriver" in m &&
+    typeof m.createComputeDriver === "function"
+  );
+}
+
+export interface ComputeRuntime {
+  readonly driver: ComputeDriver;
+  close(): void;
+}
+
+/**
+ * Builds the selected Compute Driver: the bundled Kubernetes one (credentials from the
+ * configured kubeconfig, else the default chain: $KUBECONFIG, ~/.kube/config, in-cluster), or
+ * an installed module loaded by package name or path.
+ */
+export async function createComputeRuntime(config: InstallationConfig): Promise<ComputeRuntime> {
+  const selected = config.drivers.compute;
+  if (selected === "kubernetes") {
+    const client = createObjectClient(loadKubeConfig(config.kubernetes.kubeconfig), {
+      timeoutMs: config.kubernetes.requestTimeoutMs,
+    });
+    const driver = new KubernetesComputeDriver({ client, settings: config.compute });
+    return {
+      driver,
+      close: () => {
+        client.close();
+      },
+    };
+  }
+  const specifier =
+    selected.module.startsWith(".") || isAbsolute(selected.module)
+      ? pathToFileURL(resolve(selected.module)).href
+      : selected.module;
+  const loaded: unknown = await import(specifier);
+  if (!isDriverModule(loaded)) {
+    throw new Error(
+      `drivers.compute: module ${selected.module} does not export createComputeDriver(config)`,
+    );
+  }
+  return { driver: await loaded.createComputeDriver(config), close: () => undefined };
+}

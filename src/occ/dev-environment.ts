@@ -1,0 +1,108 @@
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { InstallationConfig } from "../config/installation-config.js";
+import { startLocalCluster } from "../devcluster/local-cluster.js";
+import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
+import {
+  chartClusterRbac,
+  createMissing,
+  devTenantRolesClusterWide,
+  type RbacSubject,
+} from "../drivers/kubernetes/rbac-objects.js";
+import { migrate } from "../store/migrate.js";
+import { openPglite } from "../store/pglite-db.js";
+import { createLogger } from "./logger.js";
+import { runBootstrap, startApiProcess, startWorkerProcess } from "./processes.js";
+
+export interface DevEnvironmentOptions {
+  readonly stateDir: string;
+  readonly config: InstallationConfig;
+  /** API port; 0 picks a free one. */
+  readonly port: number;
+  /** Progress lines for the person who started it. */
+  readonly say: (line: string) => void;
+}
+
+export interface DevEnvironment {
+  readonly apiUrl: string;
+  readonly apiKeyFile: string;
+  readonly devEnvFile: string;
+  readonly logFile: string;
+  /** Stops the worker, the API, the database and the cluster, in that order. */
+  stop(): Promise<void>;
+}
+
+const user = (name: string): RbacSubject => ({ kind: "User", name });
+
+/**
+ * `occ dev up`: the embedded default in one process — a local cluster (real etcd,
+ * kube-apiserver, kube-controller-manager), PGlite, migrations, bootstrap, the API and the
+ * worker. Everything lives in `stateDir`, so a restart resumes. The worker and API run as the
+ * chart's identities with the chart's grants; as an announced development convenience the
+ * tenant roles are also bound cluster-wide, so Namespaces become ready without RoleBindings.
+ */
+export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<DevEnvironment> {
+  const dir = resolve(opts.stateDir);
+  await mkdir(dir, { recursive: true });
+  const logFile = join(dir, "occ.log");
+  const logger = createLogger("occ-dev", logFile);
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s();
+  };
+  try {
+    opts.say("starting the local cluster (etcd, kube-apiserver, kube-controller-manager)…");
+    const cluster = await startLocalCluster({ dir: join(dir, "cluster") });
+    stops.push(() => cluster.stop());
+    const admin = createObjectClient(loadKubeConfig(cluster.kubeconfigs.admin));
+    try {
+      await createMissing(admin, chartClusterRbac(user("occ-worker"), user("occ-api")));
+      await createMissing(admin, devTenantRolesClusterWide(user("occ-worker"), user("occ-api")));
+    } finally {
+      admin.close();
+    }
+    opts.say(
+      "development only: the tenant roles are bound cluster-wide, so no per-namespace RoleBindings are needed here",
+    );
+
+    opts.say("opening the embedded database (PGlite) and applying migrations…");
+    const db = await openPglite(join(dir, "pglite"));
+    stops.push(() => db.close());
+    await migrate(db);
+    const config: InstallationConfig = {
+      ...opts.config,
+      kubernetes: { ...opts.config.kubernetes, kubeconfig: cluster.kubeconfigs["occ-worker"] },
+    };
+    const apiKeyFile = join(dir, "admin-api-key");
+    const boot = await runBootstrap(db, config);
+    if (boot.apiKey !== null) await writeFile(apiKeyFile, `${boot.apiKey}\n`, { mode: 0o600 });
+    if (!existsSync(apiKeyFile)) {
+      throw new Error(
+        `${apiKeyFile} is missing and the administrator's key is only issued once; remove ${dir} to start afresh`,
+      );
+    }
+
+    const server = await startApiProcess({ db, config, port: opts.port, logger });
+    stops.push(() => server.close());
+    const worker = await startWorkerProcess({ db, config, logger });
+    stops.push(() => worker.stop());
+
+    const apiKey = (await readFile(apiKeyFile, "utf8")).trim();
+    const devEnvFile = join(dir, "dev.env");
+    await writeFile(
+      devEnvFile,
+      [
+        `OCC_API_URL=${server.url}`,
+        `OCC_API_KEY=${apiKey}`,
+        `KUBECONFIG=${cluster.kubeconfigs.admin}`,
+        "",
+      ].join("\n"),
+      { mode: 0o600 },
+    );
+    return { apiUrl: server.url, apiKeyFile, devEnvFile, logFile, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,65 @@
+import { hostname } from "node:os";
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import type { InstallationConfig } from "../config/installation-config.js";
+import { startApiServer, type RunningServer } from "../api/server.js";
+import { bootstrap, type BootstrapResult } from "../iam/bootstrap.js";
+import type { Db } from "../store/db.js";
+import { startWorker, type RunningWorker } from "../worker/worker.js";
+import { computeSelectionOf, createComputeRuntime } from "./compute.js";
+import { namespaceQueueConfig, namespaceWorkQueue } from "./namespace-queue.js";
+
+/** `occ bootstrap`: the same service path the API uses, with the configured Compute selection. */
+export function runBootstrap(db: Db, config: InstallationConfig): Promise<BootstrapResult> {
+  return bootstrap({
+    db,
+    queue: namespaceQueueConfig(config),
+    compute: computeSelectionOf(config),
+    controllerNamespace: config.kubernetes.controllerNamespace,
+    contentChecks: [],
+  });
+}
+
+/** `occ api`: the HTTP API on `host:port`. */
+export function startApiProcess(opts: {
+  db: Db;
+  config: InstallationConfig;
+  host?: string;
+  port?: number;
+  logger: Logger;
+  registry?: Registry;
+}): Promise<RunningServer> {
+  return startApiServer({
+    db: opts.db,
+    compute: computeSelectionOf(opts.config),
+    controllerNamespace: opts.config.kubernetes.controllerNamespace,
+    queue: namespaceQueueConfig(opts.config),
+    logger: opts.logger,
+    ...(opts.registry !== undefined ? { registry: opts.registry } : {}),
+    ...(opts.host !== undefined ? { host: opts.host } : {}),
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
+  });
+}
+
+/** `occ worker`: claims Namespace work and calls the selected Compute Driver. */
+export async function startWorkerProcess(opts: {
+  db: Db;
+  config: InstallationConfig;
+  logger: Logger;
+}): Promise<RunningWorker> {
+  const compute = await createComputeRuntime(opts.config);
+  const worker = await startWorker({
+    db: opts.db,
+    queue: namespaceWorkQueue(opts.config),
+    compute: compute.driver,
+    concurrency: opts.config.worker.concurrency,
+    owner: `${hostname()}:${process.pid}`,
+    logger: opts.logger,
+  });
+  return {
+    async stop() {
+      await worker.stop();
+      compute.close();
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { LABELS, currentManagedName, type K8sNamespace } from "../../../src/domain/index.js";
+import { createTestDatabase } from "../../harness/db.js";
+import { eventually } from "../../harness/kube.js";
+import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
+import { occ, startOcc, type OccProcess } from "./processes.js";
+
+interface NamespaceView {
+  id: string;
+  status: string;
+  placement: { mode: string; kubernetesNamespace: string | null; uid: string | null };
+  statusReason: { code: string; message: string } | null;
+}
+
+let dir: string;
+let apiUrl: string;
+let apiKey: string;
+let drop: () => Promise<void>;
+const processes: OccProcess[] = [];
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${apiUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, json: (await res.json()) as { data: NamespaceView } };
+}
+
+async function until(id: string, what: string, ok: (n: NamespaceView | null) => boolean) {
+  let last: unknown;
+  await eventually(`${id} ${what} (last: ${JSON.stringify(last)})`, async () => {
+    const res = await call("GET", `/namespaces/${id}`);
+    last = res.json;
+    return ok(res.status === 404 ? null : res.json.data);
+  });
+}
+
+beforeAll(async () => {
+  await grantChartClusterRoles();
+  dir = await mkdtemp(join(tmpdir(), "occ-e2e-"));
+  const database = await createTestDatabase();
+  drop = () => database.drop();
+  const config = join(dir, "config.yaml");
+  await writeFile(
+    config,
+    `kubernetes:\n  kubeconfig: ${inject("env").kubeconfigs["occ-worker"]}\nworker:\n  concurrency: 2\n`,
+  );
+  const common = ["--database-url", database.url, "--config", config];
+  occ(["migrate", "--database-url", database.url]);
+  occ(["bootstrap", ...common, "--api-key-file", join(dir, "key")]);
+  apiKey = (await readFile(join(dir, "key"), "utf8")).trim();
+  const api = await startOcc(["api", ...common, "--port", "0"], /listening on (http:\/\/\S+)/);
+  processes.push(api);
+  apiUrl = api.match[1] ?? "";
+  processes.push(await startOcc(["worker", ...common], /"worker started"/));
+}, 120_000);
+
+afterAll(async () => {
+  for (const p of processes) await p.stop();
+  await drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("API and worker as separate processes, real cluster and PostgreSQL", () => {
+  it("managed: provisioning → pending on the RoleBinding → ready → deleted to a tombstone", async () => {
+    const created = await call("POST", "/namespaces", { name: "support-e2e" });
+    expect(created.status).toBe(201);
+    expect(created.json.data.status).toBe("provisioning");
+    const id = created.json.data.id;
+    const name = currentManagedName(id);
+
+    await until(
+      id,
+      "pending on the worker RoleBinding",
+      (n) => n?.statusReason?.code === "KUBERNETES_PERMISSION_PENDING",
+    );
+    await bindTenantRole(name, "occ-worker");
+    await until(id, "ready", (n) => n?.status === "ready");
+    const ready = (await call("GET", `/namespaces/${id}`)).json.data;
+    const ns = await readNamespace(name);
+    expect(ready.placement).toEqual({
+      mode: "managed",
+      kubernetesNamespace: name,
+      uid: ns?.metadata?.uid,
+    });
+    expect(
+      await admin.find("NetworkPolicy", { name: "default-deny", namespace: name }),
+    ).toBeDefined();
+
+    expect((await call("DELETE", `/namespaces/${id}`)).status).toBe(202);
+    await until(id, "tombstoned", (n) => n === null);
+    await eventually(
+      "managed namespace gone",
+      async () => (await readNamespace(name)) === undefined,
+    );
+  });
+
+  it("external: pending with the reason visible, ready once granted, deleted with the namespace retained", async () => {
+    const prepared = await prepareExternal();
+    const selected = prepared.metadata?.name ?? "";
+    const created = await call("POST", "/namespaces", {
+      name: "cs-e2e",
+      existingNamespace: selected,
+    });
+    expect(created.status).toBe(201);
+    const id = created.json.data.id;
+    await until(id, "pending", (n) => n?.statusReason?.code === "KUBERNETES_PERMISSION_PENDING");
+    const pending = (await call("GET", `/namespaces/${id}`)).json.data;
+    expect(pending.status).toBe("provisioning");
+    expect(pending.statusReason?.message).toContain(selected);
+
+    await bindTenantRole(selected, "occ-worker");
+    await until(id, "ready", (n) => n?.status === "ready");
+
+    expect((await call("DELETE", `/namespaces/${id}`)).status).toBe(202);
+    await until(id, "tombstoned", (n) => n === null);
+    const after = await admin.get<K8sNamespace>("Namespace", { name: selected });
+    expect(after.metadata?.uid).toBe(prepared.metadata?.uid);
+    expect(after.metadata?.labels?.[LABELS.namespace]).toBe(id);
+    expect(after.metadata?.labels?.[LABELS.managedBy]).toBe("Helm");
+    expect(await admin.list("NetworkPolicy", { namespace: selected })).toEqual([]);
+  });
+});

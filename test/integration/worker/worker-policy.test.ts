@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { createNamespace } from "../../../src/api/namespaces/create.js";
+import { NAMESPACE_WORK_KINDS } from "../../../src/api/namespaces/work.js";
+import { validateInstallationConfig } from "../../../src/config/installation-config.js";
+import { type NamespaceId } from "../../../src/domain/index.js";
+import { createBinding, deleteBinding } from "../../../src/iam/bindings.js";
+import { createPrincipal } from "../../../src/iam/principals.js";
+import { createRole } from "../../../src/iam/roles.js";
+import { createComputeRuntime, type ComputeRuntime } from "../../../src/occ/compute.js";
+import { namespaceQueueConfig } from "../../../src/occ/namespace-queue.js";
+import { runBootstrap } from "../../../src/occ/processes.js";
+import { createWorkQueue } from "../../../src/queue/index.js";
+import { getNamespace } from "../../../src/store/namespaces.js";
+import { migrate } from "../../../src/store/migrate.js";
+import { runNamespacePass } from "../../../src/worker/namespace-pass.js";
+import { createTestDatabase } from "../../harness/db.js";
+import { grantChartClusterRoles } from "../../harness/rbac.js";
+import { prepareExternal, readNamespace } from "../compute/fixtures.js";
+
+const config = validateInstallationConfig(
+  { kubernetes: { kubeconfig: inject("env").kubeconfigs["occ-worker"] } },
+  "test",
+);
+let t: Awaited<ReturnType<typeof createTestDatabase>>;
+let compute: ComputeRuntime;
+
+beforeAll(async () => {
+  await grantChartClusterRoles();
+  t = await createTestDatabase();
+  await migrate(t.db);
+  await runBootstrap(t.db, config);
+  compute = await createComputeRuntime(config);
+});
+afterAll(async () => {
+  compute.close();
+  await t.drop();
+});
+
+const deps = (convergenceMs?: number) => ({
+  db: t.db,
+  queue: {
+    ...namespaceQueueConfig(config),
+    ...(convergenceMs !== undefined
+      ? { policy: { ...namespaceQueueConfig(config).policy, convergenceMs } }
+      : {}),
+  },
+  compute: { source: "bundled", name: "kubernetes" } as const,
+  controllerNamespace: "openclaw-system",
+  contentChecks: [],
+});
+
+/** A principal holding namespace:create and installation:administer, Installation-wide. */
+async function creator(name: string) {
+  const p = await createPrincipal(t.db, { kind: "user", name });
+  const r = await createRole(t.db, {
+    name: `${name}-role`,
+    permissions: [
+      { action: "create", kind: "namespace" },
+      { action: "read", kind: "namespace" },
+      { action: "administer", kind: "installation" },
+    ],
+  });
+  if (p.outcome !== "created" || r.outcome !== "created") throw new Error("fixture");
+  const b = await createBinding(t.db, {
+    principalId: p.principal.id,
+    roleId: r.role.id,
+    namespaceId: null,
+  });
+  if (b.outcome !== "created") throw new Error("fixture");
+  return { principalId: p.principal.id, bindingId: b.binding.id };
+}
+
+async function passFor(id: NamespaceId, queuePolicy = {}) {
+  const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: queuePolicy });
+  for (;;) {
+    const claim = await queue.claim(t.db, { owner: "test" });
+    if (claim === null) throw new Error("no claimable work");
+    if (claim.item.subject === `namespace:${id}`) {
+      return runNamespacePass({ db: t.db, queue, compute: compute.driver }, claim);
+    }
+    await queue.release(t.db, claim.lease);
+  }
+}
+
+describe("the worker re-authorizes the frozen actor", () => {
+  it("fails the Namespace with AUTHORIZATION_DENIED when installation:administer was revoked, and never touches the namespace", async () => {
+    const who = await creator("revoked-admin");
+    const prepared = await prepareExternal();
+    const selected = prepared.metadata?.name ?? "";
+    const ns = await createNamespace(
+      deps(),
+      { principalId: who.principalId },
+      {
+        name: "revoked-e",
+        existingNamespace: selected,
+      },
+    );
+    await deleteBinding(t.db, who.bindingId);
+
+    const summary = await passFor(ns.id);
+    expect(summary).toMatchObject({
+      result: "applied",
+      move: "fail",
+      code: "AUTHORIZATION_DENIED",
+    });
+    const record = await getNamespace(t.db, ns.id);
+    expect(record?.status).toBe("failed");
+    expect(record?.statusCode).toBe("AUTHORIZATION_DENIED");
+    expect((await readNamespace(selected))?.metadata?.resourceVersion).toBe(
+      prepared.metadata?.resourceVersion,
+    );
+    const audit = await t.db.query<{ action: string; outcome: string }>(
+      "SELECT action, outcome FROM audit_events WHERE resource_id = $1 ORDER BY occurred_at, id",
+      [ns.id],
+    );
+    expect(audit.rows).toEqual([
+      { action: "namespaces.create", outcome: "success" },
+      { action: "namespaces.lifecycle.ensure", outcome: "failure" },
+    ]);
+  });
+});
+
+describe("the worker's outcome table", () => {
+  it("a pending outcome does not spend an attempt, and the convergence deadline fails a Namespace that stays pending", async () => {
+    const who = await creator("pending-admin");
+    const prepared = await prepareExternal(); // no worker RoleBinding: stays pending
+    // The deadline is fixed when the work is queued: 1.5 s after creation here.
+    const ns = await createNamespace(
+      deps(1_500),
+      { principalId: who.principalId },
+      {
+        name: "stays-pending",
+        existingNamespace: prepared.metadata?.name ?? "",
+      },
+    );
+    const fast = { pendingBackoff: { baseMs: 1, maxMs: 1, jitter: 0 } };
+    const first = await passFor(ns.id, fast);
+    expect(first).toMatchObject({ move: "defer", code: "KUBERNETES_PERMISSION_PENDING" });
+    const work = await t.db.query<{ attempt_count: number; state: string }>(
+      "SELECT attempt_count, state FROM work_items WHERE subject = $1",
+      [`namespace:${ns.id}`],
+    );
+    expect(work.rows[0]).toEqual({ attempt_count: 0, state: "queued" });
+    expect((await getNamespace(t.db, ns.id))?.statusCode).toBe("KUBERNETES_PERMISSION_PENDING");
+
+    await new Promise((r) => setTimeout(r, 1_600));
+    const second = await passFor(ns.id, fast);
+    expect(second).toMatchObject({ result: "applied", move: "defer" });
+    const record = await getNamespace(t.db, ns.id);
+    expect(record?.status).toBe("failed");
+    expect(record?.statusCode).toBe("KUBERNETES_PERMISSION_PENDING");
+  });
+});

@@ -1,0 +1,256 @@
+/**
+ * Test harness for the API unit tests: a migrated, bootstrapped PGlite database and the app
+ * built on it, driven with `inject`. Helpers create principals with exactly the permissions a
+ * test needs, through the IAM routes as the bootstrap administrator.
+ */
+import type { Static, TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import pino from "pino";
+import type { Registry } from "prom-client";
+import { buildApp, type OccApp } from "../../../src/api/app.js";
+import { IssuedApiKeySchema, PrincipalSchema, RoleSchema } from "../../../src/api/iam/schemas.js";
+import { registerFormats } from "../../../src/api/validation.js";
+import {
+  DataEnvelope,
+  ErrorEnvelopeSchema,
+  PageEnvelope,
+  type ErrorEnvelope,
+} from "../../../src/api/schemas.js";
+import type { ComputeSelection } from "../../../src/api/compute-selection.js";
+import type { NamespaceContentCheck } from "../../../src/api/namespaces/contents.js";
+import type { NamespaceServiceDeps } from "../../../src/api/namespaces/deps.js";
+import { namespaceQueueConfig } from "../../../src/api/namespaces/work.js";
+import { bootstrap } from "../../../src/iam/bootstrap.js";
+import type { Permission } from "../../../src/iam/vocabulary.js";
+import type { Db, Queryable, SqlParam } from "../../../src/store/db.js";
+import { migrate } from "../../../src/store/migrate.js";
+import { openPglite } from "../../../src/store/pglite-db.js";
+
+export const CONTROLLER_NAMESPACE = "occ-system";
+
+/** A database whose statements can be made to fail on demand (fault injection). */
+export interface FaultyDb extends Db {
+  /** Statements for which `predicate` is true throw a connection-style error (no SQLSTATE). */
+  failWhen(predicate: ((sql: string) => boolean) | null): void;
+  /** Runs `hook` with the transaction before a statement matching `predicate` (once). */
+  beforeStatement(
+    predicate: (sql: string) => boolean,
+    hook: (tx: Queryable) => Promise<void>,
+  ): void;
+}
+
+export function faulty(db: Db): FaultyDb {
+  let failing: ((sql: string) => boolean) | null = null;
+  let hook: { predicate: (sql: string) => boolean; run: (tx: Queryable) => Promise<void> } | null =
+    null;
+  const wrap = (q: Queryable): Queryable => ({
+    async query<R>(sql: string, params?: readonly SqlParam[]) {
+      if (failing?.(sql) === true) throw new Error("injected: connection lost");
+      if (hook?.predicate(sql) === true) {
+        const run = hook.run;
+        hook = null;
+        await run(q);
+      }
+      return q.query<R>(sql, params);
+    },
+    exec: (sql) => q.exec(sql),
+  });
+  return {
+    ...wrap(db),
+    dialect: db.dialect,
+    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    listen: (c, h) => db.listen(c, h),
+    close: () => db.close(),
+    failWhen(predicate) {
+      failing = predicate;
+    },
+    beforeStatement(predicate, run) {
+      hook = { predicate, run };
+    },
+  };
+}
+
+export interface ApiFixture {
+  readonly raw: Db;
+  readonly db: FaultyDb;
+  readonly app: OccApp;
+  readonly adminId: string;
+  readonly adminKey: string;
+  readonly deps: NamespaceServiceDeps;
+  /** Every log line the app wrote. */
+  readonly logs: string[];
+  close(): Promise<void>;
+}
+
+export interface FixtureOptions {
+  readonly compute?: ComputeSelection;
+  readonly contentChecks?: readonly NamespaceContentCheck[];
+  readonly registry?: Registry;
+}
+
+export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
+  const raw = await openPglite();
+  await migrate(raw);
+  const db = faulty(raw);
+  const deps: NamespaceServiceDeps = {
+    db,
+    queue: namespaceQueueConfig(),
+    compute: opts.compute ?? { source: "bundled", name: "kubernetes" },
+    controllerNamespace: CONTROLLER_NAMESPACE,
+    contentChecks: opts.contentChecks ?? [],
+  };
+  const boot = await bootstrap(deps);
+  if (boot.apiKey === null) throw new Error("bootstrap issued no key on a fresh database");
+  const logs: string[] = [];
+  const logger = pino({ level: "trace" }, { write: (line: string) => void logs.push(line) });
+  const app = await buildApp({
+    db,
+    controllerNamespace: CONTROLLER_NAMESPACE,
+    ...(opts.compute === undefined ? {} : { compute: opts.compute }),
+    ...(opts.contentChecks === undefined ? {} : { contentChecks: opts.contentChecks }),
+    ...(opts.registry === undefined ? {} : { registry: opts.registry }),
+    logger,
+  });
+  return {
+    raw,
+    db,
+    app,
+    adminId: boot.administratorId,
+    adminKey: boot.apiKey,
+    deps,
+    logs,
+    async close() {
+      await app.close();
+      await raw.close();
+    },
+  };
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | number | undefined>;
+  /** Parsed JSON, or `undefined` when the body is not JSON. */
+  readonly body: unknown;
+  readonly text: string;
+}
+
+export async function call(
+  app: OccApp,
+  method: "GET" | "POST" | "DELETE" | "PUT" | "PATCH" | "HEAD" | "OPTIONS",
+  url: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const res = await app.inject({
+    method,
+    url,
+    headers: {
+      ...(opts.key === undefined ? {} : { authorization: `Bearer ${opts.key}` }),
+      ...opts.headers,
+    },
+    ...(opts.body === undefined ? {} : { payload: opts.body as string | object }),
+  });
+  let body: unknown;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers, body, text: res.body };
+}
+
+registerFormats();
+
+/** The `data` of a success body, checked against `schema` (so shapes are asserted too). */
+export function dataOf<T extends TSchema>(reply: Reply, schema: T): Static<T> {
+  const envelope: TSchema = DataEnvelope(schema);
+  const body: unknown = reply.body;
+  if (!Value.Check(envelope, body)) {
+    throw new Error(`not a data envelope (${reply.status}): ${reply.text}`);
+  }
+  return (body as { data: Static<T> }).data;
+}
+
+/** The items and cursor of a page body, checked against `item`. */
+export function pageOf<T extends TSchema>(
+  reply: Reply,
+  item: T,
+): { items: Static<T>[]; nextCursor: string | null } {
+  const envelope: TSchema = PageEnvelope(item);
+  const body: unknown = reply.body;
+  if (!Value.Check(envelope, body)) {
+    throw new Error(`not a page envelope (${reply.status}): ${reply.text}`);
+  }
+  const page = body as { data: Static<T>[]; meta: { nextCursor: string | null } };
+  return { items: page.data, nextCursor: page.meta.nextCursor };
+}
+
+/** The error envelope of a failure body; throws when the body is not one. */
+export function errorOf(reply: Reply): ErrorEnvelope {
+  const body: unknown = reply.body;
+  if (!Value.Check(ErrorEnvelopeSchema, body)) {
+    throw new Error(`not an error envelope (${reply.status}): ${reply.text}`);
+  }
+  return body;
+}
+
+/**
+ * Creates a principal holding `permissions` (one new role), bound Installation-wide or in
+ * `namespaceId`, and returns its ID and a key — all through the API as the administrator.
+ */
+export async function principalWith(
+  fx: ApiFixture,
+  name: string,
+  permissions: readonly Permission[],
+  namespaceId?: string,
+): Promise<{ id: string; key: string }> {
+  const admin = fx.adminKey;
+  const p = await call(fx.app, "POST", "/principals", { key: admin, body: { kind: "user", name } });
+  if (p.status !== 201) throw new Error(`principal: ${p.status} ${p.text}`);
+  const id = dataOf(p, PrincipalSchema).id;
+  if (permissions.length > 0) {
+    const role = await call(fx.app, "POST", "/roles", {
+      key: admin,
+      body: { name: `role-of-${name}`, permissions },
+    });
+    if (role.status !== 201) throw new Error(`role: ${role.status} ${role.text}`);
+    const binding = await call(fx.app, "POST", "/bindings", {
+      key: admin,
+      body: {
+        principalId: id,
+        roleId: dataOf(role, RoleSchema).id,
+        namespaceId: namespaceId ?? null,
+      },
+    });
+    if (binding.status !== 201) throw new Error(`binding: ${binding.status} ${binding.text}`);
+  }
+  const key = await call(fx.app, "POST", `/principals/${id}/api-keys`, { key: admin, body: {} });
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${key.text}`);
+  return { id, key: dataOf(key, IssuedApiKeySchema).key };
+}
+
+/** Row counts of the tables a refused request must leave untouched. */
+export interface Counts {
+  readonly namespaces: number;
+  readonly work_items: number;
+  readonly mutations: number;
+  readonly denials: number;
+}
+
+export async function counts(q: Queryable): Promise<Counts> {
+  const res = await q.query<Counts>(
+    `SELECT (SELECT count(*)::int FROM namespaces) AS namespaces,
+            (SELECT count(*)::int FROM work_items) AS work_items,
+            (SELECT count(*)::int FROM audit_events WHERE kind = 'mutation') AS mutations,
+            (SELECT count(*)::int FROM audit_events WHERE kind = 'authorization_denial') AS denials`,
+  );
+  const row = res.rows[0];
+  if (row === undefined) throw new Error("counts: no row");
+  return row;
+}
+
+/** The request ID a reply carries. */
+export function requestIdOf(reply: Reply): string {
+  const id = reply.headers["x-request-id"];
+  if (typeof id !== "string") throw new Error("reply without x-request-id");
+  return id;
+}
