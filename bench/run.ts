@@ -93,6 +93,10 @@ try {
     await new Promise((r) => setTimeout(r, 20));
   }
   const occMs = performance.now() - occStart;
+  const passes = await env.db.query<{ attempts: string; pendings: string }>(
+    "SELECT sum(attempt_count) AS attempts, sum(pending_count) AS pendings FROM work_items",
+  );
+  log(`P1: work passes: ${passes.rows[0]?.attempts} attempts, ${passes.rows[0]?.pendings} pending`);
   log(`P1: the same Kubernetes writes from a bare script, concurrency ${CONCURRENCY}`);
   const bareMs = await bareProvisioning(env, TENANTS, CONCURRENCY);
   const ratio = occMs / bareMs;

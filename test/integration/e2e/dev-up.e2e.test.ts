@@ -1,0 +1,93 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { defaultBinDir } from "../../../src/devcluster/local-cluster.js";
+import { eventually } from "../../harness/kube.js";
+import { startOcc, type OccProcess } from "./processes.js";
+
+let dir: string | undefined;
+let running: OccProcess | undefined;
+afterAll(async () => {
+  await running?.stop();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+function parseEnv(text: string): Record<string, string> {
+  return Object.fromEntries(
+    text
+      .split("\n")
+      .filter((l) => l.includes("="))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
+}
+
+async function upAndReady(stateDir: string) {
+  const proc = await startOcc(
+    ["dev", "up", "--state-dir", stateDir, "--port", "0"],
+    /OCC is up: (http:\/\/\S+)/,
+  );
+  running = proc;
+  const env = parseEnv(await readFile(join(stateDir, "dev.env"), "utf8"));
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${env.OCC_API_URL}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${env.OCC_API_KEY}`,
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return (await res.json()) as { data: { id: string; status: string }[] & { id: string } };
+  };
+  return { proc, env, call };
+}
+
+describe("occ dev up", () => {
+  it("starts everything, makes a Namespace ready, stops cleanly on SIGTERM and resumes from its state", async () => {
+    dir = await mkdtemp(join(tmpdir(), "occ-devup-"));
+    const first = await upAndReady(dir);
+    expect(first.env.OCC_API_URL).toBe(first.proc.match[1]);
+    expect(first.env.KUBECONFIG).toMatch(/kubeconfig-admin\.yaml$/);
+    const created = await first.call("POST", "/namespaces", { name: "dev-support" });
+    const id = created.data.id;
+    await eventually("dev Namespace ready", async () => {
+      const list = await first.call("GET", "/namespaces");
+      return list.data.some((n) => n.id === id && n.status === "ready");
+    });
+    // The cluster administrator's kubeconfig from dev.env sees the placed namespace.
+    const kubectl = join(defaultBinDir(), "kubectl");
+    const names = execFileSync(kubectl, [
+      "--kubeconfig",
+      first.env.KUBECONFIG ?? "",
+      "get",
+      "namespaces",
+      "-l",
+      `openclaw.dev/namespace=${id}`,
+      "-o",
+      "name",
+    ]).toString();
+    expect(names.trim()).toMatch(/^namespace\/oce-[0-9a-f]{15}$/);
+
+    await first.proc.stop();
+    expect(first.proc.child.exitCode).toBe(0);
+    expect(first.proc.output.join("\n")).toContain("stopped");
+    // The cluster stopped with it: nothing answers on the old API server any more.
+    expect(() =>
+      execFileSync(
+        kubectl,
+        ["--kubeconfig", first.env.KUBECONFIG ?? "", "get", "ns", "--request-timeout=2s"],
+        {
+          stdio: "pipe",
+        },
+      ),
+    ).toThrow();
+
+    const second = await upAndReady(dir);
+    const list = await second.call("GET", "/namespaces");
+    expect(list.data.find((n) => n.id === id)?.status).toBe("ready");
+    await second.proc.stop();
+    expect(second.proc.child.exitCode).toBe(0);
+  });
+});
