@@ -1,6 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { collectDefaultMetrics, Registry } from "prom-client";
 import { createLogger } from "../occ/logger.js";
+import { registerControlPlaneMetrics } from "../occ/metrics.js";
+import { startMetricsServer } from "../occ/metrics-server.js";
+import { namespaceWorkQueue } from "../occ/namespace-queue.js";
 import { runBootstrap, startApiProcess, startWorkerProcess } from "../occ/processes.js";
 import { openFromOptions, withCommonOptions, type CommonOptions } from "./common-options.js";
 import { untilStopSignal } from "./signals.js";
@@ -38,12 +42,16 @@ export function registerProcessCommands(program: Command): void {
   ).action(async (opts: CommonOptions & { host: string; port: string }) => {
     const { db, config } = await openFromOptions(opts);
     const logger = createLogger("occ-api");
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    registerControlPlaneMetrics(registry, db, namespaceWorkQueue(config));
     const server = await startApiProcess({
       db,
       config,
       host: opts.host,
-      port: Number(opts.port),
+      port: parsePort(opts.port, "--port"),
       logger,
+      registry,
     });
     console.log(`occ api listening on ${server.url}`);
     await untilStopSignal();
@@ -52,13 +60,35 @@ export function registerProcessCommands(program: Command): void {
   });
 
   withCommonOptions(
-    program.command("worker").description("claim queued work and run the Drivers"),
-  ).action(async (opts: CommonOptions) => {
+    program
+      .command("worker")
+      .description("claim queued work and run the Drivers")
+      .option("--metrics-host <host>", "address of the worker's /metrics endpoint", "127.0.0.1")
+      .option("--metrics-port <port>", "port of the worker's /metrics endpoint", "9091"),
+  ).action(async (opts: CommonOptions & { metricsHost: string; metricsPort: string }) => {
     const { db, config } = await openFromOptions(opts);
     const logger = createLogger("occ-worker");
-    const worker = await startWorkerProcess({ db, config, logger });
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const metrics = registerControlPlaneMetrics(registry, db, namespaceWorkQueue(config));
+    const server = await startMetricsServer(
+      registry,
+      opts.metricsHost,
+      parsePort(opts.metricsPort, "--metrics-port"),
+    );
+    const worker = await startWorkerProcess({ db, config, logger, metrics });
+    logger.info({ metrics: `${server.url}/metrics` }, "worker metrics served");
     await untilStopSignal();
     await worker.stop();
+    await server.close();
     await db.close();
   });
+}
+
+function parsePort(value: string, flag: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`${flag} must be an integer between 0 and 65535, not ${value}`);
+  }
+  return port;
 }

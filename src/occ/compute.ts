@@ -3,7 +3,11 @@ import { pathToFileURL } from "node:url";
 import type { ComputeSelection } from "../api/compute-selection.js";
 import type { InstallationConfig } from "../config/installation-config.js";
 import type { ComputeDriver } from "../drivers/compute.js";
-import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
+import {
+  createObjectClient,
+  loadKubeConfig,
+  type RequestCounter,
+} from "../drivers/kubernetes/client/index.js";
 import { KubernetesComputeDriver } from "../drivers/kubernetes/compute/driver.js";
 
 /** What the API needs to know of the Compute selection. */
@@ -33,6 +37,8 @@ function isDriverModule(m: unknown): m is ComputeDriverModule {
 
 export interface ComputeRuntime {
   readonly driver: ComputeDriver;
+  /** The Kubernetes request counter of the bundled driver (absent for installed modules). */
+  readonly requests?: RequestCounter;
   close(): void;
 }
 
@@ -50,6 +56,7 @@ export async function createComputeRuntime(config: InstallationConfig): Promise<
     const driver = new KubernetesComputeDriver({ client, settings: config.compute });
     return {
       driver,
+      requests: client.counter,
       close: () => {
         client.close();
       },

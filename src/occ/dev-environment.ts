@@ -12,7 +12,10 @@ import {
 } from "../drivers/kubernetes/rbac-objects.js";
 import { migrate } from "../store/migrate.js";
 import { openPglite } from "../store/pglite-db.js";
+import { collectDefaultMetrics, Registry } from "prom-client";
 import { createLogger } from "./logger.js";
+import { registerControlPlaneMetrics } from "./metrics.js";
+import { namespaceWorkQueue } from "./namespace-queue.js";
 import { runBootstrap, startApiProcess, startWorkerProcess } from "./processes.js";
 
 export interface DevEnvironmentOptions {
@@ -83,9 +86,12 @@ export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<
       );
     }
 
-    const server = await startApiProcess({ db, config, port: opts.port, logger });
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const metrics = registerControlPlaneMetrics(registry, db, namespaceWorkQueue(config));
+    const server = await startApiProcess({ db, config, port: opts.port, logger, registry });
     stops.push(() => server.close());
-    const worker = await startWorkerProcess({ db, config, logger });
+    const worker = await startWorkerProcess({ db, config, logger, metrics });
     stops.push(() => worker.stop());
 
     const apiKey = (await readFile(apiKeyFile, "utf8")).trim();

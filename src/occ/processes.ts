@@ -7,6 +7,7 @@ import { bootstrap, type BootstrapResult } from "../iam/bootstrap.js";
 import type { Db } from "../store/db.js";
 import { startWorker, type RunningWorker } from "../worker/worker.js";
 import { computeSelectionOf, createComputeRuntime } from "./compute.js";
+import type { ControlPlaneMetrics } from "./metrics.js";
 import { namespaceQueueConfig, namespaceWorkQueue } from "./namespace-queue.js";
 
 /** `occ bootstrap`: the same service path the API uses, with the configured Compute selection. */
@@ -46,12 +47,17 @@ export async function startWorkerProcess(opts: {
   db: Db;
   config: InstallationConfig;
   logger: Logger;
+  metrics?: ControlPlaneMetrics;
 }): Promise<RunningWorker> {
   const compute = await createComputeRuntime(opts.config);
+  if (compute.requests !== undefined) opts.metrics?.countKubernetesRequests(compute.requests);
   const worker = await startWorker({
     db: opts.db,
     queue: namespaceWorkQueue(opts.config),
     compute: compute.driver,
+    ...(opts.metrics !== undefined
+      ? { onPass: (kind, outcome, seconds) => opts.metrics?.observePass(kind, outcome, seconds) }
+      : {}),
     concurrency: opts.config.worker.concurrency,
     owner: `${hostname()}:${process.pid}`,
     logger: opts.logger,

@@ -16,6 +16,8 @@ export interface WorkerOptions {
   readonly logger: Logger;
   /** Longest sleep without a notification; NOTIFY normally wakes the worker at once. */
   readonly pollFallbackMs?: number;
+  /** Called after every pass (metrics). */
+  readonly onPass?: (kind: NamespaceWorkKind, outcome: string, seconds: number) => void;
 }
 
 export interface RunningWorker {
@@ -48,6 +50,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         if (claim !== null) {
           const started = Date.now();
           const summary = await runNamespacePass({ db, queue, compute: opts.compute }, claim);
+          const outcome = summary.result === "applied" ? summary.move : summary.result;
+          opts.onPass?.(claim.item.kind, outcome, (Date.now() - started) / 1000);
           logger.info(
             {
               slot: index,

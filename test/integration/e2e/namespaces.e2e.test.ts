@@ -20,6 +20,7 @@ interface NamespaceView {
 let dir: string;
 let apiUrl: string;
 let apiKey: string;
+let workerMetricsUrl: string;
 let drop: () => Promise<void>;
 const processes: OccProcess[] = [];
 
@@ -61,7 +62,12 @@ beforeAll(async () => {
   const api = await startOcc(["api", ...common, "--port", "0"], /listening on (http:\/\/\S+)/);
   processes.push(api);
   apiUrl = api.match[1] ?? "";
-  processes.push(await startOcc(["worker", ...common], /"worker started"/));
+  const worker = await startOcc(
+    ["worker", ...common, "--metrics-port", "0"],
+    /"metrics":"(http:\/\/[^"]+\/metrics)"/,
+  );
+  processes.push(worker);
+  workerMetricsUrl = worker.match[1] ?? "";
 }, 120_000);
 
 afterAll(async () => {
@@ -128,5 +134,23 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
     expect(after.metadata?.labels?.[LABELS.namespace]).toBe(id);
     expect(after.metadata?.labels?.[LABELS.managedBy]).toBe("Helm");
     expect(await admin.list("NetworkPolicy", { namespace: selected })).toEqual([]);
+  });
+
+  it("exposes placements and queue depth on the API's /metrics and passes and Kubernetes requests on the worker's", async () => {
+    const created = await call("POST", "/namespaces", { name: "metrics-e2e" });
+    const id = created.json.data.id;
+    await bindTenantRole(currentManagedName(id), "occ-worker");
+    await until(id, "ready", (n) => n?.status === "ready");
+    const api = await (await fetch(`${apiUrl}/metrics`)).text();
+    expect(api).toMatch(
+      /occ_namespace_placements\{mode="managed",status="ready",reason=""\} [1-9]/,
+    );
+    expect(api).toMatch(/occ_work_queue_depth\{kind="namespace.ensure",state="queued"\} \d+/);
+    const worker = await (await fetch(workerMetricsUrl)).text();
+    expect(worker).toMatch(
+      /occ_reconcile_duration_seconds_count\{kind="namespace.ensure",outcome="complete"\} [1-9]/,
+    );
+    expect(worker).toMatch(/occ_kubernetes_requests_total\{verb="create",code="201"\} [1-9]/);
+    expect(worker).toMatch(/process_resident_memory_bytes \d+/);
   });
 });

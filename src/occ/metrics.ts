@@ -1,0 +1,100 @@
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { NamespaceWorkKind } from "../api/namespaces/work.js";
+import type { RequestCounter } from "../drivers/kubernetes/client/index.js";
+import type { WorkQueue } from "../queue/index.js";
+import type { Db } from "../store/db.js";
+
+/**
+ * The operator-facing metrics of quality.md §5, on one registry: where every tenant stands
+ * (mode, status, reason), how long passes take, what OCC asks of Kubernetes, and how much work
+ * waits and for how long. Gauges are computed from the database when scraped, so every process
+ * that serves `/metrics` reports the same truth.
+ */
+export interface ControlPlaneMetrics {
+  /** Times one worker pass; `outcome` is the queue move or `superseded`/`stale`. */
+  observePass(kind: NamespaceWorkKind, outcome: string, seconds: number): void;
+  /** Counts the Kubernetes requests of this client by verb and code. */
+  countKubernetesRequests(counter: RequestCounter): void;
+}
+
+export function registerControlPlaneMetrics(
+  registry: Registry,
+  db: Db,
+  queue: WorkQueue<NamespaceWorkKind>,
+): ControlPlaneMetrics {
+  new Gauge({
+    name: "occ_namespace_placements",
+    help: "Live platform Namespaces by placement mode, status and status reason code.",
+    labelNames: ["mode", "status", "reason"] as const,
+    registers: [registry],
+    async collect() {
+      const res = await db.query<{ mode: string; status: string; reason: string; n: string }>(
+        `SELECT placement_mode AS mode, status, COALESCE(status_code, '') AS reason, count(*) AS n
+           FROM namespaces WHERE deleted_at IS NULL GROUP BY 1, 2, 3`,
+      );
+      this.reset();
+      for (const r of res.rows) {
+        this.set({ mode: r.mode, status: r.status, reason: r.reason }, Number(r.n));
+      }
+    },
+  });
+  // The oldest-age gauge is registered first and filled by the depth gauge's collect, which
+  // the registry runs before serialising either (prom-client serialises in order).
+  const oldest = new Gauge({
+    name: "occ_work_queue_oldest_ready_age_seconds",
+    help: "Age of the oldest work item that is ready to be claimed, by kind.",
+    labelNames: ["kind"] as const,
+    registers: [],
+  });
+  new Gauge({
+    name: "occ_work_queue_depth",
+    help: "Open work items by kind and state (queued, ready to claim, claimed, expired leases).",
+    labelNames: ["kind", "state"] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await queue.depth(db);
+      this.reset();
+      oldest.reset();
+      // Every kind is reported, idle ones as zeros, so dashboards never see a series vanish.
+      for (const kind of queue.kinds) {
+        const r = rows.find((row) => row.kind === kind) ?? {
+          kind,
+          queued: 0,
+          ready: 0,
+          claimed: 0,
+          expiredLeases: 0,
+          oldestReadyAgeMs: 0,
+        };
+        this.set({ kind, state: "queued" }, r.queued);
+        this.set({ kind, state: "ready" }, r.ready);
+        this.set({ kind, state: "claimed" }, r.claimed);
+        this.set({ kind, state: "expired_lease" }, r.expiredLeases);
+        oldest.set({ kind }, r.oldestReadyAgeMs / 1000);
+      }
+    },
+  });
+  registry.registerMetric(oldest);
+  const passes = new Histogram({
+    name: "occ_reconcile_duration_seconds",
+    help: "Duration of one worker pass over a work item, by kind and outcome.",
+    labelNames: ["kind", "outcome"] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const kube = new Counter({
+    name: "occ_kubernetes_requests_total",
+    help: "Kubernetes API requests made by this process, by verb and HTTP status (or timeout/network).",
+    labelNames: ["verb", "code"] as const,
+    registers: [registry],
+  });
+  return {
+    observePass(kind, outcome, seconds) {
+      passes.observe({ kind, outcome }, seconds);
+    },
+    countKubernetesRequests(counter) {
+      counter.onRecord((verb, code) => {
+        kube.inc({ verb, code });
+      });
+    },
+  };
+}
