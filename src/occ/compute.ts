@@ -9,6 +9,7 @@ import {
   type RequestCounter,
 } from "../drivers/kubernetes/client/index.js";
 import { KubernetesComputeDriver } from "../drivers/kubernetes/compute/driver.js";
+import { recordNamespaceEvent, type NamespaceEvent } from "../drivers/kubernetes/events.js";
 
 /** What the API needs to know of the Compute selection. */
 export function computeSelectionOf(config: InstallationConfig): ComputeSelection {
@@ -39,6 +40,8 @@ export interface ComputeRuntime {
   readonly driver: ComputeDriver;
   /** The Kubernetes request counter of the bundled driver (absent for installed modules). */
   readonly requests?: RequestCounter;
+  /** Best-effort Events on tenant namespaces (bundled driver only). */
+  readonly events?: (namespace: string, event: NamespaceEvent) => Promise<boolean>;
   close(): void;
 }
 
@@ -57,6 +60,7 @@ export async function createComputeRuntime(config: InstallationConfig): Promise<
     return {
       driver,
       requests: client.counter,
+      events: (namespace, event) => recordNamespaceEvent(client, namespace, event),
       close: () => {
         client.close();
       },

@@ -1,9 +1,12 @@
-import { NAMESPACE_WORK_KINDS, type NamespaceWorkKind } from "../api/namespaces/work.js";
+import {
+  NAMESPACE_WORK_KINDS,
+  namespaceQueueConfig as apiNamespaceQueueConfig,
+  type NamespaceWorkKind,
+} from "../api/namespaces/work.js";
 import type { InstallationConfig } from "../config/installation-config.js";
 import {
   DEFAULT_WORK_QUEUE_POLICY,
   createWorkQueue,
-  workItemsTable,
   type QueueConfig,
   type WorkQueue,
   type WorkQueuePolicy,
@@ -26,11 +29,5 @@ export function namespaceWorkQueue(config: InstallationConfig): WorkQueue<Namesp
 
 /** The API's view: the same kinds and policy, for enqueueing inside its transactions. */
 export function namespaceQueueConfig(config: InstallationConfig): QueueConfig<NamespaceWorkKind> {
-  return {
-    kinds: NAMESPACE_WORK_KINDS,
-    policy: namespaceQueuePolicy(config),
-    clock: "database",
-    random: Math.random,
-    table: workItemsTable(NAMESPACE_WORK_KINDS),
-  };
+  return apiNamespaceQueueConfig({ policy: namespaceQueuePolicy(config) });
 }

@@ -55,6 +55,7 @@ export async function startWorkerProcess(opts: {
     db: opts.db,
     queue: namespaceWorkQueue(opts.config),
     compute: compute.driver,
+    ...(compute.events !== undefined ? { events: compute.events } : {}),
     ...(opts.metrics !== undefined
       ? { onPass: (kind, outcome, seconds) => opts.metrics?.observePass(kind, outcome, seconds) }
       : {}),

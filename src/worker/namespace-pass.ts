@@ -1,6 +1,12 @@
-import type { DeleteNamespaceResult, EnsureNamespaceResult, NamespaceId } from "../domain/index.js";
+import {
+  currentManagedName,
+  type DeleteNamespaceResult,
+  type EnsureNamespaceResult,
+  type NamespaceId,
+} from "../domain/index.js";
 import type { NamespaceWorkKind } from "../api/namespaces/work.js";
 import type { ComputeDriver } from "../drivers/compute.js";
+import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import { isExhausted, type Claim, type WorkQueue, type WorkState } from "../queue/index.js";
 import type { Db, Queryable } from "../store/db.js";
 import { appendAuditEvent } from "../store/audit-events.js";
@@ -24,6 +30,11 @@ export interface NamespacePassDeps {
   readonly db: Db;
   readonly queue: WorkQueue<NamespaceWorkKind>;
   readonly compute: ComputeDriver;
+  /**
+   * Best effort: a Kubernetes Event on the tenant namespace when a pass becomes pending or
+   * fails for a new reason. Never awaited for the outcome, never required for success.
+   */
+  readonly events?: (namespace: string, event: NamespaceEvent) => Promise<unknown>;
 }
 
 /** What one claim came to, for logs and metrics. */
@@ -83,7 +94,28 @@ export async function runNamespacePass(
   } finally {
     await keeper.stop();
   }
-  return settle(deps, { item, lease: keeper.current() }, record, verdict);
+  const summary = await settle(deps, { item, lease: keeper.current() }, record, verdict);
+  announce(deps, record, verdict, summary);
+  return summary;
+}
+
+/** The Event for a new pending or failure reason (see `NamespacePassDeps.events`). */
+function announce(
+  deps: NamespacePassDeps,
+  record: NamespaceRecord,
+  verdict: Verdict,
+  summary: PassSummary,
+): void {
+  const reason = reasonOf(verdict);
+  if (deps.events === undefined || summary.result !== "applied" || reason === null) return;
+  if (reason.code === record.statusCode) return;
+  const target =
+    record.kubernetesNamespace ?? record.existingNamespace ?? currentManagedName(record.id);
+  void deps.events(target, {
+    type: verdict.kind !== "stopped" && verdict.result.outcome === "pending" ? "Normal" : "Warning",
+    reason: reason.code,
+    message: reason.message,
+  });
 }
 
 /** What the pass concluded: a Driver result, or a stop before the Driver was called. */

@@ -3,7 +3,7 @@ import type { NamespaceWorkKind } from "../api/namespaces/work.js";
 import type { ComputeDriver } from "../drivers/compute.js";
 import { listenForWork, type WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
-import { runNamespacePass } from "./namespace-pass.js";
+import { runNamespacePass, type NamespacePassDeps } from "./namespace-pass.js";
 
 export interface WorkerOptions {
   readonly db: Db;
@@ -16,6 +16,8 @@ export interface WorkerOptions {
   readonly logger: Logger;
   /** Longest sleep without a notification; NOTIFY normally wakes the worker at once. */
   readonly pollFallbackMs?: number;
+  /** Best-effort Kubernetes Events on tenant namespaces (see `NamespacePassDeps.events`). */
+  readonly events?: NamespacePassDeps["events"];
   /** Called after every pass (metrics). */
   readonly onPass?: (kind: NamespaceWorkKind, outcome: string, seconds: number) => void;
 }

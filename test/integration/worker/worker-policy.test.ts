@@ -15,8 +15,9 @@ import { getNamespace } from "../../../src/store/namespaces.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { runNamespacePass } from "../../../src/worker/namespace-pass.js";
 import { createTestDatabase } from "../../harness/db.js";
-import { grantChartClusterRoles } from "../../harness/rbac.js";
-import { prepareExternal, readNamespace } from "../compute/fixtures.js";
+import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
+import { eventually } from "../../harness/kube.js";
 
 const config = validateInstallationConfig(
   { kubernetes: { kubeconfig: inject("env").kubeconfigs["occ-worker"] } },
@@ -77,7 +78,15 @@ async function passFor(id: NamespaceId, queuePolicy = {}) {
     const claim = await queue.claim(t.db, { owner: "test" });
     if (claim === null) throw new Error("no claimable work");
     if (claim.item.subject === `namespace:${id}`) {
-      return runNamespacePass({ db: t.db, queue, compute: compute.driver }, claim);
+      return runNamespacePass(
+        {
+          db: t.db,
+          queue,
+          compute: compute.driver,
+          ...(compute.events !== undefined ? { events: compute.events } : {}),
+        },
+        claim,
+      );
     }
     await queue.release(t.db, claim.lease);
   }
@@ -150,5 +159,36 @@ describe("the worker's outcome table", () => {
     const record = await getNamespace(t.db, ns.id);
     expect(record?.status).toBe("failed");
     expect(record?.statusCode).toBe("KUBERNETES_PERMISSION_PENDING");
+  });
+});
+
+describe("Kubernetes Events", () => {
+  it("records a Warning Event on the tenant namespace when a pass fails for a new reason", async () => {
+    const who = await creator("event-admin");
+    const prepared = await prepareExternal();
+    const selected = prepared.metadata?.name ?? "";
+    await admin.create("NetworkPolicy", {
+      metadata: { name: "allow-all", namespace: selected },
+      spec: { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}] },
+    });
+    await bindTenantRole(selected, "occ-worker");
+    const ns = await createNamespace(
+      deps(),
+      { principalId: who.principalId },
+      { name: "event-e", existingNamespace: selected },
+    );
+    const summary = await passFor(ns.id);
+    expect(summary).toMatchObject({ move: "fail", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    let events: { metadata?: object; reason?: string; type?: string; message?: string }[] = [];
+    await eventually("the Event", async () => {
+      events = await admin.list("Event", { namespace: selected });
+      return events.length > 0;
+    });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: "Warning", reason: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    expect(events[0]?.message).toContain("NetworkPolicy");
+    expect((await readNamespace(selected))?.metadata?.resourceVersion).toBe(
+      prepared.metadata?.resourceVersion,
+    );
   });
 });

@@ -1,0 +1,94 @@
+/**
+ * Resolving a tenant's bound namespace for the API (placement.md §3), afresh on every
+ * operation and never cached: list namespaces by `openclaw.dev/namespace=<id>`, apply the
+ * domain's verdict ({@link resolveForPlacement}), then compare the recorded binding. Every
+ * doubt fails closed with a {@link TenantObjectError}; there is never a fallback to another
+ * name:
+ *
+ * - two claimants, a claimant without both tenant markers, a managed claimant of neither
+ *   managed name form (or without the manager label), an external claimant whose Pod Security
+ *   is relaxed or that is terminating, a claimant that is not the selected namespace →
+ *   `ownership`;
+ * - a recorded UID (or name) that differs from the claimant's → `ownership` (recreated);
+ * - no claimant: for a managed tenant with nothing recorded, the namespace is not created
+ *   yet → `namespace-missing`; with a recorded UID it was deleted → `ownership`.
+ */
+import type { NamespaceId } from "../../../domain/ids.js";
+import type { K8sNamespace } from "../../../domain/k8s-objects.js";
+import type { Placement } from "../../../domain/placement.js";
+import {
+  boundNamespaceMissingViolation,
+  resolveForPlacement,
+  uidPinViolation,
+} from "../../../domain/resolve.js";
+import type { ObjectClient } from "../client/index.js";
+import { claimantSelector } from "../compute/context.js";
+import { TenantObjectError, tenantKubeFailure } from "./failures.js";
+
+/** How a tenant is placed and what OCC recorded of its binding. */
+export interface TenantPlacement {
+  readonly tenantId: NamespaceId;
+  readonly placement: Placement;
+  /** The bound namespace's name and UID as recorded on the platform Namespace, if bound. */
+  readonly recordedName: string | null;
+  readonly recordedUid: string | null;
+}
+
+/** The namespace a tenant's objects live in, as verified just now. */
+export interface BoundNamespace {
+  readonly name: string;
+  readonly uid: string;
+}
+
+/** Resolves and verifies the bound namespace as described in the module comment. */
+export async function resolveBoundNamespace(
+  client: ObjectClient,
+  tenant: TenantPlacement,
+): Promise<BoundNamespace> {
+  const placement = tenant.placement;
+  if (placement.mode === "preprovisioned") {
+    throw new TenantObjectError(
+      "unavailable",
+      "Preprovisioned placement is not available in this build of the Kubernetes drivers.",
+    );
+  }
+  let claimants: K8sNamespace[];
+  try {
+    claimants = await client.list<K8sNamespace>("Namespace", {
+      labelSelector: claimantSelector(tenant.tenantId),
+    });
+  } catch (err) {
+    tenantKubeFailure(err, "list namespaces");
+  }
+  const resolution = resolveForPlacement(placement, tenant.tenantId, claimants);
+  if (resolution.kind === "refused") {
+    throw new TenantObjectError(
+      "ownership",
+      `The tenant's Kubernetes namespace cannot be resolved safely: ${resolution.violations
+        .map((v) => v.message)
+        .join("; ")}.`,
+    );
+  }
+  if (resolution.kind === "unclaimed") {
+    if (tenant.recordedUid !== null) {
+      throw new TenantObjectError("ownership", boundNamespaceMissingViolation().message);
+    }
+    throw new TenantObjectError(
+      "namespace-missing",
+      "The tenant's Kubernetes namespace does not exist yet; retry once the Namespace is provisioned.",
+    );
+  }
+  const uidViolation = uidPinViolation(tenant.recordedUid, resolution.namespace);
+  const uid = resolution.namespace.metadata?.uid;
+  if (
+    uidViolation !== null ||
+    uid === undefined ||
+    (tenant.recordedName !== null && tenant.recordedName !== resolution.name)
+  ) {
+    throw new TenantObjectError(
+      "ownership",
+      uidViolation?.message ?? "the tenant's Kubernetes namespace is not the one recorded",
+    );
+  }
+  return { name: resolution.name, uid };
+}

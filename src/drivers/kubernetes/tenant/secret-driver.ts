@@ -1,0 +1,152 @@
+/**
+ * The Kubernetes Secret Driver (drivers.md §2): one Opaque Secret per OCC Secret in the
+ * tenant's bound namespace, with the tenant ownership markers and the Secret ID. The row that
+ * records it pins the physical namespace (name and UID) and the object's UID; a later
+ * resolution to another namespace or UID refuses the operation.
+ *
+ * Values are write-only: this driver takes them and never returns them. They travel only in
+ * the request body to the API server — never into an error, a log field or a return value.
+ */
+import { LABELS } from "../../../domain/markers.js";
+import {
+  ownedObjectMismatch,
+  RESOURCE_LABELS,
+  SECRET_DATA_KEY,
+  secretMarkers,
+  secretObjectName,
+} from "../../../domain/tenant-resources.js";
+import type { ObjectClient } from "../client/index.js";
+import {
+  resolveBoundNamespace,
+  type BoundNamespace,
+  type TenantPlacement,
+} from "./bound-namespace.js";
+import { TenantObjectError, tenantKubeFailure } from "./failures.js";
+import {
+  createPinned,
+  deletePinned,
+  patchPinned,
+  readPinned,
+  requireSameNamespace,
+  type DataObject,
+  type PinnedObject,
+} from "./owned-store.js";
+
+/** What the driver knows of one stored Secret (its metadata row fits). */
+export interface SecretPin extends PinnedObject {
+  readonly id: string;
+}
+
+/** An opaque handle on a previous value, kept only to compensate an update. */
+export interface PreviousValue {
+  readonly data: Readonly<Record<string, string>>;
+}
+
+const encode = (value: string) => ({
+  [SECRET_DATA_KEY]: Buffer.from(value, "utf8").toString("base64"),
+});
+
+export class KubernetesSecretDriver {
+  constructor(private readonly client: ObjectClient) {}
+
+  /** The tenant's bound namespace, resolved and verified now. */
+  resolve(tenant: TenantPlacement): Promise<BoundNamespace> {
+    return resolveBoundNamespace(this.client, tenant);
+  }
+
+  /** Writes a new Secret holding `value`. */
+  create(
+    bound: BoundNamespace,
+    tenantId: string,
+    id: string,
+    value: string,
+  ): Promise<PinnedObject> {
+    return createPinned(this.client, "Secret", bound, {
+      apiVersion: "v1",
+      kind: "Secret",
+      type: "Opaque",
+      metadata: { name: secretObjectName(id), ...secretMarkers(tenantId, id) },
+      data: encode(value),
+    });
+  }
+
+  /**
+   * Verifies the Secret is the one OCC wrote (namespace, UID, markers) and returns a handle
+   * on its current value for compensation; the value itself is never exposed.
+   */
+  async verify(bound: BoundNamespace, tenantId: string, pin: SecretPin): Promise<PreviousValue> {
+    const found = await readPinned(
+      this.client,
+      "Secret",
+      bound,
+      pin,
+      secretMarkers(tenantId, pin.id),
+    );
+    return { data: found.data ?? {} };
+  }
+
+  /** Verifies every listed Secret with one list call; missing or altered refuses the listing. */
+  async verifyAll(
+    bound: BoundNamespace,
+    tenantId: string,
+    pins: readonly SecretPin[],
+  ): Promise<void> {
+    for (const pin of pins) requireSameNamespace(bound, pin);
+    let listed: DataObject[];
+    try {
+      listed = await this.client.list<DataObject>("Secret", {
+        namespace: bound.name,
+        labelSelector: `${LABELS.namespace}=${tenantId},${RESOURCE_LABELS.secret}`,
+      });
+    } catch (err) {
+      tenantKubeFailure(err, "list Secrets", bound.name);
+    }
+    const byName = new Map(listed.map((o) => [o.metadata?.name, o]));
+    for (const pin of pins) {
+      const found = byName.get(pin.objectName);
+      const mismatch =
+        found === undefined
+          ? "it no longer exists"
+          : ownedObjectMismatch(found.metadata, {
+              name: pin.objectName,
+              markers: secretMarkers(tenantId, pin.id),
+              uid: pin.objectUid,
+            });
+      if (mismatch !== null) {
+        throw new TenantObjectError("ownership", `A Secret OCC wrote was changed: ${mismatch}.`);
+      }
+    }
+  }
+
+  /** Replaces the value, guarded by the recorded resourceVersion. */
+  update(
+    bound: BoundNamespace,
+    tenantId: string,
+    pin: SecretPin,
+    value: string,
+  ): Promise<PinnedObject> {
+    return patchPinned(this.client, "Secret", bound, pin, {
+      metadata: secretMarkers(tenantId, pin.id),
+      data: encode(value),
+    });
+  }
+
+  /** Compensation of {@link update}: puts the previous value back, guarded by the new version. */
+  restore(
+    bound: BoundNamespace,
+    tenantId: string,
+    pinId: string,
+    previous: PreviousValue,
+    written: PinnedObject,
+  ): Promise<PinnedObject> {
+    return patchPinned(this.client, "Secret", bound, written, {
+      metadata: secretMarkers(tenantId, pinId),
+      data: previous.data,
+    });
+  }
+
+  /** Deletes the Secret with a UID precondition (compensation of a create, or delete). */
+  delete(namespace: string, pin: Pick<PinnedObject, "objectName" | "objectUid">): Promise<void> {
+    return deletePinned(this.client, "Secret", namespace, pin);
+  }
+}
