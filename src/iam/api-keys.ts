@@ -5,9 +5,9 @@
  */
 import { branded, defineTable, nullable, text, timestamp, type RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
+import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { apiKeyMatches, apiKeyPrefix, generateApiKey, hashApiKey } from "./api-key-secret.js";
 import { isApiKeyId, isPrincipalId, newIamId, type ApiKeyId, type PrincipalId } from "./ids.js";
-import { listPage, type Page, type PageOptions } from "./paging.js";
 import type { PrincipalKind } from "./vocabulary.js";
 
 /** The `api_keys` table without its hash column: the shape every read returns. */

@@ -8,6 +8,7 @@ import type { NamespaceId } from "../domain/ids.js";
 import { isPreprovisionedNamespaceId } from "../domain/ids.js";
 import { branded, defineTable, nullable, timestamp, type RowOf } from "../store/columns.js";
 import type { Queryable, SqlParam } from "../store/db.js";
+import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import {
   isBindingId,
   isPrincipalId,
@@ -17,7 +18,6 @@ import {
   type PrincipalId,
   type RoleId,
 } from "./ids.js";
-import { listPage, type Page, type PageOptions } from "./paging.js";
 
 export const bindingsTable = defineTable("bindings", {
   id: branded(isBindingId, "a binding ID"),

@@ -5,7 +5,6 @@ export * from "./authorizer.js";
 export * from "./bindings.js";
 export * from "./bootstrap.js";
 export * from "./ids.js";
-export * from "./paging.js";
 export * from "./principals.js";
 export * from "./restrictions.js";
 export * from "./roles.js";

@@ -13,8 +13,8 @@ import {
   type RowOf,
 } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
+import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { isPrincipalId, newIamId, type PrincipalId } from "./ids.js";
-import { listPage, type Page, type PageOptions } from "./paging.js";
 import { PRINCIPAL_KINDS, type PrincipalKind } from "./vocabulary.js";
 
 /** The `principals` table; {@link PrincipalRecord} is derived from it. */

@@ -15,6 +15,7 @@ import {
   type RowOf,
 } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
+import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import {
   isPrincipalId,
   isRestrictionId,
@@ -22,7 +23,6 @@ import {
   type PrincipalId,
   type RestrictionId,
 } from "./ids.js";
-import { listPage, type Page, type PageOptions } from "./paging.js";
 import {
   PERMISSION_ACTIONS,
   PERMISSION_KINDS,

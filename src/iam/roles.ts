@@ -5,8 +5,8 @@
  */
 import { branded, defineTable, text, timestamp, type RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
+import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { isRoleId, newIamId, type RoleId } from "./ids.js";
-import { listPage, type Page, type PageOptions } from "./paging.js";
 import { PERMISSION_ACTIONS, PERMISSION_KINDS, type Permission } from "./vocabulary.js";
 
 export const rolesTable = defineTable("roles", {

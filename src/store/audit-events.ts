@@ -17,6 +17,7 @@ import {
   type RowOf,
 } from "./columns.js";
 import type { Queryable } from "./db.js";
+import { checkPageLimit, keysetPage } from "./paging.js";
 
 export const AUDIT_EVENT_KINDS = ["mutation", "authorization_denial", "lifecycle"] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
@@ -117,9 +118,7 @@ export async function listAuditEvents(
   q: Queryable,
   opts: ListAuditEventsOptions,
 ): Promise<AuditEventPage> {
-  if (!Number.isInteger(opts.limit) || opts.limit < 1 || opts.limit > 1000) {
-    throw new RangeError(`listAuditEvents: limit must be an integer 1–1000, got ${opts.limit}`);
-  }
+  checkPageLimit("listAuditEvents", opts.limit);
   const res = await q.query(
     `SELECT ${COLUMNS} FROM audit_events
      WHERE ($1::timestamptz IS NULL OR (occurred_at, id) < ($1::timestamptz, $2::uuid))
@@ -135,12 +134,9 @@ export async function listAuditEvents(
       opts.limit + 1,
     ],
   );
-  const rows = res.rows.map((r) => auditEventsTable.decode(r));
-  const items = rows.slice(0, opts.limit);
-  const last = items[items.length - 1];
-  const next =
-    rows.length > opts.limit && last !== undefined
-      ? { occurredAt: last.occurredAt, id: last.id }
-      : null;
-  return { items, next };
+  return keysetPage(
+    res.rows.map((r) => auditEventsTable.decode(r)),
+    opts.limit,
+    (last) => ({ occurredAt: last.occurredAt, id: last.id }),
+  );
 }

@@ -8,6 +8,7 @@ import { isPreprovisionedNamespaceId, type NamespaceId } from "../domain/ids.js"
 import type { Placement } from "../domain/placement.js";
 import { branded, defineTable, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
+import { checkPageLimit, keysetPage } from "./paging.js";
 import {
   NAMESPACE_STATUSES,
   NAMESPACE_STATUS_CODES,
@@ -170,9 +171,7 @@ export async function listNamespaces(
   q: Queryable,
   opts: ListNamespacesOptions,
 ): Promise<NamespacePage> {
-  if (!Number.isInteger(opts.limit) || opts.limit < 1 || opts.limit > 1000) {
-    throw new RangeError(`listNamespaces: limit must be an integer 1–1000, got ${opts.limit}`);
-  }
+  checkPageLimit("listNamespaces", opts.limit);
   const res = await q.query(
     `SELECT ${COLUMNS} FROM namespaces
      WHERE deleted_at IS NULL
@@ -182,14 +181,11 @@ export async function listNamespaces(
      LIMIT $4`,
     [opts.after?.createdAt ?? null, opts.after?.id ?? null, opts.ids ?? null, opts.limit + 1],
   );
-  const rows = res.rows.map((r) => namespacesTable.decode(r));
-  const items = rows.slice(0, opts.limit);
-  const last = items[items.length - 1];
-  const next =
-    rows.length > opts.limit && last !== undefined
-      ? { createdAt: last.createdAt, id: last.id }
-      : null;
-  return { items, next };
+  return keysetPage(
+    res.rows.map((r) => namespacesTable.decode(r)),
+    opts.limit,
+    (last) => ({ createdAt: last.createdAt, id: last.id }),
+  );
 }
 
 export type MarkDeletingResult =

@@ -15,7 +15,7 @@ import {
   type Grant,
 } from "../authorization.js";
 import { encodeCursor } from "../schemas.js";
-import type { PageCursor } from "../../iam/paging.js";
+import type { PageCursor } from "../../store/paging.js";
 
 const ADMINISTER = { permission: { action: "administer", kind: "installation" } } as const;
 

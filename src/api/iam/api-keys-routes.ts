@@ -3,22 +3,22 @@
  * revoke. No route ever returns a key's hash.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { issueApiKey, listApiKeys, revokeApiKey } from "../../iam/api-keys.js";
-import { asIamId, isApiKeyId } from "../../iam/ids.js";
+import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRecord } from "../../iam/api-keys.js";
+import { asIamId } from "../../iam/ids.js";
 import { getPrincipal } from "../../iam/principals.js";
 import type { Db } from "../../store/db.js";
 import { ApiError } from "../errors.js";
-import {
-  decodeCursor,
-  pageLimit,
-  DataEnvelope,
-  errorResponses,
-  PageEnvelope,
-  PageQuerySchema,
-} from "../schemas.js";
-import { callerOf, envelope, pageEnvelope } from "../request-context.js";
-import { administer, mutate, nextCursor } from "./administer.js";
+import { DataEnvelope, errorResponses } from "../schemas.js";
+import { callerOf, envelope } from "../request-context.js";
+import { mutate } from "./administer.js";
 import { presentApiKey } from "./present.js";
+import {
+  deleteOneRoute,
+  listPageRoute,
+  security,
+  tags,
+  type IamResource,
+} from "./resource-routes.js";
 import {
   ApiKeyIdSchema,
   ApiKeySchema,
@@ -28,9 +28,13 @@ import {
   PrincipalIdSchema,
 } from "./schemas.js";
 
-const tags = ["iam"];
-const security = [{ apiKey: [] }];
-const resourceKind = "api_key";
+const apiKey: IamResource<"apiKey", ApiKeyRecord, typeof ApiKeySchema> = {
+  idKind: "apiKey",
+  idSchema: ApiKeyIdSchema,
+  resourceKind: "api_key",
+  schema: ApiKeySchema,
+  present: presentApiKey,
+};
 
 export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
   app,
@@ -61,7 +65,7 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
       const issued = await mutate(
         db,
         callerOf(request),
-        { action: "api_keys.create", resourceKind },
+        { action: "api_keys.create", resourceKind: apiKey.resourceKind },
         async (tx) => {
           if ((await getPrincipal(tx, principalId, { forUpdate: true })) === undefined) {
             throw new ApiError("NOT_FOUND", "No such principal.");
@@ -86,65 +90,28 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     },
   );
 
-  app.get(
-    "/principals/:id/api-keys",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "List a principal's API keys (metadata only, revoked ones included).",
-        params: IdParams(PrincipalIdSchema),
-        querystring: PageQuerySchema,
-        response: { 200: PageEnvelope(ApiKeySchema), ...errorResponses(403) },
-      },
-    },
-    async (request) => {
-      const principalId = asIamId("principal", request.params.id);
-      const { cursor, limit } = request.query;
-      const after = cursor === undefined ? undefined : decodeCursor(cursor, isApiKeyId);
-      const page = await administer(
-        db,
-        callerOf(request),
-        { action: "api_keys.list", resourceKind },
-        () =>
-          listApiKeys(db, principalId, {
-            limit: pageLimit(limit),
-            after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
-          }),
-      );
-      return pageEnvelope(request, page.items.map(presentApiKey), nextCursor(page.next));
-    },
-  );
+  listPageRoute(app, db, apiKey, {
+    url: "/principals/:id/api-keys",
+    summary: "List a principal's API keys (metadata only, revoked ones included).",
+    action: "api_keys.list",
+    params: IdParams(PrincipalIdSchema),
+    list: (q, page, { params }) => listApiKeys(q, asIamId("principal", params.id), page),
+  });
 
-  app.delete(
-    "/api-keys/:id",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Revoke an API key (revoking twice is a no-op).",
-        params: IdParams(ApiKeyIdSchema),
-        response: { 200: DataEnvelope(ApiKeySchema), ...errorResponses(403, 404) },
-      },
+  deleteOneRoute(app, db, apiKey, {
+    url: "/api-keys/:id",
+    summary: "Revoke an API key (revoking twice is a no-op).",
+    action: "api_keys.revoke",
+    statuses: [403, 404],
+    remove: async (tx, id) => {
+      const result = await revokeApiKey(tx, id);
+      if (result.outcome === "not_found") throw new ApiError("NOT_FOUND", "No such API key.");
+      return {
+        result: result.key,
+        resourceId: id,
+        details: { alreadyRevoked: result.outcome === "already_revoked" },
+      };
     },
-    async (request) => {
-      const id = asIamId("apiKey", request.params.id);
-      const revoked = await mutate(
-        db,
-        callerOf(request),
-        { action: "api_keys.revoke", resourceKind, resourceId: id },
-        async (tx) => {
-          const result = await revokeApiKey(tx, id);
-          if (result.outcome === "not_found") throw new ApiError("NOT_FOUND", "No such API key.");
-          return {
-            result: result.key,
-            resourceId: id,
-            details: { alreadyRevoked: result.outcome === "already_revoked" },
-          };
-        },
-      );
-      return envelope(request, presentApiKey(revoked));
-    },
-  );
+  });
   done();
 };

@@ -1,30 +1,59 @@
 /** `/bindings`: give a principal a role Installation-wide or in one Namespace, list, remove. */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import type { Static } from "@sinclair/typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/ids.js";
-import { createBinding, deleteBinding, getBinding, listBindings } from "../../iam/bindings.js";
-import { asIamId, isBindingId } from "../../iam/ids.js";
+import {
+  createBinding,
+  deleteBinding,
+  getBinding,
+  listBindings,
+  type BindingFilter,
+  type BindingRecord,
+} from "../../iam/bindings.js";
+import { asIamId } from "../../iam/ids.js";
 import type { Db } from "../../store/db.js";
 import { ApiError } from "../errors.js";
-import { decodeCursor, pageLimit, DataEnvelope, errorResponses, PageEnvelope } from "../schemas.js";
-import { callerOf, envelope, pageEnvelope } from "../request-context.js";
-import { administer, mutate, nextCursor } from "./administer.js";
+import { DataEnvelope, errorResponses } from "../schemas.js";
+import { callerOf, envelope } from "../request-context.js";
+import { mutate } from "./administer.js";
 import { presentBinding } from "./present.js";
+import {
+  deleteOneRoute,
+  getOneRoute,
+  listPageRoute,
+  security,
+  tags,
+  type IamResource,
+} from "./resource-routes.js";
 import {
   BindingIdSchema,
   BindingQuerySchema,
   BindingSchema,
   CreateBindingBodySchema,
-  IdParams,
 } from "./schemas.js";
 
-const tags = ["iam"];
-const security = [{ apiKey: [] }];
-const resourceKind = "binding";
+const binding: IamResource<"binding", BindingRecord, typeof BindingSchema> = {
+  idKind: "binding",
+  idSchema: BindingIdSchema,
+  resourceKind: "binding",
+  schema: BindingSchema,
+  present: presentBinding,
+};
 
 function namespaceIdOf(value: string | null | undefined): NamespaceId | null {
   if (value === null || value === undefined) return null;
   if (!isPreprovisionedNamespaceId(value)) throw new Error("schema admitted a bad Namespace ID");
   return value;
+}
+
+/** The listing filter of a `GET /bindings` query. */
+function filterOf(query: Static<typeof BindingQuerySchema>): BindingFilter {
+  return {
+    principalId:
+      query.principalId === undefined ? undefined : asIamId("principal", query.principalId),
+    roleId: query.roleId === undefined ? undefined : asIamId("role", query.roleId),
+    namespaceId: namespaceIdOf(query.namespaceId) ?? undefined,
+  };
 }
 
 export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
@@ -52,7 +81,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
       const created = await mutate(
         db,
         callerOf(request),
-        { action: "bindings.create", resourceKind },
+        { action: "bindings.create", resourceKind: binding.resourceKind },
         async (tx) => {
           const result = await createBinding(tx, input);
           if (result.outcome === "missing") {
@@ -73,88 +102,32 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
     },
   );
 
-  app.get(
-    "/bindings",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "List bindings, optionally of one principal, role or Namespace.",
-        querystring: BindingQuerySchema,
-        response: { 200: PageEnvelope(BindingSchema), ...errorResponses(403) },
-      },
-    },
-    async (request) => {
-      const q = request.query;
-      const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isBindingId);
-      const filter = {
-        principalId: q.principalId === undefined ? undefined : asIamId("principal", q.principalId),
-        roleId: q.roleId === undefined ? undefined : asIamId("role", q.roleId),
-        namespaceId: namespaceIdOf(q.namespaceId) ?? undefined,
-      };
-      const page = await administer(
-        db,
-        callerOf(request),
-        { action: "bindings.list", resourceKind },
-        () =>
-          listBindings(db, filter, {
-            limit: pageLimit(q.limit),
-            after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
-          }),
-      );
-      return pageEnvelope(request, page.items.map(presentBinding), nextCursor(page.next));
-    },
-  );
+  listPageRoute(app, db, binding, {
+    url: "/bindings",
+    summary: "List bindings, optionally of one principal, role or Namespace.",
+    action: "bindings.list",
+    querystring: BindingQuerySchema,
+    list: (q, page, { query }) => listBindings(q, filterOf(query), page),
+  });
 
-  app.get(
-    "/bindings/:id",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Read a binding.",
-        params: IdParams(BindingIdSchema),
-        response: { 200: DataEnvelope(BindingSchema), ...errorResponses(403, 404) },
-      },
-    },
-    async (request) => {
-      const id = asIamId("binding", request.params.id);
-      const found = await administer(
-        db,
-        callerOf(request),
-        { action: "bindings.read", resourceKind, resourceId: id },
-        () => getBinding(db, id),
-      );
-      if (found === undefined) throw new ApiError("NOT_FOUND", "No such binding.");
-      return envelope(request, presentBinding(found));
-    },
-  );
+  getOneRoute(app, db, binding, {
+    url: "/bindings/:id",
+    summary: "Read a binding.",
+    action: "bindings.read",
+    notFound: "No such binding.",
+    get: getBinding,
+  });
 
-  app.delete(
-    "/bindings/:id",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Remove a binding.",
-        params: IdParams(BindingIdSchema),
-        response: { 200: DataEnvelope(BindingSchema), ...errorResponses(403, 404) },
-      },
+  deleteOneRoute(app, db, binding, {
+    url: "/bindings/:id",
+    summary: "Remove a binding.",
+    action: "bindings.delete",
+    statuses: [403, 404],
+    remove: async (tx, id) => {
+      const gone = await deleteBinding(tx, id);
+      if (gone === undefined) throw new ApiError("NOT_FOUND", "No such binding.");
+      return { result: gone, resourceId: id };
     },
-    async (request) => {
-      const id = asIamId("binding", request.params.id);
-      const deleted = await mutate(
-        db,
-        callerOf(request),
-        { action: "bindings.delete", resourceKind, resourceId: id },
-        async (tx) => {
-          const gone = await deleteBinding(tx, id);
-          if (gone === undefined) throw new ApiError("NOT_FOUND", "No such binding.");
-          return { result: gone, resourceId: id };
-        },
-      );
-      return envelope(request, presentBinding(deleted));
-    },
-  );
+  });
   done();
 };

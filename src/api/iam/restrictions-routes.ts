@@ -1,31 +1,35 @@
 /** `/restrictions`: deny matching requests whatever the bindings allow; list; remove. */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { isPreprovisionedNamespaceId } from "../../domain/ids.js";
-import { asIamId, isRestrictionId } from "../../iam/ids.js";
-import { createRestriction, deleteRestriction, listRestrictions } from "../../iam/restrictions.js";
+import { asIamId } from "../../iam/ids.js";
+import {
+  createRestriction,
+  deleteRestriction,
+  listRestrictions,
+  type RestrictionRecord,
+} from "../../iam/restrictions.js";
 import type { Db } from "../../store/db.js";
 import { ApiError } from "../errors.js";
-import {
-  decodeCursor,
-  pageLimit,
-  DataEnvelope,
-  errorResponses,
-  PageEnvelope,
-  PageQuerySchema,
-} from "../schemas.js";
-import { callerOf, envelope, pageEnvelope } from "../request-context.js";
-import { administer, mutate, nextCursor } from "./administer.js";
+import { DataEnvelope, errorResponses } from "../schemas.js";
+import { callerOf, envelope } from "../request-context.js";
+import { mutate } from "./administer.js";
 import { presentRestriction } from "./present.js";
 import {
-  CreateRestrictionBodySchema,
-  IdParams,
-  RestrictionIdSchema,
-  RestrictionSchema,
-} from "./schemas.js";
+  deleteOneRoute,
+  listPageRoute,
+  security,
+  tags,
+  type IamResource,
+} from "./resource-routes.js";
+import { CreateRestrictionBodySchema, RestrictionIdSchema, RestrictionSchema } from "./schemas.js";
 
-const tags = ["iam"];
-const security = [{ apiKey: [] }];
-const resourceKind = "restriction";
+const restriction: IamResource<"restriction", RestrictionRecord, typeof RestrictionSchema> = {
+  idKind: "restriction",
+  idSchema: RestrictionIdSchema,
+  resourceKind: "restriction",
+  schema: RestrictionSchema,
+  present: presentRestriction,
+};
 
 export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
   app,
@@ -59,7 +63,7 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
       const created = await mutate(
         db,
         callerOf(request),
-        { action: "restrictions.create", resourceKind },
+        { action: "restrictions.create", resourceKind: restriction.resourceKind },
         async (tx) => {
           const result = await createRestriction(tx, input);
           if (result.outcome === "unbounded") {
@@ -87,59 +91,23 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
     },
   );
 
-  app.get(
-    "/restrictions",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "List restrictions.",
-        querystring: PageQuerySchema,
-        response: { 200: PageEnvelope(RestrictionSchema), ...errorResponses(403) },
-      },
-    },
-    async (request) => {
-      const { cursor, limit } = request.query;
-      const after = cursor === undefined ? undefined : decodeCursor(cursor, isRestrictionId);
-      const page = await administer(
-        db,
-        callerOf(request),
-        { action: "restrictions.list", resourceKind },
-        () =>
-          listRestrictions(db, {
-            limit: pageLimit(limit),
-            after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
-          }),
-      );
-      return pageEnvelope(request, page.items.map(presentRestriction), nextCursor(page.next));
-    },
-  );
+  listPageRoute(app, db, restriction, {
+    url: "/restrictions",
+    summary: "List restrictions.",
+    action: "restrictions.list",
+    list: listRestrictions,
+  });
 
-  app.delete(
-    "/restrictions/:id",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Remove a restriction.",
-        params: IdParams(RestrictionIdSchema),
-        response: { 200: DataEnvelope(RestrictionSchema), ...errorResponses(403, 404) },
-      },
+  deleteOneRoute(app, db, restriction, {
+    url: "/restrictions/:id",
+    summary: "Remove a restriction.",
+    action: "restrictions.delete",
+    statuses: [403, 404],
+    remove: async (tx, id) => {
+      const gone = await deleteRestriction(tx, id);
+      if (gone === undefined) throw new ApiError("NOT_FOUND", "No such restriction.");
+      return { result: gone, resourceId: id };
     },
-    async (request) => {
-      const id = asIamId("restriction", request.params.id);
-      const deleted = await mutate(
-        db,
-        callerOf(request),
-        { action: "restrictions.delete", resourceKind, resourceId: id },
-        async (tx) => {
-          const gone = await deleteRestriction(tx, id);
-          if (gone === undefined) throw new ApiError("NOT_FOUND", "No such restriction.");
-          return { result: gone, resourceId: id };
-        },
-      );
-      return envelope(request, presentRestriction(deleted));
-    },
-  );
+  });
   done();
 };

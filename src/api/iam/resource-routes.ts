@@ -1,0 +1,199 @@
+/**
+ * The read, list and delete routes every IAM collection has, registered from what differs
+ * between them: the URL, summary and audit action, the store call, and the record's schema
+ * and presenter. Each runs in {@link administer} (a delete in {@link mutate}), so the
+ * `installation:administer` check, denial audit and envelopes are the same on every route.
+ */
+import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import type { Static, TObject, TSchema, TString } from "@sinclair/typebox";
+import { asIamId, isIamId, type IamId, type IamRecordKind } from "../../iam/ids.js";
+import type { Page, PageOptions } from "../../store/paging.js";
+import type { Db, Queryable } from "../../store/db.js";
+import type { Caller } from "../authorization.js";
+import { ApiError, type ErrorStatus } from "../errors.js";
+import {
+  decodeCursor,
+  pageLimit,
+  DataEnvelope,
+  errorResponses,
+  PageEnvelope,
+  PageQuerySchema,
+  type PageQuery,
+} from "../schemas.js";
+import { callerOf, envelope, pageEnvelope } from "../request-context.js";
+import { administer, mutate, nextCursor, type Mutation } from "./administer.js";
+import { IdParams } from "./schemas.js";
+
+/** The Fastify instance an IAM routes plugin registers on. */
+export type IamApp = Parameters<FastifyPluginCallbackTypebox<{ readonly db: Db }>>[0];
+
+/** The OpenAPI tag and security requirement of every IAM route. */
+export const tags = ["iam"];
+export const security = [{ apiKey: [] }];
+
+/** One IAM record kind as its routes show it. */
+export interface IamResource<K extends IamRecordKind, R, V extends TSchema> {
+  /** The kind of ID in its `:id` path parameter and its list cursors. */
+  readonly idKind: K;
+  readonly idSchema: TString;
+  /** The `resourceKind` of its audit events. */
+  readonly resourceKind: string;
+  /** The record as the API shows it, and how a stored record becomes that. */
+  readonly schema: V;
+  readonly present: (record: R) => Static<V>;
+}
+
+// The 200 bodies, named as route generics: TS cannot derive them from a generic `V` schema.
+type DataOf<T> = ReturnType<typeof envelope<T>>;
+type PageOf<T> = ReturnType<typeof pageEnvelope<T>>;
+
+/** What every route states: where it is, what the OpenAPI document says, what is audited. */
+interface RouteBase {
+  readonly url: string;
+  readonly summary: string;
+  /** The audit action (`roles.read`). */
+  readonly action: string;
+}
+
+/** `GET …/:id`: the record, or 404 with `notFound` when `get` finds none. */
+export function getOneRoute<K extends IamRecordKind, R, V extends TSchema>(
+  app: IamApp,
+  db: Db,
+  resource: IamResource<K, R, V>,
+  route: RouteBase & {
+    readonly notFound: string;
+    readonly get: (q: Queryable, id: IamId<K>) => Promise<R | undefined>;
+  },
+): void {
+  app.get<{ Params: { id: string }; Reply: DataOf<Static<V>> }>(
+    route.url,
+    {
+      schema: {
+        tags,
+        security,
+        summary: route.summary,
+        params: IdParams(resource.idSchema),
+        response: { 200: DataEnvelope(resource.schema), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const id = asIamId(resource.idKind, request.params.id);
+      const found = await administer(
+        db,
+        callerOf(request),
+        { action: route.action, resourceKind: resource.resourceKind, resourceId: id },
+        () => route.get(db, id),
+      );
+      if (found === undefined) throw new ApiError("NOT_FOUND", route.notFound);
+      return envelope(request, resource.present(found));
+    },
+  );
+}
+
+/** What a list route's `list` may read from its request. */
+export interface ListRequest<P extends TSchema, Q extends TSchema> {
+  readonly params: Static<P>;
+  readonly query: Static<Q>;
+}
+
+/**
+ * `GET` a collection, one page at a time (`limit`, `cursor`). The cursor is decoded before
+ * authorization (a bad one is 400 for any caller); `list` reads the page once the caller is
+ * authorized, given the route's validated `params` and `query`.
+ */
+export function listPageRoute<
+  K extends IamRecordKind,
+  R,
+  V extends TSchema,
+  P extends TSchema = TObject,
+  Q extends TSchema & { static: PageQuery } = typeof PageQuerySchema,
+>(
+  app: IamApp,
+  db: Db,
+  resource: IamResource<K, R, V>,
+  route: RouteBase & {
+    readonly params?: P;
+    /** Default {@link PageQuerySchema}. */
+    readonly querystring?: Q;
+    readonly list: (
+      q: Queryable,
+      page: PageOptions,
+      request: ListRequest<P, Q>,
+    ) => Promise<Page<R>>;
+  },
+): void {
+  app.get<{ Reply: PageOf<Static<V>> }>(
+    route.url,
+    {
+      schema: {
+        tags,
+        security,
+        summary: route.summary,
+        ...(route.params === undefined ? {} : { params: route.params }),
+        querystring: route.querystring ?? PageQuerySchema,
+        response: { 200: PageEnvelope(resource.schema), ...errorResponses(403) },
+      },
+    },
+    async (request) => {
+      // Fastify has validated both against the schemas above; the generics hide that from TS.
+      const input = request as unknown as ListRequest<P, Q>;
+      const { cursor, limit } = input.query;
+      const after =
+        cursor === undefined ? undefined : decodeCursor(cursor, isIamId(resource.idKind));
+      const page = await administer(
+        db,
+        callerOf(request),
+        { action: route.action, resourceKind: resource.resourceKind },
+        () =>
+          route.list(
+            db,
+            {
+              limit: pageLimit(limit),
+              after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
+            },
+            input,
+          ),
+      );
+      return pageEnvelope(request, page.items.map(resource.present), nextCursor(page.next));
+    },
+  );
+}
+
+/**
+ * `DELETE …/:id` as an administered mutation: `remove` runs in its transaction and reports
+ * what it removed (or throws `ApiError`: 404, or a refusal listed in `statuses`).
+ */
+export function deleteOneRoute<K extends IamRecordKind, R, V extends TSchema>(
+  app: IamApp,
+  db: Db,
+  resource: IamResource<K, R, V>,
+  route: RouteBase & {
+    /** The route's error statuses (`errorResponses`). */
+    readonly statuses: readonly ErrorStatus[];
+    readonly remove: (tx: Queryable, id: IamId<K>, caller: Caller) => Promise<Mutation<R>>;
+  },
+): void {
+  app.delete<{ Params: { id: string }; Reply: DataOf<Static<V>> }>(
+    route.url,
+    {
+      schema: {
+        tags,
+        security,
+        summary: route.summary,
+        params: IdParams(resource.idSchema),
+        response: { 200: DataEnvelope(resource.schema), ...errorResponses(...route.statuses) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const id = asIamId(resource.idKind, request.params.id);
+      const deleted = await mutate(
+        db,
+        caller,
+        { action: route.action, resourceKind: resource.resourceKind, resourceId: id },
+        (tx) => route.remove(tx, id, caller),
+      );
+      return envelope(request, resource.present(deleted));
+    },
+  );
+}
