@@ -17,9 +17,13 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Registry } from "prom-client";
+import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
 import type { QueueConfig } from "../queue/work-items.js";
 import type { Db } from "../store/db.js";
 import { auditRoutes } from "./audit-routes.js";
+import { configurationRoutes } from "./configurations/routes.js";
+import { secretRoutes } from "./secrets/routes.js";
+import { serviceAccountRoutes } from "./service-accounts/routes.js";
 import { BUNDLED_KUBERNETES_COMPUTE, type ComputeSelection } from "./compute-selection.js";
 import { guardDatabase } from "./dependency.js";
 import { frameworkErrorHandler, registerErrorHandler } from "./error-handler.js";
@@ -56,6 +60,11 @@ export interface AppOptions {
   readonly queue?: QueueConfig<NamespaceWorkKind>;
   /** What keeps a Namespace from being deleted; default the resource kinds that exist. */
   readonly contentChecks?: readonly NamespaceContentCheck[];
+  /**
+   * The API's own Kubernetes client (the `occ-api` identity), for the Configuration and Secret
+   * Drivers; without one their routes answer 503.
+   */
+  readonly kubernetes?: ObjectClient;
   /** A pino logger; default no logging. */
   readonly logger?: FastifyBaseLogger;
   /** Where HTTP metrics go and what `/metrics` serves; default a fresh registry. */
@@ -120,6 +129,10 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
       await app.register(iam, { db });
     }
     await app.register(auditRoutes, { db });
+    const tenant = { db, kubernetes: options.kubernetes, log: app.log };
+    await app.register(configurationRoutes, tenant);
+    await app.register(secretRoutes, tenant);
+    await app.register(serviceAccountRoutes, tenant);
   },
   { [Symbol.for("skip-override")]: true },
 );

@@ -20,6 +20,8 @@ export interface InstallationConfig {
   };
   readonly kubernetes: {
     readonly kubeconfig: string | undefined;
+    /** The API's kubeconfig (`occ-api`); undefined → `kubeconfig`, then the default chain. */
+    readonly apiKubeconfig: string | undefined;
     readonly controllerNamespace: string;
     readonly requestTimeoutMs: number;
   };
@@ -95,6 +97,7 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
     },
     kubernetes: {
       kubeconfig: file.kubernetes?.kubeconfig,
+      apiKubeconfig: file.kubernetes?.apiKubeconfig ?? file.kubernetes?.kubeconfig,
       controllerNamespace: file.kubernetes?.controllerNamespace ?? "openclaw-system",
       requestTimeoutMs: file.kubernetes?.requestTimeoutMs ?? 10_000,
     },

@@ -40,6 +40,8 @@ export const InstallationConfigSchema = Type.Object(
       Type.Object(
         {
           kubeconfig: Type.Optional(Type.String({ minLength: 1 })),
+          /** The API's own kubeconfig (the `occ-api` identity); default `kubeconfig`. */
+          apiKubeconfig: Type.Optional(Type.String({ minLength: 1 })),
           controllerNamespace: Type.Optional(Type.String({ minLength: 1 })),
           requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000 })),
         },

@@ -75,7 +75,11 @@ export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<
     await migrate(db);
     const config: InstallationConfig = {
       ...opts.config,
-      kubernetes: { ...opts.config.kubernetes, kubeconfig: cluster.kubeconfigs["occ-worker"] },
+      kubernetes: {
+        ...opts.config.kubernetes,
+        kubeconfig: cluster.kubeconfigs["occ-worker"],
+        apiKubeconfig: cluster.kubeconfigs["occ-api"],
+      },
     };
     const apiKeyFile = join(dir, "admin-api-key");
     const boot = await runBootstrap(db, config);

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { InstallationConfig } from "../config/installation-config.js";
 import { startApiServer, type RunningServer } from "../api/server.js";
+import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
 import { bootstrap, type BootstrapResult } from "../iam/bootstrap.js";
 import type { Db } from "../store/db.js";
 import { startWorker, type RunningWorker } from "../worker/worker.js";
@@ -21,8 +22,11 @@ export function runBootstrap(db: Db, config: InstallationConfig): Promise<Bootst
   });
 }
 
-/** `occ api`: the HTTP API on `host:port`. */
-export function startApiProcess(opts: {
+/**
+ * `occ api`: the HTTP API on `host:port`, with its own Kubernetes client (the configured
+ * `apiKubeconfig`: the `occ-api` identity) for the Configuration and Secret Drivers.
+ */
+export async function startApiProcess(opts: {
   db: Db;
   config: InstallationConfig;
   host?: string;
@@ -30,8 +34,12 @@ export function startApiProcess(opts: {
   logger: Logger;
   registry?: Registry;
 }): Promise<RunningServer> {
-  return startApiServer({
+  const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
+    timeoutMs: opts.config.kubernetes.requestTimeoutMs,
+  });
+  const server = await startApiServer({
     db: opts.db,
+    kubernetes,
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
     queue: namespaceQueueConfig(opts.config),
@@ -39,7 +47,17 @@ export function startApiProcess(opts: {
     ...(opts.registry !== undefined ? { registry: opts.registry } : {}),
     ...(opts.host !== undefined ? { host: opts.host } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),
+  }).catch((err: unknown) => {
+    kubernetes.close();
+    throw err;
   });
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      kubernetes.close();
+    },
+  };
 }
 
 /** `occ worker`: claims Namespace work and calls the selected Compute Driver. */

@@ -1,0 +1,66 @@
+/**
+ * The Configuration resource as the API shows it (drivers.md §1) and the bodies and
+ * parameters of its routes. `values` is the document stored in the ConfigMap; `generation`
+ * starts at 1 and grows by one with every update.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { tenantResourceIdPattern } from "../../domain/tenant-resources.js";
+import { CONFIGURATION_KINDS, type ConfigurationRecord } from "../../store/configurations.js";
+import { NamespaceIdSchema } from "../namespaces/schemas.js";
+import { DateTime, IdString, literalUnion } from "../schemas.js";
+
+export const ConfigurationIdSchema = IdString(
+  tenantResourceIdPattern("configuration").source,
+  "A Configuration ID (`cfg_…`).",
+);
+
+const Values = Type.Record(Type.String(), Type.Unknown(), {
+  description: "The OpenClaw configuration document (a JSON object).",
+});
+
+export const CreateConfigurationBodySchema = Type.Object(
+  { kind: literalUnion(CONFIGURATION_KINDS), values: Values },
+  { additionalProperties: false },
+);
+export type CreateConfigurationBody = Static<typeof CreateConfigurationBodySchema>;
+
+export const UpdateConfigurationBodySchema = Type.Object(
+  { values: Values },
+  { additionalProperties: false },
+);
+export type UpdateConfigurationBody = Static<typeof UpdateConfigurationBodySchema>;
+
+export const ConfigurationParamsSchema = Type.Object(
+  { id: NamespaceIdSchema, configurationId: ConfigurationIdSchema },
+  { additionalProperties: false },
+);
+
+export const ConfigurationSchema = Type.Object(
+  {
+    id: ConfigurationIdSchema,
+    namespaceId: NamespaceIdSchema,
+    kind: literalUnion(CONFIGURATION_KINDS),
+    generation: Type.Integer({ minimum: 1 }),
+    values: Values,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { additionalProperties: false },
+);
+export type ConfigurationView = Static<typeof ConfigurationSchema>;
+
+/** The response shape of one Configuration, from its metadata and its stored document. */
+export function presentConfiguration(
+  record: ConfigurationRecord,
+  document: string,
+): ConfigurationView {
+  return {
+    id: record.id,
+    namespaceId: record.namespaceId,
+    kind: record.kind,
+    generation: record.generation,
+    values: JSON.parse(document) as Record<string, unknown>,
+    createdAt: record.createdAt.toISOString(),
+    updatedAt: record.updatedAt.toISOString(),
+  };
+}

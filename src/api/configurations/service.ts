@@ -1,0 +1,211 @@
+/**
+ * The Configuration services (drivers.md §1), shared by the routes. Each: authorize
+ * `configuration:<action>` on the Namespace first; look up (404); check the Namespace's state
+ * for writes; resolve the bound namespace afresh; then touch the ConfigMap and the metadata.
+ *
+ * Writes run in one transaction holding the Namespace row (shared) and the Configuration row:
+ * the ConfigMap write is made inside it and undone if the transaction rolls back (a create is
+ * deleted by UID, an update is put back under its new resourceVersion). A delete removes the
+ * row, then the ConfigMap as the last step before COMMIT, so a refused delete changes nothing.
+ */
+import type { NamespaceId } from "../../domain/ids.js";
+import { contentDigest, newTenantResourceId } from "../../domain/tenant-resources.js";
+import { KubernetesConfigurationDriver } from "../../drivers/kubernetes/tenant/configuration-driver.js";
+import {
+  deleteConfigurationRow,
+  getConfiguration,
+  insertConfiguration,
+  listConfigurations,
+  recordConfigurationUpdate,
+  type ConfigurationRecord,
+} from "../../store/configurations.js";
+import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
+import {
+  recordMutation,
+  recordingDenials,
+  requirePermission,
+  type AuditSubject,
+  type Caller,
+} from "../authorization.js";
+import { ApiError } from "../errors.js";
+import {
+  compensatedTransaction,
+  driverStep,
+  kubernetesOf,
+  liveNamespace,
+  requireWritable,
+  tenantPlacementOf,
+  type TenantServiceDeps,
+} from "../tenant/access.js";
+import type { CreateConfigurationBody, UpdateConfigurationBody } from "./schemas.js";
+
+/** A Configuration with its document. */
+export interface ConfigurationWithDocument {
+  readonly record: ConfigurationRecord;
+  readonly document: string;
+}
+
+type Action = "create" | "read" | "update" | "delete";
+
+function subjectOf(action: Action, resourceId?: string): AuditSubject {
+  return { action: `configurations.${action}`, resourceKind: "configuration", resourceId };
+}
+
+function authorizeOn(
+  deps: TenantServiceDeps,
+  caller: Caller,
+  ns: NamespaceId,
+  action: Action,
+  id?: string,
+) {
+  return requirePermission(
+    deps.db,
+    caller,
+    { permission: { action, kind: "configuration" }, namespaceId: ns },
+    subjectOf(action, id),
+  );
+}
+
+const driverOf = (deps: TenantServiceDeps) => new KubernetesConfigurationDriver(kubernetesOf(deps));
+
+async function found(
+  q: Parameters<typeof getConfiguration>[0],
+  ns: NamespaceId,
+  id: string,
+  forUpdate = false,
+) {
+  const row = await getConfiguration(q, ns, id, { forUpdate });
+  if (row === undefined) throw new ApiError("NOT_FOUND", "No such Configuration.");
+  return row;
+}
+
+export function createConfiguration(
+  deps: TenantServiceDeps,
+  caller: Caller,
+  namespaceId: NamespaceId,
+  body: CreateConfigurationBody,
+): Promise<ConfigurationWithDocument> {
+  return recordingDenials(deps.db, caller, async () => {
+    const grant = await authorizeOn(deps, caller, namespaceId, "create");
+    const id = newTenantResourceId("configuration");
+    const document = JSON.stringify(body.values);
+    return compensatedTransaction(deps, async (tx, onRollback) => {
+      const ns = await liveNamespace(tx, namespaceId, { lock: true });
+      requireWritable(ns, { whileManagedProvisioning: true });
+      const driver = driverOf(deps);
+      const bound = await driver.resolve(tenantPlacementOf(ns));
+      const pin = await driver.create(bound, namespaceId, { id, kind: body.kind, document });
+      onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
+      const record = await insertConfiguration(tx, {
+        ...pin,
+        id,
+        namespaceId,
+        kind: body.kind,
+        contentSha256: contentDigest(document),
+      });
+      await recordMutation(tx, caller, { ...subjectOf("create"), resourceId: id }, grant, {
+        namespaceId,
+        generation: 1,
+      });
+      return { record, document };
+    });
+  });
+}
+
+export function readConfiguration(
+  deps: TenantServiceDeps,
+  caller: Caller,
+  namespaceId: NamespaceId,
+  id: string,
+): Promise<ConfigurationWithDocument> {
+  return recordingDenials(deps.db, caller, async () => {
+    await authorizeOn(deps, caller, namespaceId, "read", id);
+    const ns = await liveNamespace(deps.db, namespaceId);
+    const record = await found(deps.db, namespaceId, id);
+    const driver = driverOf(deps);
+    const document = await driverStep(async () =>
+      driver.read(await driver.resolve(tenantPlacementOf(ns)), namespaceId, record),
+    );
+    return { record, document };
+  });
+}
+
+export function listNamespaceConfigurations(
+  deps: TenantServiceDeps,
+  caller: Caller,
+  namespaceId: NamespaceId,
+  opts: ResourcePageOptions,
+): Promise<ResourcePage<ConfigurationWithDocument>> {
+  return recordingDenials(deps.db, caller, async () => {
+    await authorizeOn(deps, caller, namespaceId, "read");
+    const ns = await liveNamespace(deps.db, namespaceId);
+    const page = await listConfigurations(deps.db, namespaceId, opts);
+    const driver = driverOf(deps);
+    const documents = await driverStep(async () =>
+      driver.readAll(await driver.resolve(tenantPlacementOf(ns)), namespaceId, page.items),
+    );
+    return {
+      items: page.items.map((record) => ({ record, document: documents.get(record.id) ?? "" })),
+      next: page.next,
+    };
+  });
+}
+
+export function updateConfiguration(
+  deps: TenantServiceDeps,
+  caller: Caller,
+  namespaceId: NamespaceId,
+  id: string,
+  body: UpdateConfigurationBody,
+): Promise<ConfigurationWithDocument> {
+  return recordingDenials(deps.db, caller, async () => {
+    const grant = await authorizeOn(deps, caller, namespaceId, "update", id);
+    const document = JSON.stringify(body.values);
+    return compensatedTransaction(deps, async (tx, onRollback) => {
+      const ns = await liveNamespace(tx, namespaceId, { lock: true });
+      const current = await found(tx, namespaceId, id, true);
+      requireWritable(ns, { whileManagedProvisioning: true });
+      const driver = driverOf(deps);
+      const bound = await driver.resolve(tenantPlacementOf(ns));
+      const previous = await driver.read(bound, namespaceId, current);
+      const written = await driver.update(bound, namespaceId, current, document);
+      onRollback(async () => {
+        await driver.restore(bound, namespaceId, current, previous, written);
+      });
+      const record = await recordConfigurationUpdate(tx, id, {
+        generation: current.generation + 1,
+        resourceVersion: written.resourceVersion,
+        contentSha256: contentDigest(document),
+      });
+      await recordMutation(tx, caller, { ...subjectOf("update"), resourceId: id }, grant, {
+        namespaceId,
+        generation: record.generation,
+      });
+      return { record, document };
+    });
+  });
+}
+
+export function deleteConfiguration(
+  deps: TenantServiceDeps,
+  caller: Caller,
+  namespaceId: NamespaceId,
+  id: string,
+): Promise<void> {
+  return recordingDenials(deps.db, caller, async () => {
+    const grant = await authorizeOn(deps, caller, namespaceId, "delete", id);
+    await compensatedTransaction(deps, async (tx) => {
+      const ns = await liveNamespace(tx, namespaceId, { lock: true });
+      const current = await found(tx, namespaceId, id, true);
+      const driver = driverOf(deps);
+      const bound = await driver.resolve(tenantPlacementOf(ns));
+      await driver.read(bound, namespaceId, current);
+      await deleteConfigurationRow(tx, id);
+      await recordMutation(tx, caller, { ...subjectOf("delete"), resourceId: id }, grant, {
+        namespaceId,
+        generation: current.generation,
+      });
+      await driver.delete(bound.name, current);
+    });
+  });
+}

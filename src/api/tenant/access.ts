@@ -1,0 +1,139 @@
+/**
+ * What every route on a Namespace's resources (Configurations, Secrets, ServiceAccounts)
+ * shares: the dependencies, the Namespace lookup and readiness rules, the tenant's placement
+ * as the drivers need it, and one transaction shape that compensates the Kubernetes write
+ * when the metadata transaction rolls back (control-plane.md §4).
+ *
+ * Check order on every route: authorize the permission on the Namespace first (no existence
+ * oracle: a caller without it gets 403 whether or not anything exists), then look up, then
+ * state, then Kubernetes.
+ */
+import type { FastifyBaseLogger } from "fastify";
+import type { NamespaceId } from "../../domain/ids.js";
+import type { ObjectClient } from "../../drivers/kubernetes/client/index.js";
+import type { TenantPlacement } from "../../drivers/kubernetes/tenant/bound-namespace.js";
+import { TenantObjectError } from "../../drivers/kubernetes/tenant/failures.js";
+import type { Db, Queryable } from "../../store/db.js";
+import { getNamespace, placementOf, type NamespaceRecord } from "../../store/namespaces.js";
+import { DependencyUnavailableError } from "../dependency.js";
+import { ApiError } from "../errors.js";
+
+/** What the resource services need from the process. */
+export interface TenantServiceDeps {
+  readonly db: Db;
+  /** The API's own Kubernetes client (`occ-api`); absent → every driver call answers 503. */
+  readonly kubernetes: ObjectClient | undefined;
+  /** Where a failed compensation is reported (once, here, where it is handled). */
+  readonly log?: FastifyBaseLogger | undefined;
+}
+
+/** The API's Kubernetes client, or 503 when the process has none configured. */
+export function kubernetesOf(deps: TenantServiceDeps): ObjectClient {
+  if (deps.kubernetes === undefined) {
+    throw new ApiError(
+      "DEPENDENCY_UNAVAILABLE",
+      "The API has no Kubernetes client configured for the Configuration and Secret Drivers.",
+    );
+  }
+  return deps.kubernetes;
+}
+
+/** The live Namespace `id`, or 404. With `lock`, held (`FOR SHARE`) until the transaction ends. */
+export async function liveNamespace(
+  q: Queryable,
+  id: NamespaceId,
+  opts: { readonly lock?: boolean } = {},
+): Promise<NamespaceRecord> {
+  if (opts.lock === true) {
+    // A share lock: DELETE /namespaces takes the row FOR UPDATE, so it waits for this
+    // transaction and then counts what it added (or this one sees `deleting` and refuses).
+    await q.query("SELECT 1 FROM namespaces WHERE id = $1 AND deleted_at IS NULL FOR SHARE", [id]);
+  }
+  const found = await getNamespace(q, id);
+  if (found === undefined) throw new ApiError("NOT_FOUND", "No such Namespace.");
+  return found;
+}
+
+/**
+ * What a write needs of the Namespace's state (drivers.md §1–3): `failed` / `deleting` →
+ * 409 `RESOURCE_CONFLICT`; `provisioning` → 409 `NAMESPACE_NOT_READY`, except that a managed
+ * Namespace accepts Configurations (`whileManagedProvisioning`), and records that touch no
+ * Kubernetes object (`recordsOnly`) do not wait.
+ */
+export function requireWritable(
+  ns: NamespaceRecord,
+  opts: { readonly whileManagedProvisioning?: boolean; readonly recordsOnly?: boolean } = {},
+): void {
+  if (ns.status === "failed" || ns.status === "deleting") {
+    throw new ApiError("RESOURCE_CONFLICT", `The Namespace is ${ns.status}; it takes no changes.`);
+  }
+  if (ns.status !== "provisioning" || opts.recordsOnly === true) return;
+  if (ns.placementMode === "managed" && opts.whileManagedProvisioning === true) return;
+  throw new ApiError(
+    "NAMESPACE_NOT_READY",
+    "The Namespace is still provisioning; retry once its status is ready.",
+  );
+}
+
+/** The tenant's placement and recorded binding, as the drivers resolve it. */
+export function tenantPlacementOf(ns: NamespaceRecord): TenantPlacement {
+  return {
+    tenantId: ns.id,
+    placement: placementOf(ns),
+    recordedName: ns.kubernetesNamespace,
+    recordedUid: ns.kubernetesUid,
+  };
+}
+
+/** A driver failure as the API answers it: always 503, with the driver's safe message. */
+export function apiErrorOf(err: unknown): unknown {
+  if (err instanceof TenantObjectError) {
+    return new ApiError("DEPENDENCY_UNAVAILABLE", err.message, { cause: err });
+  }
+  return err;
+}
+
+/** Registers an undo step for a Kubernetes write made inside the transaction. */
+export type OnRollback = (undo: () => Promise<void>) => void;
+
+/**
+ * Runs `fn` in one transaction. Kubernetes writes made inside register their undo with
+ * `onRollback`; when the transaction rolls back, the undo steps run (newest first) before the
+ * error is answered. When COMMIT's outcome is unknown nothing is undone — blindly undoing a
+ * write whose metadata may have committed would break the pair — and the answer is 503
+ * "outcome unknown". Driver failures become 503 (see {@link apiErrorOf}).
+ */
+export async function compensatedTransaction<T>(
+  deps: TenantServiceDeps,
+  fn: (tx: Queryable, onRollback: OnRollback) => Promise<T>,
+): Promise<T> {
+  const undo: (() => Promise<void>)[] = [];
+  try {
+    return await deps.db.transaction((tx) => fn(tx, (step) => undo.push(step)));
+  } catch (err) {
+    if (err instanceof DependencyUnavailableError && err.outcomeUnknown) {
+      throw new ApiError(
+        "DEPENDENCY_UNAVAILABLE",
+        "The database did not confirm the change; its outcome is unknown. Read the resource before retrying.",
+        { cause: err },
+      );
+    }
+    for (const step of undo.reverse()) {
+      try {
+        await step();
+      } catch (undoErr) {
+        deps.log?.error({ err: undoErr }, "compensation of a Kubernetes write failed");
+      }
+    }
+    throw apiErrorOf(err);
+  }
+}
+
+/** Runs a read-only driver step, answering its failures as 503. */
+export async function driverStep<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    throw apiErrorOf(err);
+  }
+}

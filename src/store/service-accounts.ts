@@ -1,0 +1,93 @@
+/**
+ * ServiceAccount records (drivers.md §3): `{id, name, credential?: {kind, secretRef}}` per
+ * Namespace, the name unique in the Namespace. No Kubernetes object exists for them until an
+ * Agent uses one; they block the deletion of their Namespace.
+ */
+import type { NamespaceId } from "../domain/ids.js";
+import { defineTable, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
+import type { Queryable } from "./db.js";
+import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
+
+/** The kinds of credential a ServiceAccount may reference. */
+export const CREDENTIAL_KINDS = ["api_key", "oauth_token"] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+export const serviceAccountsTable = defineTable("service_accounts", {
+  id: text,
+  namespaceId: text,
+  name: text,
+  credentialKind: nullable(oneOf(CREDENTIAL_KINDS)),
+  credentialSecretId: nullable(text),
+  createdAt: timestamp,
+});
+
+export type ServiceAccountRecord = RowOf<typeof serviceAccountsTable.columns>;
+
+const COLUMNS = serviceAccountsTable.select();
+
+export interface NewServiceAccount {
+  readonly id: string;
+  readonly namespaceId: NamespaceId;
+  readonly name: string;
+  readonly credential: { readonly kind: CredentialKind; readonly secretId: string } | null;
+}
+
+/** Inserts; `name_in_use` when the Namespace already has one of that name. */
+export async function insertServiceAccount(
+  q: Queryable,
+  input: NewServiceAccount,
+): Promise<
+  { outcome: "inserted"; serviceAccount: ServiceAccountRecord } | { outcome: "name_in_use" }
+> {
+  const res = await q.query(
+    `INSERT INTO service_accounts (id, namespace_id, name, credential_kind, credential_secret_id)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT ON CONSTRAINT service_accounts_name_unique DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [
+      input.id,
+      input.namespaceId,
+      input.name,
+      input.credential?.kind ?? null,
+      input.credential?.secretId ?? null,
+    ],
+  );
+  const row = res.rows[0];
+  return row === undefined
+    ? { outcome: "name_in_use" }
+    : { outcome: "inserted", serviceAccount: serviceAccountsTable.decode(row) };
+}
+
+export async function getServiceAccount(
+  q: Queryable,
+  namespaceId: NamespaceId,
+  id: string,
+): Promise<ServiceAccountRecord | undefined> {
+  const res = await q.query(
+    `SELECT ${COLUMNS} FROM service_accounts WHERE namespace_id = $1 AND id = $2`,
+    [namespaceId, id],
+  );
+  const row = res.rows[0];
+  return row === undefined ? undefined : serviceAccountsTable.decode(row);
+}
+
+export function listServiceAccounts(
+  q: Queryable,
+  namespaceId: NamespaceId,
+  opts: ResourcePageOptions,
+): Promise<ResourcePage<ServiceAccountRecord>> {
+  return pageOf(q, serviceAccountsTable, namespaceId, opts);
+}
+
+/** Deletes; false when there was no such row. */
+export async function deleteServiceAccountRow(
+  q: Queryable,
+  namespaceId: NamespaceId,
+  id: string,
+): Promise<boolean> {
+  const res = await q.query("DELETE FROM service_accounts WHERE namespace_id = $1 AND id = $2", [
+    namespaceId,
+    id,
+  ]);
+  return res.rowCount > 0;
+}

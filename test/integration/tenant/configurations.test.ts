@@ -1,0 +1,314 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ANNOTATIONS,
+  currentManagedName,
+  LABELS,
+  MARKER_VALUES,
+  type K8sNamespace,
+  type NamespaceId,
+} from "../../../src/domain/index.js";
+import {
+  configMapName,
+  CONFIGURATION_DATA_KEY,
+  RESOURCE_LABELS,
+} from "../../../src/domain/tenant-resources.js";
+import { eventually, uniqueName } from "../../harness/kube.js";
+import { bindTenantRole } from "../../harness/rbac.js";
+import { admin, prepareExternal, RESTRICTED } from "../compute/fixtures.js";
+import {
+  call,
+  createTenant,
+  provision,
+  revokeApiRole,
+  startTenantApi,
+  type TenantApi,
+} from "./fixtures.js";
+
+interface ConfigurationView {
+  id: string;
+  generation: number;
+  values: Record<string, unknown>;
+}
+interface ConfigMap {
+  metadata?: {
+    name?: string;
+    uid?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+  };
+  data?: Record<string, string>;
+}
+
+let api: TenantApi;
+beforeAll(async () => {
+  api = await startTenantApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+const cfgPath = (ns: string, id?: string) =>
+  `/namespaces/${ns}/configurations${id === undefined ? "" : `/${id}`}`;
+const body = { kind: "agent", values: { model: "m-1", tools: ["search"] } };
+
+async function rowCount(ns: string): Promise<number> {
+  const r = await api.db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM configurations WHERE namespace_id = $1",
+    [ns],
+  );
+  return r.rows[0]?.n ?? -1;
+}
+const configMaps = (namespace: string) => admin.list<ConfigMap>("ConfigMap", { namespace });
+const ownConfigMaps = async (namespace: string, tenant: string) =>
+  (await configMaps(namespace)).filter((c) => c.metadata?.labels?.[LABELS.namespace] === tenant);
+
+/** An external Namespace, ready, with both tenant RoleBindings. */
+async function readyExternal(): Promise<{ id: NamespaceId; selected: string }> {
+  const prepared = await prepareExternal();
+  const selected = prepared.metadata?.name ?? "";
+  const id = await createTenant(api, uniqueName("ext"), selected);
+  await bindTenantRole(selected, "occ-worker");
+  await bindTenantRole(selected, "occ-api");
+  expect(await provision(api, id)).toBe("ready");
+  return { id, selected };
+}
+
+describe("placement of Configurations", () => {
+  it("external: 409 NAMESPACE_NOT_READY while provisioning, then 201 in the selected namespace (never an oce- one)", async () => {
+    const prepared = await prepareExternal();
+    const selected = prepared.metadata?.name ?? "";
+    const id = await createTenant(api, uniqueName("ext"), selected);
+    const early = await call(api, "POST", cfgPath(id), { body });
+    expect(early.status).toBe(409);
+    expect(early.body.error?.code).toBe("NAMESPACE_NOT_READY");
+    expect(await rowCount(id)).toBe(0);
+
+    await bindTenantRole(selected, "occ-worker");
+    await bindTenantRole(selected, "occ-api");
+    expect(await provision(api, id)).toBe("ready");
+    const created = await call(api, "POST", cfgPath(id), { body });
+    expect(created.status).toBe(201);
+    const cfg = created.body.data as ConfigurationView;
+    expect(cfg).toMatchObject({ generation: 1, values: body.values });
+
+    const cm = await admin.get<ConfigMap>("ConfigMap", {
+      name: configMapName(cfg.id),
+      namespace: selected,
+    });
+    expect(cm.metadata?.labels).toMatchObject({
+      [LABELS.managedBy]: MARKER_VALUES.managedBy,
+      [LABELS.namespace]: id,
+      [RESOURCE_LABELS.configuration]: cfg.id,
+      [RESOURCE_LABELS.generation]: "1",
+    });
+    expect(JSON.parse(cm.data?.[CONFIGURATION_DATA_KEY] ?? "null")).toEqual(body.values);
+    expect(await admin.find("Namespace", { name: currentManagedName(id) })).toBeUndefined();
+
+    const updated = await call(api, "PATCH", cfgPath(id, cfg.id), {
+      body: { values: { model: "m-2" } },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.data).toMatchObject({ generation: 2, values: { model: "m-2" } });
+    const after = await admin.get<ConfigMap>("ConfigMap", {
+      name: configMapName(cfg.id),
+      namespace: selected,
+    });
+    expect(after.metadata?.labels?.[RESOURCE_LABELS.generation]).toBe("2");
+    const listed = await call(api, "GET", cfgPath(id));
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: cfg.id, generation: 2 })]);
+  });
+
+  it("managed while provisioning: 503 until the namespace and the API RoleBinding exist (never 500), then 201 in oce-…", async () => {
+    const id = await createTenant(api, uniqueName("mgd"));
+    const name = currentManagedName(id);
+    const before = await call(api, "POST", cfgPath(id), { body });
+    expect(before.status).toBe(503);
+    expect(before.body.error?.code).toBe("DEPENDENCY_UNAVAILABLE");
+
+    expect(await provision(api, id)).toBe("pending"); // no worker RoleBinding: created, pending
+    await eventually(
+      "the managed namespace",
+      async () => (await admin.find("Namespace", { name })) !== undefined,
+    );
+    const noBinding = await call(api, "POST", cfgPath(id), { body });
+    expect(noBinding.status).toBe(503);
+    expect(noBinding.body.error?.message).toContain(name);
+
+    await bindTenantRole(name, "occ-api");
+    const created = await call(api, "POST", cfgPath(id), { body });
+    expect(created.status).toBe(201);
+    const cfg = created.body.data as ConfigurationView;
+    expect(
+      await admin.find<ConfigMap>("ConfigMap", { name: configMapName(cfg.id), namespace: name }),
+    ).toBeDefined();
+    expect(await rowCount(id)).toBe(1);
+  });
+});
+
+describe("the API RoleBinding", () => {
+  it("missing → 503 DEPENDENCY_UNAVAILABLE for every Configuration operation; granted again → works without restart", async () => {
+    const { id, selected } = await readyExternal();
+    const created = await call(api, "POST", cfgPath(id), { body });
+    expect(created.status).toBe(201);
+    const cfgId = (created.body.data as ConfigurationView).id;
+
+    await revokeApiRole(selected);
+    const replies = [
+      await call(api, "POST", cfgPath(id), { body }),
+      await call(api, "GET", cfgPath(id)),
+      await call(api, "GET", cfgPath(id, cfgId)),
+      await call(api, "PATCH", cfgPath(id, cfgId), { body: { values: {} } }),
+      await call(api, "DELETE", cfgPath(id, cfgId)),
+    ];
+    expect(replies.map((r) => [r.status, r.body.error?.code])).toEqual(
+      replies.map(() => [503, "DEPENDENCY_UNAVAILABLE"]),
+    );
+    expect(await rowCount(id)).toBe(1);
+
+    await bindTenantRole(selected, "occ-api");
+    expect((await call(api, "GET", cfgPath(id, cfgId))).status).toBe(200);
+    expect((await call(api, "DELETE", cfgPath(id, cfgId))).status).toBe(204);
+    expect(await rowCount(id)).toBe(0);
+    expect(await ownConfigMaps(selected, id)).toEqual([]);
+  });
+});
+
+describe("fail closed: 503 and no write anywhere", () => {
+  async function refusedWithoutWrites(id: NamespaceId, namespaces: readonly string[]) {
+    const res = await call(api, "POST", cfgPath(id), { body });
+    expect(res.status).toBe(503);
+    expect(res.body.error?.code).toBe("DEPENDENCY_UNAVAILABLE");
+    expect(await rowCount(id)).toBe(0);
+    for (const ns of namespaces) expect(await ownConfigMaps(ns, id)).toEqual([]);
+  }
+
+  it("two namespaces carry the tenant's label", async () => {
+    const { id, selected } = await readyExternal();
+    const rogue = uniqueName("rogue");
+    await admin.create("Namespace", {
+      metadata: { name: rogue, labels: { [LABELS.namespace]: id } },
+    });
+    await bindTenantRole(rogue, "occ-api");
+    await refusedWithoutWrites(id, [selected, rogue]);
+  });
+
+  it("the claimant lacks the annotation", async () => {
+    const { id, selected } = await readyExternal();
+    await admin.patch(
+      "Namespace",
+      { name: selected },
+      { metadata: { annotations: { [ANNOTATIONS.namespaceId]: null } } },
+      { type: "merge" },
+    );
+    await refusedWithoutWrites(id, [selected]);
+  });
+
+  it("a managed claimant whose name is neither managed form", async () => {
+    const id = await createTenant(api, uniqueName("mgd"));
+    const rogue = uniqueName("oce-like");
+    await admin.create("Namespace", {
+      metadata: {
+        name: rogue,
+        labels: {
+          [LABELS.namespace]: id,
+          [LABELS.managedBy]: MARKER_VALUES.managedBy,
+          ...RESTRICTED,
+        },
+        annotations: { [ANNOTATIONS.namespaceId]: id },
+      },
+    });
+    await bindTenantRole(rogue, "occ-api");
+    await refusedWithoutWrites(id, [rogue]);
+  });
+
+  it("an external claimant whose Pod Security was relaxed", async () => {
+    const { id, selected } = await readyExternal();
+    await admin.patch(
+      "Namespace",
+      { name: selected },
+      { metadata: { labels: { [LABELS.podSecurityEnforce]: "baseline" } } },
+      { type: "merge" },
+    );
+    await refusedWithoutWrites(id, [selected]);
+  });
+
+  it("an external claimant that is terminating", async () => {
+    const { id, selected } = await readyExternal();
+    await admin.patch(
+      "Namespace",
+      { name: selected },
+      { metadata: { finalizers: ["occ.test/hold"] } },
+      { type: "merge" },
+    );
+    const ns = await admin.get<K8sNamespace>("Namespace", { name: selected });
+    await admin.delete("Namespace", { name: selected }, { uid: ns.metadata?.uid ?? "" });
+    await refusedWithoutWrites(id, [selected]);
+    await admin.patch(
+      "Namespace",
+      { name: selected },
+      { metadata: { finalizers: null } },
+      { type: "merge" },
+    );
+  });
+});
+
+describe("a ConfigMap edited by hand", () => {
+  it.each([
+    ["generation", { metadata: { labels: { [RESOURCE_LABELS.generation]: "7" } } }],
+    ["markers", { metadata: { annotations: { [ANNOTATIONS.namespaceId]: null } } }],
+    ["content", { data: { [CONFIGURATION_DATA_KEY]: '{"model":"evil"}' } }],
+  ])("(%s) → 503 on read, not repaired", async (_what, edit) => {
+    const { id, selected } = await readyExternal();
+    const created = await call(api, "POST", cfgPath(id), { body });
+    const cfgId = (created.body.data as ConfigurationView).id;
+    const ref = { name: configMapName(cfgId), namespace: selected };
+    const edited = await admin.patch<ConfigMap>("ConfigMap", ref, edit, { type: "merge" });
+
+    const read = await call(api, "GET", cfgPath(id, cfgId));
+    expect(read.status).toBe(503);
+    expect(read.body.error?.code).toBe("DEPENDENCY_UNAVAILABLE");
+    expect((await call(api, "GET", cfgPath(id))).status).toBe(503);
+    expect((await call(api, "PATCH", cfgPath(id, cfgId), { body: { values: {} } })).status).toBe(
+      503,
+    );
+    const after = await admin.get<ConfigMap>("ConfigMap", ref);
+    expect(after.metadata?.resourceVersion).toBe(edited.metadata?.resourceVersion);
+  });
+});
+
+describe("compensation", () => {
+  it("a create whose transaction rolls back leaves no ConfigMap behind", async () => {
+    const { id, selected } = await readyExternal();
+    api.failWhen((sql) => sql.includes("INSERT INTO configurations"));
+    try {
+      const res = await call(api, "POST", cfgPath(id), { body });
+      expect(res.status).toBe(503);
+    } finally {
+      api.failWhen(null);
+    }
+    expect(await rowCount(id)).toBe(0);
+    expect(await ownConfigMaps(selected, id)).toEqual([]);
+  });
+
+  it("an update whose transaction rolls back puts the previous document back", async () => {
+    const { id, selected } = await readyExternal();
+    const created = await call(api, "POST", cfgPath(id), { body });
+    const cfgId = (created.body.data as ConfigurationView).id;
+    api.failWhen((sql) => sql.includes("UPDATE configurations"));
+    try {
+      const res = await call(api, "PATCH", cfgPath(id, cfgId), { body: { values: { x: 1 } } });
+      expect(res.status).toBe(503);
+    } finally {
+      api.failWhen(null);
+    }
+    const read = await call(api, "GET", cfgPath(id, cfgId));
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ generation: 1, values: body.values });
+    const cm = await admin.get<ConfigMap>("ConfigMap", {
+      name: configMapName(cfgId),
+      namespace: selected,
+    });
+    expect(cm.metadata?.labels?.[RESOURCE_LABELS.generation]).toBe("1");
+  });
+});

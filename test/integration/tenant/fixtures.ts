@@ -1,0 +1,154 @@
+/**
+ * The API in-process on a real PostgreSQL database, running its drivers as `occ-api` with
+ * only the chart's cluster grants (plus whatever per-namespace RoleBinding a test creates),
+ * and a Compute Driver as `occ-worker` to provision Namespaces the way the worker does.
+ */
+import pino from "pino";
+import { inject } from "vitest";
+import { buildApp, type OccApp } from "../../../src/api/app.js";
+import { namespaceQueueConfig } from "../../../src/api/namespaces/work.js";
+import type { K8sNamespace, NamespaceId } from "../../../src/domain/index.js";
+import {
+  createObjectClient,
+  loadKubeConfig,
+  type ObjectClient,
+} from "../../../src/drivers/kubernetes/client/index.js";
+import { bootstrap } from "../../../src/iam/bootstrap.js";
+import type { Db, Queryable, SqlParam } from "../../../src/store/db.js";
+import { migrate } from "../../../src/store/migrate.js";
+import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
+import { getNamespace, placementOf } from "../../../src/store/namespaces.js";
+import { createTestDatabase } from "../../harness/db.js";
+import { grantChartClusterRoles } from "../../harness/rbac.js";
+import { admin, workerDriver } from "../compute/fixtures.js";
+
+export interface TenantApi {
+  readonly app: OccApp;
+  readonly db: Db;
+  readonly adminKey: string;
+  readonly logs: string[];
+  /** Makes statements matching `predicate` fail like a lost connection (null: stop). */
+  failWhen(predicate: ((sql: string) => boolean) | null): void;
+  close(): Promise<void>;
+}
+
+/** Wraps `db` so chosen statements fail without a SQLSTATE (a connection-style failure). */
+function faulty(db: Db): Db & { failWhen(p: ((sql: string) => boolean) | null): void } {
+  let failing: ((sql: string) => boolean) | null = null;
+  const wrap = (q: Queryable): Queryable => ({
+    query<R>(sql: string, params?: readonly SqlParam[]) {
+      if (failing?.(sql) === true) return Promise.reject(new Error("injected: connection lost"));
+      return q.query<R>(sql, params);
+    },
+    exec: (sql) => q.exec(sql),
+  });
+  return {
+    ...wrap(db),
+    dialect: db.dialect,
+    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    listen: (c, h) => db.listen(c, h),
+    close: () => db.close(),
+    failWhen(p) {
+      failing = p;
+    },
+  };
+}
+
+export async function startTenantApi(): Promise<TenantApi> {
+  await grantChartClusterRoles();
+  const database = await createTestDatabase();
+  await migrate(database.db);
+  const db = faulty(database.db);
+  const boot = await bootstrap({
+    db,
+    queue: namespaceQueueConfig(),
+    compute: { source: "bundled", name: "kubernetes" },
+    controllerNamespace: "openclaw-system",
+    contentChecks: [],
+  });
+  if (boot.apiKey === null) throw new Error("bootstrap issued no key");
+  const kubernetes: ObjectClient = createObjectClient(
+    loadKubeConfig(inject("env").kubeconfigs["occ-api"]),
+  );
+  const logs: string[] = [];
+  const logger = pino({ level: "trace" }, { write: (line: string) => void logs.push(line) });
+  const app = await buildApp({ db, controllerNamespace: "openclaw-system", kubernetes, logger });
+  return {
+    app,
+    db,
+    adminKey: boot.apiKey,
+    logs,
+    failWhen: (p) => {
+      db.failWhen(p);
+    },
+    async close() {
+      await app.close();
+      kubernetes.close();
+      await database.drop();
+    },
+  };
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly body: { data?: unknown; error?: { code: string; message: string } };
+  readonly text: string;
+}
+
+export async function call(
+  api: TenantApi,
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  url: string,
+  opts: { key?: string; body?: unknown } = {},
+): Promise<Reply> {
+  const res = await api.app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${opts.key ?? api.adminKey}` },
+    ...(opts.body === undefined ? {} : { payload: opts.body as object }),
+  });
+  const body = res.body === "" ? {} : (JSON.parse(res.body) as Reply["body"]);
+  return { status: res.statusCode, body, text: res.body };
+}
+
+/** Creates a Namespace through the API; returns its ID. */
+export async function createTenant(api: TenantApi, name: string, existingNamespace?: string) {
+  const res = await call(api, "POST", "/namespaces", {
+    body: { name, ...(existingNamespace === undefined ? {} : { existingNamespace }) },
+  });
+  if (res.status !== 201) throw new Error(`create namespace: ${res.text}`);
+  return (res.body.data as { id: NamespaceId }).id;
+}
+
+/**
+ * One worker pass for `id`, recording its outcome as the worker does; returns the result's
+ * outcome. The worker's tenant RoleBinding must exist for `ready`.
+ */
+export async function provision(api: TenantApi, id: NamespaceId): Promise<string> {
+  const record = await getNamespace(api.db, id);
+  if (record === undefined) throw new Error("no such namespace");
+  const { driver, client } = workerDriver();
+  try {
+    const result = await driver.ensureNamespace({
+      namespaceId: id,
+      placement: placementOf(record),
+      boundUid: record.kubernetesUid,
+    });
+    if (result.outcome === "ready") {
+      await applyProvisioningOutcome(api.db, id, {
+        to: "ready",
+        binding: { namespace: result.namespaceName, uid: result.uid },
+      });
+    }
+    return result.outcome;
+  } finally {
+    client.close();
+  }
+}
+
+/** Removes the API's tenant RoleBinding from `namespace` (as the administrator). */
+export async function revokeApiRole(namespace: string): Promise<void> {
+  const name = "openclaw-enterprise-tenant-api";
+  const rb = await admin.get<K8sNamespace>("RoleBinding", { name, namespace });
+  await admin.delete("RoleBinding", { name, namespace }, { uid: rb.metadata?.uid ?? "" });
+}
