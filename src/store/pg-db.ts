@@ -69,8 +69,18 @@ async function listenPostgres(
 }
 
 /** The production adapter: a `pg` pool against a real PostgreSQL server. */
-export function openPostgres(connectionString: string, opts: { max?: number } = {}): Db {
+export function openPostgres(
+  connectionString: string,
+  opts: { max?: number; onIdleError?: (err: Error) => void } = {},
+): Db {
   const pool = new pg.Pool({ connectionString, max: opts.max ?? 10 });
+  // An idle pooled connection that the server ends (a restart, a failover, an administrator's
+  // pg_terminate_backend) is emitted as an error on the pool; without a listener Node treats
+  // it as unhandled and the whole process exits. The pool has already dropped that client and
+  // the next query opens a new one, so it is reported, never fatal.
+  pool.on("error", (err) => {
+    opts.onIdleError?.(err);
+  });
   return {
     dialect: "postgres",
     ...queryable(pool),
