@@ -20,13 +20,7 @@ import {
   type ConfigurationRecord,
 } from "../../store/configurations.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
-import {
-  recordMutation,
-  recordingDenials,
-  requirePermission,
-  type AuditSubject,
-  type Caller,
-} from "../authorization.js";
+import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
 import { ApiError } from "../errors.js";
 import {
   compensatedTransaction,
@@ -37,6 +31,7 @@ import {
   tenantPlacementOf,
   type TenantServiceDeps,
 } from "../tenant/access.js";
+import { resourceAccess } from "../tenant/resource-access.js";
 import type { CreateConfigurationBody, UpdateConfigurationBody } from "./schemas.js";
 
 /** A Configuration with its document. */
@@ -45,26 +40,10 @@ export interface ConfigurationWithDocument {
   readonly document: string;
 }
 
-type Action = "create" | "read" | "update" | "delete";
-
-function subjectOf(action: Action, resourceId?: string): AuditSubject {
-  return { action: `configurations.${action}`, resourceKind: "configuration", resourceId };
-}
-
-function authorizeOn(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  ns: NamespaceId,
-  action: Action,
-  id?: string,
-) {
-  return requirePermission(
-    deps.db,
-    caller,
-    { permission: { action, kind: "configuration" }, namespaceId: ns },
-    subjectOf(action, id),
-  );
-}
+const access = resourceAccess<"create" | "read" | "update" | "delete">(
+  "configuration",
+  "configurations",
+);
 
 const driverOf = (deps: TenantServiceDeps) => new KubernetesConfigurationDriver(kubernetesOf(deps));
 
@@ -86,7 +65,7 @@ export function createConfiguration(
   body: CreateConfigurationBody,
 ): Promise<ConfigurationWithDocument> {
   return recordingDenials(deps.db, caller, async () => {
-    const grant = await authorizeOn(deps, caller, namespaceId, "create");
+    const grant = await access.authorize(deps, caller, namespaceId, "create");
     const id = newTenantResourceId("configuration");
     const document = JSON.stringify(body.values);
     return compensatedTransaction(deps, async (tx, onRollback) => {
@@ -103,7 +82,7 @@ export function createConfiguration(
         kind: body.kind,
         contentSha256: contentDigest(document),
       });
-      await recordMutation(tx, caller, { ...subjectOf("create"), resourceId: id }, grant, {
+      await recordMutation(tx, caller, access.subjectOf("create", id), grant, {
         namespaceId,
         generation: 1,
       });
@@ -118,9 +97,7 @@ export function readConfiguration(
   namespaceId: NamespaceId,
   id: string,
 ): Promise<ConfigurationWithDocument> {
-  return recordingDenials(deps.db, caller, async () => {
-    await authorizeOn(deps, caller, namespaceId, "read", id);
-    const ns = await liveNamespace(deps.db, namespaceId);
+  return access.read(deps, caller, namespaceId, id, async (ns) => {
     const record = await found(deps.db, namespaceId, id);
     const driver = driverOf(deps);
     const document = await driverStep(async () =>
@@ -136,9 +113,7 @@ export function listNamespaceConfigurations(
   namespaceId: NamespaceId,
   opts: ResourcePageOptions,
 ): Promise<ResourcePage<ConfigurationWithDocument>> {
-  return recordingDenials(deps.db, caller, async () => {
-    await authorizeOn(deps, caller, namespaceId, "read");
-    const ns = await liveNamespace(deps.db, namespaceId);
+  return access.read(deps, caller, namespaceId, undefined, async (ns) => {
     const page = await listConfigurations(deps.db, namespaceId, opts);
     const driver = driverOf(deps);
     const documents = await driverStep(async () =>
@@ -159,7 +134,7 @@ export function updateConfiguration(
   body: UpdateConfigurationBody,
 ): Promise<ConfigurationWithDocument> {
   return recordingDenials(deps.db, caller, async () => {
-    const grant = await authorizeOn(deps, caller, namespaceId, "update", id);
+    const grant = await access.authorize(deps, caller, namespaceId, "update", id);
     const document = JSON.stringify(body.values);
     return compensatedTransaction(deps, async (tx, onRollback) => {
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
@@ -177,7 +152,7 @@ export function updateConfiguration(
         resourceVersion: written.resourceVersion,
         contentSha256: contentDigest(document),
       });
-      await recordMutation(tx, caller, { ...subjectOf("update"), resourceId: id }, grant, {
+      await recordMutation(tx, caller, access.subjectOf("update", id), grant, {
         namespaceId,
         generation: record.generation,
       });
@@ -193,7 +168,7 @@ export function deleteConfiguration(
   id: string,
 ): Promise<void> {
   return recordingDenials(deps.db, caller, async () => {
-    const grant = await authorizeOn(deps, caller, namespaceId, "delete", id);
+    const grant = await access.authorize(deps, caller, namespaceId, "delete", id);
     await compensatedTransaction(deps, async (tx) => {
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
       const current = await found(tx, namespaceId, id, true);
@@ -201,7 +176,7 @@ export function deleteConfiguration(
       const bound = await driver.resolve(tenantPlacementOf(ns));
       await driver.read(bound, namespaceId, current);
       await deleteConfigurationRow(tx, id);
-      await recordMutation(tx, caller, { ...subjectOf("delete"), resourceId: id }, grant, {
+      await recordMutation(tx, caller, access.subjectOf("delete", id), grant, {
         namespaceId,
         generation: current.generation,
       });

@@ -3,18 +3,16 @@
  * the envelope out; the check order lives in `service.ts`.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { callerOf, envelope, pageEnvelope } from "../request-context.js";
-import {
-  DataEnvelope,
-  decodeCursor,
-  encodeCursor,
-  errorResponses,
-  PageEnvelope,
-  pageLimit,
-  PageQuerySchema,
-} from "../schemas.js";
+import type { SecretRecord } from "../../store/secrets.js";
 import type { TenantServiceDeps } from "../tenant/access.js";
-import { isResourceId, namespaceIdOf, NamespaceScopedParamsSchema } from "../tenant/params.js";
+import {
+  createRoute,
+  deleteRoute,
+  listRoute,
+  readRoute,
+  updateRoute,
+  type TenantResource,
+} from "../tenant/resource-routes.js";
 import {
   SecretParamsSchema,
   SecretSchema,
@@ -30,133 +28,38 @@ import {
   updateSecret,
 } from "./service.js";
 
-const tags = ["secrets"];
-const security = [{ apiKey: [] }];
-const COLLECTION = "/namespaces/:id/secrets";
-const ITEM = `${COLLECTION}/:secretId`;
+const resource: TenantResource<SecretRecord, typeof SecretSchema> = {
+  tags: ["secrets"],
+  kind: "secret",
+  collection: "/namespaces/:id/secrets",
+  idParam: "secretId",
+  itemParams: SecretParamsSchema,
+  schema: SecretSchema,
+  present: presentSecret,
+};
 
 export const secretRoutes: FastifyPluginCallbackTypebox<TenantServiceDeps> = (app, deps, done) => {
-  app.post(
-    COLLECTION,
-    {
-      schema: {
-        tags,
-        security,
-        summary:
-          "Create a Secret (201); the value goes to a Kubernetes Secret and is never returned.",
-        params: NamespaceScopedParamsSchema,
-        body: CreateSecretBodySchema,
-        response: {
-          201: DataEnvelope(SecretSchema),
-          ...errorResponses(403, 404, 409, 413, 415),
-        },
-      },
-    },
-    async (request, reply) => {
-      const c = await createSecret(
-        deps,
-        callerOf(request),
-        namespaceIdOf(request.params),
-        request.body,
-      );
-      return reply.status(201).send(envelope(request, presentSecret(c)));
-    },
-  );
-
-  app.get(
-    COLLECTION,
-    {
-      schema: {
-        tags,
-        security,
-        summary:
-          "List a Namespace's Secrets (metadata), each verified against its Kubernetes Secret.",
-        params: NamespaceScopedParamsSchema,
-        querystring: PageQuerySchema,
-        response: { 200: PageEnvelope(SecretSchema), ...errorResponses(403, 404) },
-      },
-    },
-    async (request) => {
-      const after =
-        request.query.cursor === undefined
-          ? undefined
-          : decodeCursor(request.query.cursor, isResourceId("secret"));
-      const page = await listNamespaceSecrets(
-        deps,
-        callerOf(request),
-        namespaceIdOf(request.params),
-        {
-          limit: pageLimit(request.query.limit),
-          after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
-        },
-      );
-      const next = page.next === null ? null : encodeCursor(page.next.createdAt, page.next.id);
-      return pageEnvelope(request, page.items.map(presentSecret), next);
-    },
-  );
-
-  app.get(
-    ITEM,
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Read one Secret's metadata (503 when its Kubernetes Secret was altered).",
-        params: SecretParamsSchema,
-        response: { 200: DataEnvelope(SecretSchema), ...errorResponses(403, 404) },
-      },
-    },
-    async (request) => {
-      const { secretId } = request.params;
-      const c = await readSecret(deps, callerOf(request), namespaceIdOf(request.params), secretId);
-      return envelope(request, presentSecret(c));
-    },
-  );
-
-  app.patch(
-    ITEM,
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Replace a Secret's value (version + 1).",
-        params: SecretParamsSchema,
-        body: UpdateSecretBodySchema,
-        response: {
-          200: DataEnvelope(SecretSchema),
-          ...errorResponses(403, 404, 409, 413, 415),
-        },
-      },
-    },
-    async (request) => {
-      const { secretId } = request.params;
-      const c = await updateSecret(
-        deps,
-        callerOf(request),
-        namespaceIdOf(request.params),
-        secretId,
-        request.body,
-      );
-      return envelope(request, presentSecret(c));
-    },
-  );
-
-  app.delete(
-    ITEM,
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Delete a Secret and its Kubernetes Secret (204).",
-        params: SecretParamsSchema,
-        response: { 204: { type: "null" }, ...errorResponses(403, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const { secretId } = request.params;
-      await deleteSecret(deps, callerOf(request), namespaceIdOf(request.params), secretId);
-      return reply.status(204).send();
-    },
-  );
+  createRoute(app, deps, resource, {
+    summary: "Create a Secret (201); the value goes to a Kubernetes Secret and is never returned.",
+    body: CreateSecretBodySchema,
+    create: createSecret,
+  });
+  listRoute(app, deps, resource, {
+    summary: "List a Namespace's Secrets (metadata), each verified against its Kubernetes Secret.",
+    list: listNamespaceSecrets,
+  });
+  readRoute(app, deps, resource, {
+    summary: "Read one Secret's metadata (503 when its Kubernetes Secret was altered).",
+    read: readSecret,
+  });
+  updateRoute(app, deps, resource, {
+    summary: "Replace a Secret's value (version + 1).",
+    body: UpdateSecretBodySchema,
+    update: updateSecret,
+  });
+  deleteRoute(app, deps, resource, {
+    summary: "Delete a Secret and its Kubernetes Secret (204).",
+    remove: deleteSecret,
+  });
   done();
 };

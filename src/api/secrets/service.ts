@@ -22,13 +22,7 @@ import {
   secretNameTaken,
   type SecretRecord,
 } from "../../store/secrets.js";
-import {
-  recordMutation,
-  recordingDenials,
-  requirePermission,
-  type AuditSubject,
-  type Caller,
-} from "../authorization.js";
+import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
 import { ApiError } from "../errors.js";
 import {
   compensatedTransaction,
@@ -39,30 +33,12 @@ import {
   tenantPlacementOf,
   type TenantServiceDeps,
 } from "../tenant/access.js";
+import { resourceAccess } from "../tenant/resource-access.js";
 import type { CreateSecretBody, UpdateSecretBody } from "./schemas.js";
-
-type Action = "create" | "read" | "update" | "delete";
 
 const NAME_IN_USE = "A Secret with this name already exists in the Namespace.";
 
-function subjectOf(action: Action, resourceId?: string): AuditSubject {
-  return { action: `secrets.${action}`, resourceKind: "secret", resourceId };
-}
-
-function authorizeOn(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  ns: NamespaceId,
-  action: Action,
-  id?: string,
-) {
-  return requirePermission(
-    deps.db,
-    caller,
-    { permission: { action, kind: "secret" }, namespaceId: ns },
-    subjectOf(action, id),
-  );
-}
+const access = resourceAccess<"create" | "read" | "update" | "delete">("secret", "secrets");
 
 const driverOf = (deps: TenantServiceDeps) => new KubernetesSecretDriver(kubernetesOf(deps));
 
@@ -79,7 +55,7 @@ export function createSecret(
   body: CreateSecretBody,
 ): Promise<SecretRecord> {
   return recordingDenials(deps.db, caller, async () => {
-    const grant = await authorizeOn(deps, caller, namespaceId, "create");
+    const grant = await access.authorize(deps, caller, namespaceId, "create");
     const id = newTenantResourceId("secret");
     return compensatedTransaction(deps, async (tx, onRollback) => {
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
@@ -93,7 +69,7 @@ export function createSecret(
       onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
       const inserted = await insertSecret(tx, { ...pin, id, namespaceId, name: body.name });
       if (inserted.outcome === "name_in_use") throw new ApiError("RESOURCE_CONFLICT", NAME_IN_USE);
-      await recordMutation(tx, caller, { ...subjectOf("create"), resourceId: id }, grant, {
+      await recordMutation(tx, caller, access.subjectOf("create", id), grant, {
         namespaceId,
         name: body.name,
       });
@@ -108,9 +84,7 @@ export function readSecret(
   namespaceId: NamespaceId,
   id: string,
 ): Promise<SecretRecord> {
-  return recordingDenials(deps.db, caller, async () => {
-    await authorizeOn(deps, caller, namespaceId, "read", id);
-    const ns = await liveNamespace(deps.db, namespaceId);
+  return access.read(deps, caller, namespaceId, id, async (ns) => {
     const record = await found(deps.db, namespaceId, id);
     const driver = driverOf(deps);
     await driverStep(async () =>
@@ -126,9 +100,7 @@ export function listNamespaceSecrets(
   namespaceId: NamespaceId,
   opts: ResourcePageOptions,
 ): Promise<ResourcePage<SecretRecord>> {
-  return recordingDenials(deps.db, caller, async () => {
-    await authorizeOn(deps, caller, namespaceId, "read");
-    const ns = await liveNamespace(deps.db, namespaceId);
+  return access.read(deps, caller, namespaceId, undefined, async (ns) => {
     const page = await listSecrets(deps.db, namespaceId, opts);
     const driver = driverOf(deps);
     await driverStep(async () =>
@@ -146,7 +118,7 @@ export function updateSecret(
   body: UpdateSecretBody,
 ): Promise<SecretRecord> {
   return recordingDenials(deps.db, caller, async () => {
-    const grant = await authorizeOn(deps, caller, namespaceId, "update", id);
+    const grant = await access.authorize(deps, caller, namespaceId, "update", id);
     return compensatedTransaction(deps, async (tx, onRollback) => {
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
       const current = await found(tx, namespaceId, id, true);
@@ -159,7 +131,7 @@ export function updateSecret(
         await driver.restore(bound, namespaceId, id, previous, written);
       });
       const record = await recordSecretUpdate(tx, id, written.resourceVersion);
-      await recordMutation(tx, caller, { ...subjectOf("update"), resourceId: id }, grant, {
+      await recordMutation(tx, caller, access.subjectOf("update", id), grant, {
         namespaceId,
         version: record.version,
       });
@@ -175,7 +147,7 @@ export function deleteSecret(
   id: string,
 ): Promise<void> {
   return recordingDenials(deps.db, caller, async () => {
-    const grant = await authorizeOn(deps, caller, namespaceId, "delete", id);
+    const grant = await access.authorize(deps, caller, namespaceId, "delete", id);
     await compensatedTransaction(deps, async (tx) => {
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
       const current = await found(tx, namespaceId, id, true);
@@ -189,7 +161,7 @@ export function deleteSecret(
       const bound = await driver.resolve(tenantPlacementOf(ns));
       await driver.verify(bound, namespaceId, current);
       await deleteSecretRow(tx, id);
-      await recordMutation(tx, caller, { ...subjectOf("delete"), resourceId: id }, grant, {
+      await recordMutation(tx, caller, access.subjectOf("delete", id), grant, {
         namespaceId,
       });
       await driver.delete(bound.name, current);

@@ -15,37 +15,13 @@ import {
   listServiceAccounts,
   type ServiceAccountRecord,
 } from "../../store/service-accounts.js";
-import {
-  recordMutation,
-  recordingDenials,
-  requirePermission,
-  type AuditSubject,
-  type Caller,
-} from "../authorization.js";
+import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
 import { ApiError } from "../errors.js";
 import { liveNamespace, requireWritable, type TenantServiceDeps } from "../tenant/access.js";
+import { resourceAccess } from "../tenant/resource-access.js";
 import type { CreateServiceAccountBody } from "./schemas.js";
 
-type Action = "create" | "read" | "delete";
-
-function subjectOf(action: Action, resourceId?: string): AuditSubject {
-  return { action: `service_accounts.${action}`, resourceKind: "service_account", resourceId };
-}
-
-function authorizeOn(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  ns: NamespaceId,
-  action: Action,
-  id?: string,
-) {
-  return requirePermission(
-    deps.db,
-    caller,
-    { permission: { action, kind: "service_account" }, namespaceId: ns },
-    subjectOf(action, id),
-  );
-}
+const access = resourceAccess<"create" | "read" | "delete">("service_account", "service_accounts");
 
 export function createServiceAccount(
   deps: TenantServiceDeps,
@@ -54,7 +30,7 @@ export function createServiceAccount(
   body: CreateServiceAccountBody,
 ): Promise<ServiceAccountRecord> {
   return recordingDenials(deps.db, caller, async () => {
-    const grant = await authorizeOn(deps, caller, namespaceId, "create");
+    const grant = await access.authorize(deps, caller, namespaceId, "create");
     return deps.db.transaction(async (tx) => {
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
       requireWritable(ns, { recordsOnly: true });
@@ -87,7 +63,7 @@ export function createServiceAccount(
           "A ServiceAccount with this name already exists in the Namespace.",
         );
       }
-      await recordMutation(tx, caller, { ...subjectOf("create"), resourceId: id }, grant, {
+      await recordMutation(tx, caller, access.subjectOf("create", id), grant, {
         namespaceId,
         name: body.name,
       });
@@ -102,9 +78,7 @@ export function readServiceAccount(
   namespaceId: NamespaceId,
   id: string,
 ): Promise<ServiceAccountRecord> {
-  return recordingDenials(deps.db, caller, async () => {
-    await authorizeOn(deps, caller, namespaceId, "read", id);
-    await liveNamespace(deps.db, namespaceId);
+  return access.read(deps, caller, namespaceId, id, async () => {
     const found = await getServiceAccount(deps.db, namespaceId, id);
     if (found === undefined) throw new ApiError("NOT_FOUND", "No such ServiceAccount.");
     return found;
@@ -117,11 +91,9 @@ export function listNamespaceServiceAccounts(
   namespaceId: NamespaceId,
   opts: ResourcePageOptions,
 ): Promise<ResourcePage<ServiceAccountRecord>> {
-  return recordingDenials(deps.db, caller, async () => {
-    await authorizeOn(deps, caller, namespaceId, "read");
-    await liveNamespace(deps.db, namespaceId);
-    return listServiceAccounts(deps.db, namespaceId, opts);
-  });
+  return access.read(deps, caller, namespaceId, undefined, () =>
+    listServiceAccounts(deps.db, namespaceId, opts),
+  );
 }
 
 export function deleteServiceAccount(
@@ -131,13 +103,13 @@ export function deleteServiceAccount(
   id: string,
 ): Promise<void> {
   return recordingDenials(deps.db, caller, async () => {
-    const grant = await authorizeOn(deps, caller, namespaceId, "delete", id);
+    const grant = await access.authorize(deps, caller, namespaceId, "delete", id);
     await deps.db.transaction(async (tx) => {
       await liveNamespace(tx, namespaceId, { lock: true });
       if (!(await deleteServiceAccountRow(tx, namespaceId, id))) {
         throw new ApiError("NOT_FOUND", "No such ServiceAccount.");
       }
-      await recordMutation(tx, caller, { ...subjectOf("delete"), resourceId: id }, grant, {
+      await recordMutation(tx, caller, access.subjectOf("delete", id), grant, {
         namespaceId,
       });
     });

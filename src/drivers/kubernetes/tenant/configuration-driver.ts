@@ -9,7 +9,6 @@
  * The caller resolves the bound namespace once per operation ({@link resolve}) and passes it
  * to every call of that operation.
  */
-import { LABELS } from "../../../domain/markers.js";
 import {
   CONFIGURATION_DATA_KEY,
   configMapName,
@@ -18,22 +17,17 @@ import {
   ownedObjectMismatch,
   RESOURCE_LABELS,
 } from "../../../domain/tenant-resources.js";
-import type { ObjectClient } from "../client/index.js";
-import {
-  resolveBoundNamespace,
-  type BoundNamespace,
-  type TenantPlacement,
-} from "./bound-namespace.js";
-import { TenantObjectError, tenantKubeFailure } from "./failures.js";
+import type { BoundNamespace } from "./bound-namespace.js";
+import { TenantObjectError } from "./failures.js";
 import {
   createPinned,
   deletePinned,
   patchPinned,
   readPinned,
-  requireSameNamespace,
   type DataObject,
   type PinnedObject,
 } from "./owned-store.js";
+import { TenantObjectDriver } from "./tenant-object-driver.js";
 
 /** What the driver knows of one stored Configuration (its metadata row fits). */
 export interface ConfigurationPin extends PinnedObject {
@@ -43,14 +37,7 @@ export interface ConfigurationPin extends PinnedObject {
   readonly contentSha256: string;
 }
 
-export class KubernetesConfigurationDriver {
-  constructor(private readonly client: ObjectClient) {}
-
-  /** The tenant's bound namespace, resolved and verified now. */
-  resolve(tenant: TenantPlacement): Promise<BoundNamespace> {
-    return resolveBoundNamespace(this.client, tenant);
-  }
-
+export class KubernetesConfigurationDriver extends TenantObjectDriver {
   /** Writes generation 1 of a new Configuration; `document` is its JSON text. */
   create(
     bound: BoundNamespace,
@@ -81,17 +68,13 @@ export class KubernetesConfigurationDriver {
     tenantId: string,
     pins: readonly ConfigurationPin[],
   ): Promise<Map<string, string>> {
-    for (const pin of pins) requireSameNamespace(bound, pin);
-    let listed: DataObject[];
-    try {
-      listed = await this.client.list<DataObject>("ConfigMap", {
-        namespace: bound.name,
-        labelSelector: `${LABELS.namespace}=${tenantId},${RESOURCE_LABELS.configuration}`,
-      });
-    } catch (err) {
-      tenantKubeFailure(err, "list ConfigMaps", bound.name);
-    }
-    const byName = new Map(listed.map((o) => [o.metadata?.name, o]));
+    const byName = await this.listOwned(
+      "ConfigMap",
+      bound,
+      tenantId,
+      RESOURCE_LABELS.configuration,
+      pins,
+    );
     const out = new Map<string, string>();
     for (const pin of pins) {
       const found = byName.get(pin.objectName);

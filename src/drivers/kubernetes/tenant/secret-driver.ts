@@ -7,7 +7,6 @@
  * Values are write-only: this driver takes them and never returns them. They travel only in
  * the request body to the API server — never into an error, a log field or a return value.
  */
-import { LABELS } from "../../../domain/markers.js";
 import {
   ownedObjectMismatch,
   RESOURCE_LABELS,
@@ -15,22 +14,16 @@ import {
   secretMarkers,
   secretObjectName,
 } from "../../../domain/tenant-resources.js";
-import type { ObjectClient } from "../client/index.js";
-import {
-  resolveBoundNamespace,
-  type BoundNamespace,
-  type TenantPlacement,
-} from "./bound-namespace.js";
-import { TenantObjectError, tenantKubeFailure } from "./failures.js";
+import type { BoundNamespace } from "./bound-namespace.js";
+import { TenantObjectError } from "./failures.js";
 import {
   createPinned,
   deletePinned,
   patchPinned,
   readPinned,
-  requireSameNamespace,
-  type DataObject,
   type PinnedObject,
 } from "./owned-store.js";
+import { TenantObjectDriver } from "./tenant-object-driver.js";
 
 /** What the driver knows of one stored Secret (its metadata row fits). */
 export interface SecretPin extends PinnedObject {
@@ -46,14 +39,7 @@ const encode = (value: string) => ({
   [SECRET_DATA_KEY]: Buffer.from(value, "utf8").toString("base64"),
 });
 
-export class KubernetesSecretDriver {
-  constructor(private readonly client: ObjectClient) {}
-
-  /** The tenant's bound namespace, resolved and verified now. */
-  resolve(tenant: TenantPlacement): Promise<BoundNamespace> {
-    return resolveBoundNamespace(this.client, tenant);
-  }
-
+export class KubernetesSecretDriver extends TenantObjectDriver {
   /** Writes a new Secret holding `value`. */
   create(
     bound: BoundNamespace,
@@ -91,17 +77,7 @@ export class KubernetesSecretDriver {
     tenantId: string,
     pins: readonly SecretPin[],
   ): Promise<void> {
-    for (const pin of pins) requireSameNamespace(bound, pin);
-    let listed: DataObject[];
-    try {
-      listed = await this.client.list<DataObject>("Secret", {
-        namespace: bound.name,
-        labelSelector: `${LABELS.namespace}=${tenantId},${RESOURCE_LABELS.secret}`,
-      });
-    } catch (err) {
-      tenantKubeFailure(err, "list Secrets", bound.name);
-    }
-    const byName = new Map(listed.map((o) => [o.metadata?.name, o]));
+    const byName = await this.listOwned("Secret", bound, tenantId, RESOURCE_LABELS.secret, pins);
     for (const pin of pins) {
       const found = byName.get(pin.objectName);
       const mismatch =

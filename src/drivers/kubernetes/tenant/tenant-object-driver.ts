@@ -1,0 +1,53 @@
+/**
+ * What the Configuration and Secret Drivers share: the tenant's bound namespace, resolved
+ * afresh for each operation, and the one list call a listing verifies its objects against.
+ * Each driver adds only its object's shape and how a listed object is checked.
+ */
+import { LABELS } from "../../../domain/markers.js";
+import type { ObjectClient } from "../client/index.js";
+import {
+  resolveBoundNamespace,
+  type BoundNamespace,
+  type TenantPlacement,
+} from "./bound-namespace.js";
+import { tenantKubeFailure } from "./failures.js";
+import {
+  requireSameNamespace,
+  type DataObject,
+  type PinnedObject,
+  type TenantObjectKind,
+} from "./owned-store.js";
+
+export abstract class TenantObjectDriver {
+  constructor(protected readonly client: ObjectClient) {}
+
+  /** The tenant's bound namespace, resolved and verified now. */
+  resolve(tenant: TenantPlacement): Promise<BoundNamespace> {
+    return resolveBoundNamespace(this.client, tenant);
+  }
+
+  /**
+   * The tenant's objects of `kind` in `bound` that carry `resourceLabel`, from one list call,
+   * by object name. Every pin must record `bound` as its namespace (checked first, before any
+   * call); a failed call is answered as a driver failure.
+   */
+  protected async listOwned(
+    kind: TenantObjectKind,
+    bound: BoundNamespace,
+    tenantId: string,
+    resourceLabel: string,
+    pins: readonly PinnedObject[],
+  ): Promise<Map<string | undefined, DataObject>> {
+    for (const pin of pins) requireSameNamespace(bound, pin);
+    let listed: DataObject[];
+    try {
+      listed = await this.client.list<DataObject>(kind, {
+        namespace: bound.name,
+        labelSelector: `${LABELS.namespace}=${tenantId},${resourceLabel}`,
+      });
+    } catch (err) {
+      tenantKubeFailure(err, `list ${kind}s`, bound.name);
+    }
+    return new Map(listed.map((o) => [o.metadata?.name, o]));
+  }
+}
