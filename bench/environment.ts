@@ -33,7 +33,11 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   await chmod(dir, 0o711); // PostgreSQL runs as its own user and must reach its folder
 
   const cluster = await startLocalCluster({ dir: join(dir, "cluster") });
-  const postgres = await startTestPostgres(join(dir, "postgres"));
+  // A failed PostgreSQL start must not leave the cluster running behind it.
+  const postgres = await startTestPostgres(join(dir, "postgres")).catch(async (err: unknown) => {
+    await cluster.stop();
+    throw err;
+  });
   const admin = createObjectClient(loadKubeConfig(cluster.kubeconfigs.admin));
   const user = (name: string) => ({ kind: "User", name }) as const;
   await createMissing(admin, chartClusterRbac(user("occ-worker"), user("occ-api")));
