@@ -39,7 +39,7 @@ import {
   type NamespaceContentCheck,
 } from "./namespaces/contents.js";
 import { namespaceRoutes } from "./namespaces/routes.js";
-import { namespaceQueueConfig, type NamespaceWorkKind } from "./namespaces/work.js";
+import { namespaceQueueConfig, type NamespaceWorkKind } from "../occ/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";
 import { registerNotFound } from "./not-found.js";
 import { newRequestId, registerAuthentication, registerRequestContext } from "./request-context.js";

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import type { NamespaceWorkKind } from "../api/namespaces/work.js";
+import type { NamespaceWorkKind } from "./namespace-work.js";
 import type { RequestCounter } from "../drivers/kubernetes/client/index.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";

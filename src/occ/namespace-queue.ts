@@ -2,7 +2,7 @@ import {
   NAMESPACE_WORK_KINDS,
   namespaceQueueConfig as apiNamespaceQueueConfig,
   type NamespaceWorkKind,
-} from "../api/namespaces/work.js";
+} from "./namespace-work.js";
 import type { InstallationConfig } from "../config/installation-config.js";
 import {
   DEFAULT_WORK_QUEUE_POLICY,

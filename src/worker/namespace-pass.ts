@@ -4,7 +4,7 @@ import {
   type EnsureNamespaceResult,
   type NamespaceId,
 } from "../domain/index.js";
-import type { NamespaceWorkKind } from "../api/namespaces/work.js";
+import type { NamespaceWorkKind } from "../occ/namespace-work.js";
 import type { ComputeDriver } from "../drivers/compute.js";
 import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import { isExhausted, type Claim, type WorkQueue, type WorkState } from "../queue/index.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { NamespaceWorkKind } from "../api/namespaces/work.js";
+import type { NamespaceWorkKind } from "../occ/namespace-work.js";
 import type { ComputeDriver } from "../drivers/compute.js";
 import { listenForWork, type WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";

@@ -32,7 +32,11 @@ import { ADOPTION_REQUIRES_KUBERNETES, isBundledKubernetes } from "../compute-se
 import { ApiError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 import { validateCreateNamespace, type CreateNamespaceInput } from "./input.js";
-import { enqueueNamespaceWork, ensureWorkKey, namespaceWorkSubject } from "./work.js";
+import {
+  enqueueNamespaceWork,
+  ensureWorkKey,
+  namespaceWorkSubject,
+} from "../../occ/namespace-work.js";
 
 /** The 409 messages of step 5, by the store's conflict code. */
 export const CREATE_CONFLICT_MESSAGES: Readonly<Record<NamespaceInsertConflict, string>> = {

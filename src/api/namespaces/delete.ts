@@ -30,7 +30,11 @@ import {
 import { ApiError } from "../errors.js";
 import { notEmptyMessage, remainingContents } from "./contents.js";
 import type { NamespaceServiceDeps } from "./deps.js";
-import { enqueueNamespaceWork, namespaceWorkSubject, teardownWorkKey } from "./work.js";
+import {
+  enqueueNamespaceWork,
+  namespaceWorkSubject,
+  teardownWorkKey,
+} from "../../occ/namespace-work.js";
 
 /** What the DELETE did: started teardown, requeued a failed one, or nothing (already on it). */
 export type DeleteNamespaceChange = "marked" | "requeued" | "none";

@@ -7,7 +7,7 @@ import type { QueueConfig } from "../../queue/work-items.js";
 import type { Db } from "../../store/db.js";
 import type { ComputeSelection } from "../compute-selection.js";
 import type { NamespaceContentCheck } from "./contents.js";
-import type { NamespaceWorkKind } from "./work.js";
+import type { NamespaceWorkKind } from "../../occ/namespace-work.js";
 
 export interface NamespaceServiceDeps {
   readonly db: Db;

@@ -6,7 +6,7 @@
  * tombstone releases it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { namespaceQueueConfig } from "../../../src/api/namespaces/work.js";
+import { namespaceQueueConfig } from "../../../src/occ/namespace-work.js";
 import { startApiServer, type RunningServer } from "../../../src/api/server.js";
 import { isServerNamespaceId } from "../../../src/domain/ids.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";

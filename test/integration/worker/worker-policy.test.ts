@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { createNamespace } from "../../../src/api/namespaces/create.js";
-import { NAMESPACE_WORK_KINDS } from "../../../src/api/namespaces/work.js";
+import { NAMESPACE_WORK_KINDS } from "../../../src/occ/namespace-work.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { type NamespaceId } from "../../../src/domain/index.js";
 import { createBinding, deleteBinding } from "../../../src/iam/bindings.js";

@@ -1,14 +1,14 @@
 /**
  * The work a Namespace mutation queues (control-plane.md §5): its kinds, the lane it runs in,
  * and the deterministic idempotency keys `namespace:<id>:ready` and `namespace:<id>:deleted`.
- * The worker claims by these kinds; the queue itself never interprets them.
+ * The API enqueues and the worker claims by these kinds; the queue itself never interprets them.
  */
-import type { NamespaceId } from "../../domain/ids.js";
-import { enqueue, type EnqueueInput } from "../../queue/enqueue.js";
-import { DEFAULT_WORK_QUEUE_POLICY, type WorkQueuePolicy } from "../../queue/policy.js";
-import type { QueueClock } from "../../queue/clock.js";
-import { workItemsTable, type QueueConfig, type WorkItem } from "../../queue/work-items.js";
-import type { Queryable } from "../../store/db.js";
+import type { NamespaceId } from "../domain/ids.js";
+import { enqueue, type EnqueueInput } from "../queue/enqueue.js";
+import { DEFAULT_WORK_QUEUE_POLICY, type WorkQueuePolicy } from "../queue/policy.js";
+import type { QueueClock } from "../queue/clock.js";
+import { workItemsTable, type QueueConfig, type WorkItem } from "../queue/work-items.js";
+import type { Queryable } from "../store/db.js";
 
 /** `namespace.ensure` places a Namespace; `namespace.teardown` removes its placement. */
 export const NAMESPACE_WORK_KINDS = ["namespace.ensure", "namespace.teardown"] as const;
