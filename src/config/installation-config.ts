@@ -10,6 +10,38 @@ import { InstallationConfigSchema, type InstallationConfigFile } from "./install
 
 export type DriverSelection = "kubernetes" | { readonly module: string };
 
+/** The Credential Proxy: egress from Agent workloads goes only to these pods on `port`. */
+export interface EgressAuthority {
+  readonly namespace: string;
+  readonly podLabels: Readonly<Record<string, string>>;
+  readonly port: number;
+}
+
+export type Manifest = Readonly<Record<string, unknown>>;
+
+/** The OpenShell gateway connection and the operator-mode workspace declaration. */
+export interface OpenShellSettings {
+  readonly endpoint: string;
+  readonly tlsRootFile: string | undefined;
+  readonly tokenFile: string | undefined;
+  readonly requestTimeoutMs: number;
+  readonly workspaceMode: "operator";
+  readonly operatorNamespaceLabels: Readonly<Record<string, string>>;
+  readonly operatorWorkspaceResources: readonly Manifest[];
+  readonly networkPolicyResources: readonly Manifest[];
+}
+
+export interface WorkloadSettings {
+  readonly gatewayImage: string;
+  readonly harnessImage: string;
+  readonly gatewayResources: { readonly cpu: string; readonly memory: string };
+  readonly harnessResources: { readonly cpu: string; readonly memory: string };
+  readonly gatewayStateSize: string;
+  readonly workspaceSize: string;
+  /** Absent → the cluster's default StorageClass. */
+  readonly storageClassName: string | undefined;
+}
+
 /** The validated Installation configuration every process runs with. */
 export interface InstallationConfig {
   readonly drivers: {
@@ -26,6 +58,12 @@ export interface InstallationConfig {
     readonly requestTimeoutMs: number;
   };
   readonly compute: ComputeSettings;
+  /** `network.egressAuthority`, or null when Agent egress is not confined to a proxy. */
+  readonly egressAuthority: EgressAuthority | null;
+  readonly workloads: WorkloadSettings;
+  /** `openshell`, or null when no OpenShell gateway is configured. */
+  readonly openshell: OpenShellSettings | null;
+  readonly executionCluster: { readonly enabled: boolean };
   readonly worker: {
     readonly concurrency: number;
     readonly maxAttempts: number;
@@ -55,7 +93,23 @@ export const DEFAULTS = {
   requests: { cpu: "250m", memory: "256Mi" },
   dns: { namespace: "kube-system", podLabels: { "k8s-app": "kube-dns" } },
   gatewayPort: 18789,
+  workloads: {
+    gatewayImage: "ghcr.io/openclaw/openclaw:latest",
+    harnessImage: "ghcr.io/openclaw/openclaw:latest",
+    gatewayResources: { cpu: "500m", memory: "512Mi" },
+    harnessResources: { cpu: "500m", memory: "512Mi" },
+    gatewayStateSize: "1Gi",
+    workspaceSize: "5Gi",
+  },
 } as const;
+
+function cpuMemory(
+  value: { cpu: unknown; memory: unknown } | undefined,
+  fallback: { readonly cpu: string; readonly memory: string },
+): { cpu: string; memory: string } {
+  if (value === undefined) return { ...fallback };
+  return { cpu: String(value.cpu), memory: String(value.memory) };
+}
 
 function keyOf(path: string): string {
   return path.replace(/^\//, "").split("/").join(".") || "(top level)";
@@ -102,6 +156,44 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
       requestTimeoutMs: file.kubernetes?.requestTimeoutMs ?? 10_000,
     },
     compute: compute.value,
+    egressAuthority:
+      net?.egressAuthority == null
+        ? null
+        : {
+            namespace: net.egressAuthority.namespace,
+            podLabels: net.egressAuthority.podLabels ?? {},
+            port: net.egressAuthority.port,
+          },
+    workloads: {
+      gatewayImage: file.workloads?.gatewayImage ?? DEFAULTS.workloads.gatewayImage,
+      harnessImage: file.workloads?.harnessImage ?? DEFAULTS.workloads.harnessImage,
+      gatewayResources: cpuMemory(
+        file.workloads?.gatewayResources,
+        DEFAULTS.workloads.gatewayResources,
+      ),
+      harnessResources: cpuMemory(
+        file.workloads?.harnessResources,
+        DEFAULTS.workloads.harnessResources,
+      ),
+      gatewayStateSize:
+        file.workloads?.storage?.gatewayStateSize ?? DEFAULTS.workloads.gatewayStateSize,
+      workspaceSize: file.workloads?.storage?.workspaceSize ?? DEFAULTS.workloads.workspaceSize,
+      storageClassName: file.workloads?.storage?.storageClassName,
+    },
+    openshell:
+      file.openshell == null
+        ? null
+        : {
+            endpoint: file.openshell.endpoint,
+            tlsRootFile: file.openshell.tlsRootFile,
+            tokenFile: file.openshell.tokenFile,
+            requestTimeoutMs: file.openshell.requestTimeoutMs ?? 10_000,
+            workspaceMode: "operator",
+            operatorNamespaceLabels: file.openshell.gateway?.operatorNamespaceLabels ?? {},
+            operatorWorkspaceResources: file.openshell.gateway?.operatorWorkspaceResources ?? [],
+            networkPolicyResources: file.openshell.gateway?.networkPolicyResources ?? [],
+          },
+    executionCluster: { enabled: file.executionCluster?.enabled ?? false },
     worker: {
       concurrency: file.worker?.concurrency ?? 4,
       maxAttempts: file.worker?.maxAttempts ?? 5,

@@ -13,6 +13,65 @@ const Resources = Type.Object(
 );
 
 /** A Driver selection: the bundled implementation by name, or an installed module. */
+const Manifest = Type.Record(Type.String(), Type.Unknown());
+
+/** The Credential Proxy (egress authority): pods in one namespace, one TCP port (drivers.md §5). */
+const EgressAuthority = Type.Object(
+  {
+    namespace: Type.String({ minLength: 1 }),
+    podLabels: Type.Optional(StringMap),
+    port: Type.Integer({ minimum: 1, maximum: 65535 }),
+  },
+  { additionalProperties: false },
+);
+
+/** The OpenShell gateway (preprovisioned.md §4). */
+const OpenShell = Type.Object(
+  {
+    /** `host:port` of the gateway's gRPC endpoint. */
+    endpoint: Type.String({ minLength: 1 }),
+    /** PEM file with the CA that signs the gateway's certificate; absent → plaintext. */
+    tlsRootFile: Type.Optional(Type.String({ minLength: 1 })),
+    /** File holding the bearer token sent with every call. */
+    tokenFile: Type.Optional(Type.String({ minLength: 1 })),
+    requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000 })),
+    gateway: Type.Optional(
+      Type.Object(
+        {
+          workspaceMode: Type.Optional(Type.Literal("operator")),
+          operatorNamespaceLabels: Type.Optional(StringMap),
+          operatorWorkspaceResources: Type.Optional(Type.Array(Manifest)),
+          networkPolicyResources: Type.Optional(Type.Array(Manifest)),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** What Agent workloads run (drivers.md §4). */
+const Workloads = Type.Object(
+  {
+    gatewayImage: Type.Optional(Type.String({ minLength: 1 })),
+    harnessImage: Type.Optional(Type.String({ minLength: 1 })),
+    gatewayResources: Type.Optional(Resources),
+    harnessResources: Type.Optional(Resources),
+    /** PersistentVolumeClaims: sizes, access mode, storage class (absent → cluster default). */
+    storage: Type.Optional(
+      Type.Object(
+        {
+          gatewayStateSize: Type.Optional(Type.String({ minLength: 1 })),
+          workspaceSize: Type.Optional(Type.String({ minLength: 1 })),
+          storageClassName: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const DriverSelection = Type.Union([
   Type.Literal("kubernetes"),
   Type.Object({ module: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
@@ -84,9 +143,19 @@ export const InstallationConfigSchema = Type.Object(
             ]),
           ),
           gatewayClients: Type.Optional(Type.Array(Peer)),
+          egressAuthority: Type.Optional(Type.Union([Type.Null(), EgressAuthority])),
         },
         { additionalProperties: false },
       ),
+    ),
+    workloads: Type.Optional(Workloads),
+    openshell: Type.Optional(Type.Union([Type.Null(), OpenShell])),
+    /**
+     * A separate execution cluster for workloads. This release does not support one; the key
+     * exists so that a configuration asking for it is refused by name instead of ignored.
+     */
+    executionCluster: Type.Optional(
+      Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
     ),
     worker: Type.Optional(
       Type.Object(
