@@ -22,3 +22,4 @@ export * from "./reserved.js";
 export * from "./resolve.js";
 export * from "./result.js";
 export * from "./violations.js";
+export * from "./preprovisioned-binding.js";
