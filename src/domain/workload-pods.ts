@@ -1,0 +1,141 @@
+/**
+ * The pod specs of an Agent's gateway and harness (drivers.md §4–5): restricted security
+ * settings on every pod and container (the tenant namespace enforces Pod Security
+ * `restricted`), the revision's configuration mounted read-only, the gateway's private state
+ * claim, the shared workspace claim in `dedicated` mode, the gateway token from the revision's
+ * credentials Secret, and — with a Credential Proxy — `HTTPS_PROXY` / `HTTP_PROXY` pointing at
+ * it.
+ */
+import type { EgressAuthoritySetting, WorkloadImages } from "./workload-objects.js";
+import { GATEWAY_TOKEN_KEY, WORKLOAD_PATHS, type WorkloadNames } from "./workload-names.js";
+
+/** What the pod specs are rendered from. */
+export interface PodInputs {
+  readonly names: WorkloadNames;
+  readonly executionMode: "embedded" | "dedicated";
+  readonly workloads: WorkloadImages;
+  readonly egressAuthority: EgressAuthoritySetting | null;
+  readonly gatewayPort: number;
+}
+
+/** The Pod Security `restricted` profile, pod level. */
+export const RESTRICTED_POD_SECURITY = {
+  runAsNonRoot: true,
+  seccompProfile: { type: "RuntimeDefault" },
+} as const;
+
+/** The Pod Security `restricted` profile, container level. */
+export const RESTRICTED_CONTAINER_SECURITY = {
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ["ALL"] },
+  runAsNonRoot: true,
+  readOnlyRootFilesystem: true,
+  seccompProfile: { type: "RuntimeDefault" },
+} as const;
+
+/**
+ * The proxy URL of the Credential Proxy. The configuration names the authority's namespace,
+ * pod labels and port; OCC addresses it through the Service `egress-authority` in that
+ * namespace (the chart's name for it).
+ */
+export function egressProxyUrl(authority: EgressAuthoritySetting): string {
+  return `http://egress-authority.${authority.namespace}.svc:${authority.port}`;
+}
+
+function proxyEnv(authority: EgressAuthoritySetting | null): Record<string, unknown>[] {
+  if (authority === null) return [];
+  const url = egressProxyUrl(authority);
+  return [
+    { name: "HTTPS_PROXY", value: url },
+    { name: "HTTP_PROXY", value: url },
+  ];
+}
+
+function tokenEnv(names: WorkloadNames): Record<string, unknown> {
+  return {
+    name: "OPENCLAW_GATEWAY_TOKEN",
+    valueFrom: { secretKeyRef: { name: names.credentials, key: GATEWAY_TOKEN_KEY } },
+  };
+}
+
+function resources(r: { readonly cpu: string; readonly memory: string }) {
+  return { requests: { cpu: r.cpu, memory: r.memory }, limits: { cpu: r.cpu, memory: r.memory } };
+}
+
+const claimVolume = (name: string, claimName: string) => ({
+  name,
+  persistentVolumeClaim: { claimName },
+});
+
+/** The gateway pod: config, private state, shared workspace (dedicated), token, proxy. */
+export function gatewayPodSpec(p: PodInputs): Record<string, unknown> {
+  const dedicated = p.executionMode === "dedicated";
+  return {
+    serviceAccountName: p.names.gateway,
+    automountServiceAccountToken: false,
+    securityContext: RESTRICTED_POD_SECURITY,
+    containers: [
+      {
+        name: "gateway",
+        image: p.workloads.gatewayImage,
+        ports: [{ name: "gateway", containerPort: p.gatewayPort, protocol: "TCP" }],
+        env: [
+          {
+            name: "OPENCLAW_CONFIG_PATH",
+            value: `${WORKLOAD_PATHS.config}/${WORKLOAD_PATHS.configFile}`,
+          },
+          { name: "OPENCLAW_STATE_DIR", value: WORKLOAD_PATHS.state },
+          { name: "OPENCLAW_EXECUTION_MODE", value: p.executionMode },
+          tokenEnv(p.names),
+          ...proxyEnv(p.egressAuthority),
+        ],
+        resources: resources(p.workloads.gatewayResources),
+        securityContext: RESTRICTED_CONTAINER_SECURITY,
+        volumeMounts: [
+          { name: "config", mountPath: WORKLOAD_PATHS.config, readOnly: true },
+          { name: "state", mountPath: WORKLOAD_PATHS.state },
+          ...(dedicated ? [{ name: "workspace", mountPath: WORKLOAD_PATHS.workspace }] : []),
+        ],
+      },
+    ],
+    volumes: [
+      { name: "config", configMap: { name: p.names.config } },
+      claimVolume("state", p.names.gatewayState),
+      ...(dedicated ? [claimVolume("workspace", p.names.workspace)] : []),
+    ],
+  };
+}
+
+/** The harness pod (dedicated mode): config, shared workspace, gateway address and token. */
+export function harnessPodSpec(p: PodInputs): Record<string, unknown> {
+  return {
+    serviceAccountName: p.names.gateway,
+    automountServiceAccountToken: false,
+    securityContext: RESTRICTED_POD_SECURITY,
+    containers: [
+      {
+        name: "harness",
+        image: p.workloads.harnessImage,
+        env: [
+          { name: "OPENCLAW_GATEWAY_URL", value: `http://${p.names.gateway}:${p.gatewayPort}` },
+          {
+            name: "OPENCLAW_CONFIG_PATH",
+            value: `${WORKLOAD_PATHS.config}/${WORKLOAD_PATHS.configFile}`,
+          },
+          tokenEnv(p.names),
+          ...proxyEnv(p.egressAuthority),
+        ],
+        resources: resources(p.workloads.harnessResources),
+        securityContext: RESTRICTED_CONTAINER_SECURITY,
+        volumeMounts: [
+          { name: "config", mountPath: WORKLOAD_PATHS.config, readOnly: true },
+          { name: "workspace", mountPath: WORKLOAD_PATHS.workspace },
+        ],
+      },
+    ],
+    volumes: [
+      { name: "config", configMap: { name: p.names.config } },
+      claimVolume("workspace", p.names.workspace),
+    ],
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * Revision work (drivers.md §4): converge the Agent's objects to one revision, wait until the
+ * gateway reports it available, then retire the previous revisions' own objects.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  claimVerdict,
+  desiredClaims,
+  desiredWorkloadObjects,
+  gatewayServes,
+  GATEWAY_TOKEN_KEY,
+  LABELS,
+  REVISION_SCOPED_KINDS,
+  retirementPlan,
+  workloadNames,
+  workloadNotDone,
+  workloadObjectAction,
+  renderClaim,
+  type DeployRevisionResult,
+  type DeploymentState,
+  type DesiredWorkloadObject,
+  type HasMetadata,
+  type ObservedByKind,
+  type PersistentVolumeClaim,
+  type WorkloadNotDone,
+} from "../../../domain/index.js";
+import type { RevisionPassInput } from "../../workloads.js";
+import { isKubeError, type ObjectClient } from "../client/index.js";
+import type { BoundNamespace } from "../tenant/bound-namespace.js";
+import {
+  isNotDone,
+  kubeFailure,
+  resolveForWorkload,
+  type KubernetesWorkloadDriverOptions,
+} from "./context.js";
+
+/**
+ * One revision pass. Claims first (created once, then only verified — never patched), then the
+ * objects in write order, each read, decided and written only on change; the gateway
+ * Deployment is updated in place. Pending until the gateway serves the revision; then every
+ * object scoped to another revision of this Agent is deleted by UID, and the result is active.
+ */
+export async function deployRevision(
+  opts: KubernetesWorkloadDriverOptions,
+  input: RevisionPassInput,
+): Promise<DeployRevisionResult> {
+  const { client } = opts;
+  const bound = await resolveForWorkload(client, input.tenant);
+  if ("missing" in bound) {
+    return workloadNotDone(
+      "KUBERNETES_NAMESPACE_PENDING",
+      "the tenant's Kubernetes namespace does not exist yet",
+    );
+  }
+  if (isNotDone(bound)) return bound;
+  const ns = bound.name;
+  const tenantId = input.tenant.tenantId;
+
+  const claims = await ensureClaims(opts, bound, input);
+  if (claims !== null) return claims;
+  const objects = desiredWorkloadObjects({
+    tenantId,
+    namespace: ns,
+    agentId: input.agentId,
+    executionMode: input.executionMode,
+    revisionId: input.revisionId,
+    configurationDocument: input.configurationDocument,
+    workloads: opts.workloads,
+    egressAuthority: opts.egressAuthority,
+    dns: opts.settings.dns,
+    gatewayPort: opts.settings.gatewayPort,
+  });
+  for (const desired of objects) {
+    const stopped = await converge(client, desired, tenantId, input.agentId);
+    if (stopped !== null) return stopped;
+  }
+
+  const gatewayName = workloadNames(input.agentId, input.revisionId).gateway;
+  let gateway: DeploymentState | undefined;
+  try {
+    gateway = await client.find<DeploymentState>("Deployment", { name: gatewayName, namespace: ns });
+  } catch (err) {
+    return kubeFailure(err, "read the gateway Deployment", ns);
+  }
+  if (!gatewayServes(gateway ?? null, input.revisionId)) {
+    return workloadNotDone(
+      "WORKLOAD_ROLLOUT_PENDING",
+      `the gateway Deployment ${gatewayName} does not report the revision available yet`,
+    );
+  }
+  const retired = await retireOthers(client, ns, tenantId, input.agentId, input.revisionId);
+  return retired ?? { outcome: "active", namespaceName: ns };
+}
+
+async function ensureClaims(
+  opts: KubernetesWorkloadDriverOptions,
+  bound: BoundNamespace,
+  input: RevisionPassInput,
+): Promise<WorkloadNotDone | null> {
+  const specs = desiredClaims({
+    tenantId: input.tenant.tenantId,
+    agentId: input.agentId,
+    executionMode: input.executionMode,
+    workloads: opts.workloads,
+  });
+  for (const spec of specs) {
+    const ref = { name: spec.name, namespace: bound.name };
+    try {
+      const observed = await opts.client.find<PersistentVolumeClaim>("PersistentVolumeClaim", ref);
+      const verdict = claimVerdict(observed ?? null, spec);
+      if (verdict === "keep") continue;
+      if (verdict !== "create") return verdict;
+      try {
+        await opts.client.create("PersistentVolumeClaim", renderClaim(spec, bound.name));
+      } catch (err) {
+        if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
+        const raced = await opts.client.find<PersistentVolumeClaim>("PersistentVolumeClaim", ref);
+        const again = claimVerdict(raced ?? null, spec);
+        if (again !== "keep") {
+          return again === "create"
+            ? workloadNotDone("KUBERNETES_CONFLICT", `${spec.name} vanished while it was created`)
+            : again;
+        }
+      }
+    } catch (err) {
+      return kubeFailure(err, `ensure the claim ${spec.name}`, bound.name);
+    }
+  }
+  return null;
+}
+
+async function converge(
+  client: ObjectClient,
+  desired: DesiredWorkloadObject,
+  tenantId: string,
+  agentId: string,
+): Promise<WorkloadNotDone | null> {
+  const { object } = desired;
+  const ref = { name: object.metadata.name, namespace: object.metadata.namespace };
+  const what = `${object.kind} ${object.metadata.name}`;
+  try {
+    const observed = await client.find<HasMetadata>(object.kind, ref);
+    const action = workloadObjectAction(observed ?? null, desired, tenantId, agentId);
+    switch (action.action) {
+      case "none":
+        return null;
+      case "stop":
+        return action.result;
+      case "update":
+        await client.apply(
+          object.kind,
+          { ...object, metadata: { ...object.metadata, resourceVersion: action.resourceVersion } },
+          { force: true },
+        );
+        return null;
+      case "create":
+        await client.create(object.kind, withGeneratedData(object));
+        return null;
+    }
+  } catch (err) {
+    if (isKubeError(err, "conflict")) {
+      return workloadNotDone("KUBERNETES_CONFLICT", `${what} changed concurrently; retrying`);
+    }
+    return kubeFailure(err, `write ${what}`, object.metadata.namespace);
+  }
+}
+
+/** The credentials Secret gets its generated token when it is created, never afterwards. */
+function withGeneratedData<T extends DesiredWorkloadObject["object"]>(object: T): T {
+  if (object.kind !== "Secret") return object;
+  const token = randomBytes(32).toString("base64url");
+  return { ...object, data: { [GATEWAY_TOKEN_KEY]: Buffer.from(token).toString("base64") } };
+}
+
+async function retireOthers(
+  client: ObjectClient,
+  namespace: string,
+  tenantId: string,
+  agentId: string,
+  currentRevisionId: string,
+): Promise<WorkloadNotDone | null> {
+  const observed: Record<string, HasMetadata[]> = {};
+  try {
+    for (const kind of REVISION_SCOPED_KINDS) {
+      observed[kind] = await client.list<HasMetadata>(kind, {
+        namespace,
+        labelSelector: `${LABELS.agent}=${agentId},${LABELS.revision}`,
+      });
+    }
+  } catch (err) {
+    return kubeFailure(err, "list the Agent's revision objects", namespace);
+  }
+  const plan = retirementPlan(observed as ObservedByKind, tenantId, agentId, currentRevisionId);
+  for (const item of plan) {
+    try {
+      await client.delete(item.kind, { name: item.name, namespace }, { uid: item.uid });
+    } catch (err) {
+      // Gone already, or replaced by another object (UID precondition): not ours to delete.
+      if (isKubeError(err, "not-found") || isKubeError(err, "conflict")) continue;
+      return kubeFailure(err, `retire ${item.kind} ${item.name}`, namespace);
+    }
+  }
+  return null;
+}

@@ -1,0 +1,53 @@
+import type {
+  DeployRevisionResult,
+  ExecutionModeValue,
+  NamespaceId,
+  Placement,
+  TeardownAgentResult,
+} from "../domain/index.js";
+
+/** The tenant an Agent belongs to, as the worker recorded its placement. */
+export interface WorkloadTenant {
+  readonly tenantId: NamespaceId;
+  readonly placement: Placement;
+  /** The bound namespace's name and UID as recorded on the platform Namespace. */
+  readonly recordedName: string | null;
+  readonly recordedUid: string | null;
+}
+
+/** What the worker hands the driver for one revision pass. */
+export interface RevisionPassInput {
+  readonly tenant: WorkloadTenant;
+  readonly agentId: string;
+  readonly executionMode: ExecutionModeValue;
+  readonly revisionId: string;
+  /** The revision's configuration snapshot (JSON text). */
+  readonly configurationDocument: string;
+}
+
+/** What the worker hands the driver for one teardown pass. */
+export interface AgentTeardownInput {
+  readonly tenant: WorkloadTenant;
+  readonly agentId: string;
+}
+
+/**
+ * The workload side of a Compute Driver (drivers.md §4). Both calls are idempotent,
+ * level-based passes in the tenant's bound namespace (resolved afresh on every call): they
+ * read, converge and return one outcome, never throwing for an expected Kubernetes answer.
+ */
+export interface WorkloadDriver {
+  /**
+   * Brings the Agent's objects to `revisionId`: claims (created once, then only verified),
+   * the revision's ConfigMap and Secret, the gateway (updated in place) and, in `dedicated`
+   * mode, the revision's harness; `active` once the gateway reports the revision available,
+   * after the previous revisions' own objects were retired. Pending while the rollout waits.
+   */
+  deployRevision(input: RevisionPassInput): Promise<DeployRevisionResult>;
+  /**
+   * Removes every object of the Agent — workloads first, then the private and the shared
+   * claim — each only with exact ownership markers and with a UID precondition. `deleted`
+   * once all are gone.
+   */
+  teardownAgent(input: AgentTeardownInput): Promise<TeardownAgentResult>;
+}

@@ -1,0 +1,149 @@
+/**
+ * Agent records (control-plane.md §1, drivers.md §4): one row per Agent of a Namespace, the
+ * name unique in the Namespace. `status` is `active` until the Agent is deleted, then
+ * `deleting` until the worker has torn its Kubernetes objects down — only then is the row
+ * (and, by cascade, its revisions) deleted, so a Namespace stays non-empty while anything of
+ * the Agent may remain in the cluster.
+ */
+import type { NamespaceId } from "../domain/ids.js";
+import { defineTable, integer, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
+import type { Queryable } from "./db.js";
+import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
+
+export const EXECUTION_MODES = ["embedded", "dedicated"] as const;
+export type ExecutionMode = (typeof EXECUTION_MODES)[number];
+
+export const AGENT_STATUSES = ["active", "deleting"] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+export const agentsTable = defineTable("agents", {
+  id: text,
+  namespaceId: text,
+  name: text,
+  configurationId: text,
+  executionMode: oneOf(EXECUTION_MODES),
+  serviceAccountId: nullable(text),
+  status: oneOf(AGENT_STATUSES),
+  currentRevisionId: nullable(text),
+  revisionCount: integer,
+  statusCode: nullable(text),
+  statusMessage: nullable(text),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export type AgentRecord = RowOf<typeof agentsTable.columns>;
+
+const COLUMNS = agentsTable.select();
+
+export interface NewAgent {
+  readonly id: string;
+  readonly namespaceId: NamespaceId;
+  readonly name: string;
+  readonly configurationId: string;
+  readonly executionMode: ExecutionMode;
+  readonly serviceAccountId: string | null;
+}
+
+/** Inserts; `name_in_use` when the Namespace already has an Agent of that name. */
+export async function insertAgent(
+  q: Queryable,
+  input: NewAgent,
+): Promise<{ outcome: "inserted"; agent: AgentRecord } | { outcome: "name_in_use" }> {
+  const res = await q.query(
+    `INSERT INTO agents (id, namespace_id, name, configuration_id, execution_mode, service_account_id)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT ON CONSTRAINT agents_name_unique DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [
+      input.id,
+      input.namespaceId,
+      input.name,
+      input.configurationId,
+      input.executionMode,
+      input.serviceAccountId,
+    ],
+  );
+  const row = res.rows[0];
+  return row === undefined
+    ? { outcome: "name_in_use" }
+    : { outcome: "inserted", agent: agentsTable.decode(row) };
+}
+
+/** The Agent `id` (of `namespaceId` when given), optionally locked for update. */
+export async function getAgent(
+  q: Queryable,
+  namespaceId: NamespaceId | null,
+  id: string,
+  opts: { readonly forUpdate?: boolean } = {},
+): Promise<AgentRecord | undefined> {
+  const lock = opts.forUpdate === true ? " FOR UPDATE" : "";
+  const res = await q.query(
+    `SELECT ${COLUMNS} FROM agents WHERE id = $1 AND ($2::text IS NULL OR namespace_id = $2)${lock}`,
+    [id, namespaceId],
+  );
+  const row = res.rows[0];
+  return row === undefined ? undefined : agentsTable.decode(row);
+}
+
+/** One page of a Namespace's Agents, oldest first. */
+export function listAgents(
+  q: Queryable,
+  namespaceId: NamespaceId,
+  opts: ResourcePageOptions,
+): Promise<ResourcePage<AgentRecord>> {
+  return pageOf(q, agentsTable, namespaceId, opts);
+}
+
+/** How many Agents (any status) the Namespace holds, and the first `limit` IDs. */
+export async function firstAgentIds(
+  q: Queryable,
+  namespaceId: NamespaceId,
+  limit: number,
+): Promise<{ readonly count: number; readonly ids: readonly string[] }> {
+  const res = await q.query<{ id: string; n: number }>(
+    `SELECT id, (count(*) OVER ())::int AS n FROM agents
+     WHERE namespace_id = $1 ORDER BY created_at, id LIMIT $2`,
+    [namespaceId, limit],
+  );
+  return { count: res.rows[0]?.n ?? 0, ids: res.rows.map((r) => r.id) };
+}
+
+/** `active` → `deleting`; returns the row as it is now. */
+export async function markAgentDeleting(q: Queryable, id: string): Promise<AgentRecord> {
+  const res = await q.query(
+    `UPDATE agents SET status = 'deleting', updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id],
+  );
+  return agentsTable.decode(res.rows[0]);
+}
+
+/** Records why the Agent's latest work is pending or failed (`null` clears it). */
+export async function setAgentReason(
+  q: Queryable,
+  id: string,
+  reason: { readonly code: string; readonly message: string } | null,
+): Promise<void> {
+  await q.query(
+    "UPDATE agents SET status_code = $2, status_message = $3, updated_at = now() WHERE id = $1",
+    [id, reason?.code ?? null, reason?.message ?? null],
+  );
+}
+
+/** Points the Agent at `revisionId` (the gateway now serves it) and clears its reason. */
+export async function setCurrentRevision(
+  q: Queryable,
+  id: string,
+  revisionId: string,
+): Promise<void> {
+  await q.query(
+    `UPDATE agents SET current_revision_id = $2, status_code = NULL, status_message = NULL,
+       updated_at = now() WHERE id = $1`,
+    [id, revisionId],
+  );
+}
+
+/** Deletes the Agent and (by cascade) its revisions, once its objects are gone. */
+export async function deleteAgentRow(q: Queryable, id: string): Promise<void> {
+  await q.query("DELETE FROM agents WHERE id = $1", [id]);
+}
