@@ -18,3 +18,6 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 
 bash tools/build-cluster-tools.sh
+
+# The CRDs the Helm chart's objects need in the test cluster (skipped when already copied).
+bash tools/crds.sh

@@ -1,0 +1,65 @@
+{{/*
+Rules that span keys (values.schema.json checks shapes and types). Every refusal names the key
+and the rule. Included once, by validate.yaml.
+*/}}
+{{- define "occ.validate" -}}
+{{- $v := .Values -}}
+{{- if include "occ.preprovisioned" . }}
+{{- include "occ.validatePreprovisioned" . }}
+{{- end }}
+{{- if $v.executionCluster.enabled }}
+{{- fail "executionCluster.enabled: true is not supported by this release: OCC runs workloads only in the cluster it controls; set executionCluster.enabled: false" }}
+{{- end }}
+{{- if and $v.openshell.enabled (not $v.openshell.endpoint) }}
+{{- fail "openshell.endpoint is required when openshell.enabled is true (host:port of the OpenShell gateway)" }}
+{{- end }}
+{{- if and $v.gatewayRouting.enabled (not $v.gatewayRouting.listener.tlsSecretName) }}
+{{- fail "gatewayRouting.listener.tlsSecretName is required when gatewayRouting.enabled is true (the https listener's certificate)" }}
+{{- end }}
+{{- end -}}
+
+{{/*
+The preprovisioned profile (preprovisioned.md §6 and the seed's "Set the value"): exactly the
+keys namespaceId and uid, a valid ID and a lowercase UUID, and the closed single-cluster
+OpenShell profile: no execution cluster, gateway routing with a ClusterIP proxy Service, the
+Credential Proxy (egress authority; this product has no OpenShell Git transport) and OpenShell.
+*/}}
+{{- define "occ.validatePreprovisioned" -}}
+{{- $v := .Values -}}
+{{- $p := $v.preprovisionedNamespace -}}
+{{- if not (kindIs "map" $p) }}
+{{- fail "preprovisionedNamespace must be a map with exactly the keys namespaceId and uid" }}
+{{- end }}
+{{- range $key, $_ := $p }}
+{{- if not (has $key (list "namespaceId" "uid")) }}
+{{- fail (printf "preprovisionedNamespace.%s is not allowed: preprovisionedNamespace has exactly the keys namespaceId and uid" $key) }}
+{{- end }}
+{{- end }}
+{{- $id := get $p "namespaceId" -}}
+{{- if not (and (kindIs "string" $id) (regexMatch "^ns_[a-zA-Z0-9_-]{1,60}$" (toString $id))) }}
+{{- fail "preprovisionedNamespace.namespaceId must match ^ns_[a-zA-Z0-9_-]{1,60}$ (an existing platform Namespace ID)" }}
+{{- end }}
+{{- $uid := get $p "uid" -}}
+{{- $uuid := "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" -}}
+{{- if not (and (kindIs "string" $uid) (regexMatch $uuid (toString $uid))) }}
+{{- if and (kindIs "string" $uid) (regexMatch $uuid (lower (toString $uid))) }}
+{{- fail "preprovisionedNamespace.uid must be a lowercase UUID, but it contains uppercase letters: copy metadata.uid exactly as Kubernetes reports it" }}
+{{- end }}
+{{- fail "preprovisionedNamespace.uid must be a lowercase UUID (the metadata.uid of the namespace you created)" }}
+{{- end }}
+{{- if $v.executionCluster.enabled }}
+{{- fail "preprovisionedNamespace requires executionCluster.enabled: false" }}
+{{- end }}
+{{- if not $v.gatewayRouting.enabled }}
+{{- fail "preprovisionedNamespace requires gatewayRouting.enabled: true" }}
+{{- end }}
+{{- if ne $v.gatewayRouting.serviceType "ClusterIP" }}
+{{- fail (printf "preprovisionedNamespace requires gatewayRouting.serviceType: ClusterIP (not %s)" $v.gatewayRouting.serviceType) }}
+{{- end }}
+{{- if not $v.egressAuthority.enabled }}
+{{- fail "preprovisionedNamespace requires egressAuthority.enabled: true (the Credential Proxy; this product has no OpenShell Git transport)" }}
+{{- end }}
+{{- if not $v.openshell.enabled }}
+{{- fail "preprovisionedNamespace requires openshell.enabled: true (an OpenShell backend for the OpenShell Sandbox Driver)" }}
+{{- end }}
+{{- end -}}
