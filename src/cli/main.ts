@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerDevCommand } from "./dev-command.js";
+import { registerNamespacesCommands } from "./namespaces-command.js";
 import { registerProcessCommands } from "./process-commands.js";
 import { runCli } from "./run.js";
 
@@ -13,5 +14,6 @@ const program = new Command("occ")
 registerMigrateCommand(program);
 registerProcessCommands(program);
 registerDevCommand(program);
+registerNamespacesCommands(program);
 
 await runCli(program, process.argv);

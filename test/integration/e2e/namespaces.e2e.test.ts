@@ -1,14 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { LABELS, currentManagedName, type K8sNamespace } from "../../../src/domain/index.js";
-import { createTestDatabase } from "../../harness/db.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { occ, startOcc, type OccProcess } from "./processes.js";
+import { startControlPlane, type ControlPlane } from "./control-plane.js";
 
 interface NamespaceView {
   id: string;
@@ -17,12 +12,10 @@ interface NamespaceView {
   statusReason: { code: string; message: string } | null;
 }
 
-let dir: string;
+let plane: ControlPlane;
 let apiUrl: string;
 let apiKey: string;
 let workerMetricsUrl: string;
-let drop: () => Promise<void>;
-const processes: OccProcess[] = [];
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await fetch(`${apiUrl}${path}`, {
@@ -47,33 +40,12 @@ async function until(id: string, what: string, ok: (n: NamespaceView | null) => 
 
 beforeAll(async () => {
   await grantChartClusterRoles();
-  dir = await mkdtemp(join(tmpdir(), "occ-e2e-"));
-  const database = await createTestDatabase();
-  drop = () => database.drop();
-  const config = join(dir, "config.yaml");
-  await writeFile(
-    config,
-    `kubernetes:\n  kubeconfig: ${inject("env").kubeconfigs["occ-worker"]}\nworker:\n  concurrency: 2\n`,
-  );
-  const common = ["--database-url", database.url, "--config", config];
-  occ(["migrate", "--database-url", database.url]);
-  occ(["bootstrap", ...common, "--api-key-file", join(dir, "key")]);
-  apiKey = (await readFile(join(dir, "key"), "utf8")).trim();
-  const api = await startOcc(["api", ...common, "--port", "0"], /listening on (http:\/\/\S+)/);
-  processes.push(api);
-  apiUrl = api.match[1] ?? "";
-  const worker = await startOcc(
-    ["worker", ...common, "--metrics-port", "0"],
-    /"metrics":"(http:\/\/[^"]+\/metrics)"/,
-  );
-  processes.push(worker);
-  workerMetricsUrl = worker.match[1] ?? "";
+  plane = await startControlPlane();
+  ({ apiUrl, apiKey, workerMetricsUrl } = plane);
 }, 120_000);
 
 afterAll(async () => {
-  for (const p of processes) await p.stop();
-  await drop();
-  await rm(dir, { recursive: true, force: true });
+  await plane.stop();
 });
 
 describe("API and worker as separate processes, real cluster and PostgreSQL", () => {

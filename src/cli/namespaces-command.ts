@@ -1,0 +1,241 @@
+/**
+ * `occ namespaces …`: the operator's view of platform Namespaces through the API — list, get,
+ * create, delete (each with `-o table|json|yaml`; create/delete with `--wait` and visible
+ * progress) and `grants`, which prints the RoleBindings an operator applies in the tenant's
+ * Kubernetes namespace (deploy.md: the chart never lets the worker bind roles itself).
+ */
+import { Option, type Command } from "commander";
+import { stringify } from "yaml";
+import type { NamespaceView } from "../api/namespaces/schemas.js";
+import { tenantRoleBinding, type RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
+import {
+  ApiRequestError,
+  apiClientFrom,
+  withApiClientOptions,
+  type ApiClient,
+} from "./api-client.js";
+import { outputOption, render, type Column, type OutputFormat } from "./output.js";
+import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
+
+const COLUMNS: readonly Column<NamespaceView>[] = [
+  { header: "id", cell: (n) => n.id },
+  { header: "name", cell: (n) => n.name },
+  { header: "status", cell: (n) => n.status },
+  { header: "mode", cell: (n) => n.placement.mode },
+  { header: "kubernetes namespace", cell: (n) => n.placement.kubernetesNamespace ?? "-" },
+  { header: "reason", cell: (n) => n.statusReason?.code ?? "" },
+];
+
+interface ClientFlags {
+  server?: string;
+  apiKeyFile?: string;
+  output: OutputFormat;
+}
+
+interface WaitFlags extends ClientFlags {
+  wait?: boolean;
+  timeout: string;
+}
+
+const print = (text: string) => {
+  process.stdout.write(`${text}\n`);
+};
+const say = (line: string) => {
+  process.stderr.write(`${line}\n`);
+};
+
+function progressOf(n: NamespaceView): string {
+  const reason =
+    n.statusReason === null ? "" : ` — ${n.statusReason.code}: ${n.statusReason.message}`;
+  return `${n.id}: ${n.status}${reason}`;
+}
+
+/** ready → done; failed → failed with the reason (which states the fix); else keep waiting. */
+export function readyVerdict(n: NamespaceView | null): WaitVerdict {
+  if (n === null) return { kind: "failed", message: "the Namespace was deleted while waiting" };
+  if (n.status === "ready") return { kind: "done" };
+  if (n.status === "failed" || n.status === "deleting") {
+    const why =
+      n.statusReason === null ? "" : `: ${n.statusReason.code}: ${n.statusReason.message}`;
+    return { kind: "failed", message: `${n.id} is ${n.status}${why}` };
+  }
+  return { kind: "waiting" };
+}
+
+async function getOrNull(client: ApiClient, id: string): Promise<NamespaceView | null> {
+  try {
+    return (await client.request<NamespaceView>("GET", `/namespaces/${encodeURIComponent(id)}`))
+      .data;
+  } catch (err) {
+    if (err instanceof ApiRequestError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+async function listAll(client: ApiClient): Promise<NamespaceView[]> {
+  const items: NamespaceView[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`;
+    const page = await client.request<NamespaceView[]>("GET", `/namespaces?limit=100${query}`);
+    items.push(...page.data);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return items;
+}
+
+function untilReady(api: ApiClient, id: string, timeout: string): Promise<NamespaceView | null> {
+  return waitFor({
+    what: `${id} to become ready`,
+    poll: () => getOrNull(api, id),
+    judge: readyVerdict,
+    progress: (n) => (n === null ? `${id}: deleted` : progressOf(n)),
+    timeoutMs: parseDuration(timeout),
+    say,
+  });
+}
+
+async function untilDeleted(api: ApiClient, id: string, timeout: string): Promise<void> {
+  await waitFor({
+    what: `${id} to be deleted`,
+    poll: () => getOrNull(api, id),
+    judge: (n) =>
+      n === null
+        ? { kind: "done" }
+        : n.status === "failed"
+          ? { kind: "failed", message: progressOf(n) }
+          : { kind: "waiting" },
+    progress: (n) => (n === null ? `${id}: deleted` : progressOf(n)),
+    timeoutMs: parseDuration(timeout),
+    say,
+  });
+}
+
+/** Parses `ns:name` (a ServiceAccount) or `user:name` into an RBAC subject. */
+export function parseSubject(flag: string, text: string): RbacSubject {
+  const user = /^user:(.+)$/.exec(text);
+  if (user?.[1] !== undefined) return { kind: "User", name: user[1] };
+  const sa = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?):([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(text);
+  if (sa?.[1] !== undefined && sa[3] !== undefined) {
+    return { kind: "ServiceAccount", namespace: sa[1], name: sa[3] };
+  }
+  throw new Error(
+    `${flag}: "${text}" is neither <namespace>:<serviceaccount> nor user:<name>; e.g. openclaw-system:openclaw-enterprise-worker`,
+  );
+}
+
+/** The RoleBindings for one placed tenant namespace, as a multi-document YAML stream. */
+export function grantsManifest(namespace: string, worker: RbacSubject, api: RbacSubject): string {
+  return [tenantRoleBinding(namespace, "worker", worker), tenantRoleBinding(namespace, "api", api)]
+    .map((o) => stringify(o).trimEnd())
+    .join("\n---\n");
+}
+
+export function registerNamespacesCommands(program: Command): void {
+  const ns = program
+    .command("namespaces")
+    .alias("ns")
+    .description("platform Namespaces: where each tenant is placed and why it is not ready");
+  const client = (flags: ClientFlags) => apiClientFrom(flags);
+
+  withApiClientOptions(ns.command("list").description("list the Namespaces you may read"))
+    .addOption(outputOption())
+    .action(async (flags: ClientFlags) => {
+      print(render(flags.output, await listAll(await client(flags)), COLUMNS));
+    });
+
+  withApiClientOptions(ns.command("get <id>").description("show one Namespace"))
+    .addOption(outputOption())
+    .action(async (id: string, flags: ClientFlags) => {
+      const n = await getOrNull(await client(flags), id);
+      if (n === null) throw new Error(`Namespace ${id} not found (or deleted)`);
+      print(render(flags.output, n, COLUMNS));
+    });
+
+  withApiClientOptions(
+    ns
+      .command("create <name>")
+      .description("create a Namespace: managed, or in an existing namespace you select"),
+  )
+    .option("--existing-namespace <k8s-namespace>", "adopt this operator-owned namespace")
+    .option("--wait", "wait until the Namespace is ready, showing progress")
+    .option("--timeout <duration>", "how long --wait waits", "10m")
+    .addOption(outputOption())
+    .action(async (name: string, flags: WaitFlags & { existingNamespace?: string }) => {
+      const api = await client(flags);
+      const body = {
+        name,
+        ...(flags.existingNamespace !== undefined
+          ? { existingNamespace: flags.existingNamespace }
+          : {}),
+      };
+      let n = (await api.request<NamespaceView>("POST", "/namespaces", body)).data;
+      if (flags.wait === true) n = (await untilReady(api, n.id, flags.timeout)) ?? n;
+      print(render(flags.output, n, COLUMNS));
+    });
+
+  withApiClientOptions(
+    ns
+      .command("wait <id>")
+      .description("wait until a Namespace is ready (or deleted), showing progress"),
+  )
+    .addOption(
+      new Option("--for <condition>", "what to wait for")
+        .choices(["ready", "deleted"])
+        .default("ready"),
+    )
+    .option("--timeout <duration>", "how long to wait", "10m")
+    .addOption(outputOption())
+    .action(async (id: string, flags: WaitFlags & { for: "ready" | "deleted" }) => {
+      const api = await client(flags);
+      if (flags.for === "deleted") {
+        await untilDeleted(api, id, flags.timeout);
+        return;
+      }
+      const n = await untilReady(api, id, flags.timeout);
+      if (n !== null) print(render(flags.output, n, COLUMNS));
+    });
+
+  withApiClientOptions(ns.command("delete <id>").description("delete a Namespace"))
+    .option("--wait", "wait until teardown finished, showing progress")
+    .option("--timeout <duration>", "how long --wait waits", "10m")
+    .action(async (id: string, flags: WaitFlags) => {
+      const api = await client(flags);
+      await api.request("DELETE", `/namespaces/${encodeURIComponent(id)}`);
+      say(`${id}: deletion accepted`);
+      if (flags.wait === true) await untilDeleted(api, id, flags.timeout);
+    });
+
+  withApiClientOptions(
+    ns
+      .command("grants <id>")
+      .description(
+        "print the RoleBindings to apply in the tenant's Kubernetes namespace (kubectl apply -f -)",
+      ),
+  )
+    .option(
+      "--worker <subject>",
+      "the worker's identity: <namespace>:<serviceaccount> or user:<name>",
+      "openclaw-system:openclaw-enterprise-worker",
+    )
+    .option(
+      "--api <subject>",
+      "the API's identity: <namespace>:<serviceaccount> or user:<name>",
+      "openclaw-system:openclaw-enterprise-api",
+    )
+    .action(async (id: string, flags: ClientFlags & { worker: string; api: string }) => {
+      const n = await getOrNull(await client(flags), id);
+      if (n === null) throw new Error(`Namespace ${id} not found (or deleted)`);
+      const target = n.placement.kubernetesNamespace;
+      if (target === null) {
+        throw new Error(`${id} has no Kubernetes namespace yet (${n.status}); retry shortly`);
+      }
+      print(
+        grantsManifest(
+          target,
+          parseSubject("--worker", flags.worker),
+          parseSubject("--api", flags.api),
+        ),
+      );
+    });
+}

@@ -1,0 +1,64 @@
+/**
+ * kubectl-like output for the client commands: `-o table` (the default, aligned columns with
+ * upper-case headers), `-o json` and `-o yaml` (the API's objects unchanged).
+ */
+import { Option } from "commander";
+import { stringify } from "yaml";
+
+export const OUTPUT_FORMATS = ["table", "json", "yaml"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** `-o, --output <format>` restricted to {@link OUTPUT_FORMATS}. */
+export function outputOption(): Option {
+  return new Option("-o, --output <format>", "output format")
+    .choices(OUTPUT_FORMATS)
+    .default("table");
+}
+
+/** One table column: its header and how to read the cell from a row. */
+export interface Column<T> {
+  readonly header: string;
+  readonly cell: (row: T) => string;
+}
+
+/** Renders rows as aligned columns; the last column is not padded. */
+export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
+  const cells = [
+    columns.map((c) => c.header.toUpperCase()),
+    ...rows.map((r) => columns.map((c) => oneLine(c.cell(r)))),
+  ];
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => (line[i] ?? "").length)));
+  return cells
+    .map((line) =>
+      line
+        .map((cell, i) => (i === line.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+        .join("   ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ");
+}
+
+/**
+ * Formats a single object or a list. A list in JSON/YAML is `{items: [...]}` like kubectl's,
+ * so scripts see one shape whether there is one item or many.
+ */
+export function render<T>(
+  format: OutputFormat,
+  value: T | readonly T[],
+  columns: readonly Column<T>[],
+): string {
+  const list = Array.isArray(value);
+  const doc = list ? { items: value } : value;
+  switch (format) {
+    case "json":
+      return JSON.stringify(doc, null, 2);
+    case "yaml":
+      return stringify(doc).trimEnd();
+    case "table":
+      return table(list ? (value as readonly T[]) : [value as T], columns);
+  }
+}

@@ -1,0 +1,103 @@
+import { spawnSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, parseAllDocuments } from "yaml";
+import type { NamespaceView } from "../../../src/api/namespaces/schemas.js";
+import { currentManagedName } from "../../../src/domain/index.js";
+import type { KubeObjectLike } from "../../../src/drivers/kubernetes/client/index.js";
+import { grantChartClusterRoles } from "../../harness/rbac.js";
+import { admin, readNamespace } from "../compute/fixtures.js";
+import { startControlPlane, type ControlPlane } from "./control-plane.js";
+
+let plane: ControlPlane;
+
+/** Runs the real `occ` client command; returns its exit code and both streams. */
+function cli(args: readonly string[], env: Record<string, string | undefined> = {}) {
+  const res = spawnSync(process.execPath, ["bin/occ.js", ...args], {
+    encoding: "utf8",
+    env: { ...process.env, OCC_API_URL: plane.apiUrl, OCC_API_KEY: plane.apiKey, ...env },
+    timeout: 120_000,
+  });
+  return { status: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+beforeAll(async () => {
+  await grantChartClusterRoles();
+  plane = await startControlPlane();
+}, 120_000);
+
+afterAll(async () => {
+  await plane.stop();
+});
+
+describe("occ namespaces (the operator CLI against the API and worker processes)", () => {
+  it("create → wait shows the pending reason → grants applied → ready → delete --wait", async () => {
+    const created = cli(["namespaces", "create", "cli-managed", "-o", "json"]);
+    expect(created.status, created.stderr).toBe(0);
+    const view = JSON.parse(created.stdout) as NamespaceView;
+    expect(view.status).toBe("provisioning");
+    const k8sName = currentManagedName(view.id);
+
+    // Without the worker RoleBinding the wait shows why and gives up at the timeout.
+    const stuck = cli(["namespaces", "wait", view.id, "--timeout", "4s"]);
+    expect(stuck.status).toBe(1);
+    expect(stuck.stderr).toMatch(
+      new RegExp(`${view.id}: provisioning — KUBERNETES_PERMISSION_PENDING: .*`),
+    );
+    expect(stuck.stderr).toContain(
+      `occ: timed out after 4 s waiting for ${view.id} to become ready`,
+    );
+
+    const grants = cli([
+      "namespaces",
+      "grants",
+      view.id,
+      "--worker",
+      "user:occ-worker",
+      "--api",
+      "user:occ-api",
+    ]);
+    expect(grants.status, grants.stderr).toBe(0);
+    const docs = parseAllDocuments(grants.stdout).map((d) => d.toJS() as KubeObjectLike);
+    expect(docs.map((d) => [d.kind, d.metadata?.namespace])).toEqual([
+      ["RoleBinding", k8sName],
+      ["RoleBinding", k8sName],
+    ]);
+    for (const doc of docs) await admin.create("RoleBinding", doc);
+
+    const ready = cli(["namespaces", "wait", view.id, "--timeout", "60s", "-o", "yaml"]);
+    expect(ready.status, ready.stderr).toBe(0);
+    const settled = parse(ready.stdout) as NamespaceView;
+    expect(settled.status).toBe("ready");
+    expect(settled.placement.kubernetesNamespace).toBe(k8sName);
+    expect(settled.placement.uid).toBe((await readNamespace(k8sName))?.metadata?.uid);
+
+    const listed = cli(["namespaces", "list"]);
+    expect(listed.status, listed.stderr).toBe(0);
+    const [header, ...rows] = listed.stdout.trimEnd().split("\n");
+    expect(header).toMatch(/^ID\s+NAME\s+STATUS\s+MODE\s+KUBERNETES NAMESPACE\s+REASON$/);
+    expect(rows.find((r) => r.startsWith(view.id))).toMatch(
+      new RegExp(`^${view.id}\\s+cli-managed\\s+ready\\s+managed\\s+${k8sName}$`),
+    );
+
+    const deleted = cli(["namespaces", "delete", view.id, "--wait", "--timeout", "60s"]);
+    expect(deleted.status, deleted.stderr).toBe(0);
+    expect(deleted.stderr).toContain(`${view.id}: deleted`);
+    const gone = cli(["namespaces", "get", view.id]);
+    expect(gone.status).toBe(1);
+    expect(gone.stderr).toContain(`occ: Namespace ${view.id} not found`);
+  });
+
+  it("an API refusal exits non-zero with the stable code and the message", () => {
+    const first = cli(["namespaces", "create", "cli-dup", "-o", "json"]);
+    expect(first.status, first.stderr).toBe(0);
+    const again = cli(["namespaces", "create", "cli-dup"]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/^occ: [A-Z_]+: .+/);
+  });
+
+  it("names the missing setting and the fix when no server is configured", () => {
+    const res = cli(["namespaces", "list"], { OCC_API_URL: undefined });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain("occ: no API server: set OCC_API_URL or pass --server");
+  });
+});

@@ -1,0 +1,173 @@
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import type { NamespaceView } from "../../../src/api/namespaces/schemas.js";
+import { apiClientFrom } from "../../../src/cli/api-client.js";
+import { grantsManifest, parseSubject, readyVerdict } from "../../../src/cli/namespaces-command.js";
+import { render, table } from "../../../src/cli/output.js";
+import { parseDuration, waitFor, WaitFailed } from "../../../src/cli/wait.js";
+
+const ns = (over: Partial<NamespaceView>): NamespaceView => ({
+  id: "ns_a",
+  name: "support",
+  status: "provisioning",
+  placement: { mode: "managed", kubernetesNamespace: "oce-abc", uid: null },
+  statusReason: null,
+  createdAt: "2026-11-29T00:00:00.000Z",
+  ...over,
+});
+
+describe("output", () => {
+  it("aligns table columns under upper-case headers and keeps cells on one line", () => {
+    const out = table(
+      [
+        { a: "x", b: "multi\nline" },
+        { a: "longer", b: "y" },
+      ],
+      [
+        { header: "a", cell: (r) => r.a },
+        { header: "b col", cell: (r) => r.b },
+      ],
+    );
+    expect(out.split("\n")).toEqual(["A        B COL", "x        multi line", "longer   y"]);
+  });
+
+  it.each(["json", "yaml"] as const)(
+    "%s lists are {items: [...]} and single objects are bare",
+    (f) => {
+      const decode = (s: string): unknown => (f === "json" ? JSON.parse(s) : parse(s));
+      expect(decode(render(f, [ns({})], []))).toEqual({ items: [ns({})] });
+      expect(decode(render(f, ns({}), []))).toEqual(ns({}));
+    },
+  );
+});
+
+describe("readyVerdict", () => {
+  it.each([
+    [ns({ status: "provisioning" }), "waiting"],
+    [ns({ status: "ready" }), "done"],
+    [ns({ status: "failed" }), "failed"],
+    [ns({ status: "deleting" }), "failed"],
+    [null, "failed"],
+  ] as const)("%j → %s", (n, kind) => {
+    expect(readyVerdict(n).kind).toBe(kind);
+  });
+
+  it("a failure carries the status reason, which states the fix", () => {
+    const v = readyVerdict(
+      ns({
+        status: "failed",
+        statusReason: {
+          code: "KUBERNETES_OWNERSHIP_CONFLICT",
+          message: "clear the markers",
+          since: "2026-11-29T00:00:00.000Z",
+        },
+      }),
+    );
+    expect(v).toEqual({
+      kind: "failed",
+      message: "ns_a is failed: KUBERNETES_OWNERSHIP_CONFLICT: clear the markers",
+    });
+  });
+});
+
+describe("parseSubject and grants", () => {
+  it.each([
+    [
+      "openclaw-system:openclaw-enterprise-worker",
+      { kind: "ServiceAccount", namespace: "openclaw-system", name: "openclaw-enterprise-worker" },
+    ],
+    ["user:occ-worker", { kind: "User", name: "occ-worker" }],
+  ])("%s", (text, subject) => {
+    expect(parseSubject("--worker", text)).toEqual(subject);
+  });
+
+  it.each(["", "worker", "Bad:Name", ":x", "ns:"])("refuses %j, naming the flag", (text) => {
+    expect(() => parseSubject("--worker", text)).toThrow(/--worker: .* e\.g\./);
+  });
+
+  it("prints two RoleBindings to the tenant roles in the tenant namespace", () => {
+    const docs = grantsManifest(
+      "oce-abc",
+      { kind: "User", name: "w" },
+      { kind: "ServiceAccount", namespace: "s", name: "a" },
+    )
+      .split("\n---\n")
+      .map(
+        (d) =>
+          parse(d) as { kind: string; metadata: { namespace: string }; roleRef: { name: string } },
+      );
+    expect(docs.map((d) => [d.kind, d.metadata.namespace, d.roleRef.name])).toEqual([
+      ["RoleBinding", "oce-abc", "openclaw-enterprise-tenant-worker"],
+      ["RoleBinding", "oce-abc", "openclaw-enterprise-tenant-api"],
+    ]);
+  });
+});
+
+describe("wait", () => {
+  it.each([
+    ["90s", 90_000],
+    ["5m", 300_000],
+    ["1h", 3_600_000],
+    ["250ms", 250],
+    ["12", 12_000],
+  ])("parseDuration(%s) = %d", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it("refuses a malformed duration, naming the flag", () => {
+    expect(() => parseDuration("soon")).toThrow(/--timeout: "soon"/);
+  });
+
+  it("prints each distinct progress line once and returns the settled value", async () => {
+    const values = [1, 1, 2, 3];
+    const lines: string[] = [];
+    const got = await waitFor({
+      what: "3",
+      poll: () => Promise.resolve(values.shift() ?? 3),
+      judge: (v) => (v === 3 ? { kind: "done" } : { kind: "waiting" }),
+      progress: (v) => `at ${v}`,
+      timeoutMs: 10_000,
+      intervalMs: 1,
+      say: (l) => lines.push(l),
+    });
+    expect(got).toBe(3);
+    expect(lines).toEqual(["at 1", "at 2", "at 3"]);
+  });
+
+  it("times out naming what it waited for and the last state", async () => {
+    await expect(
+      waitFor({
+        what: "ns_a to become ready",
+        poll: () => Promise.resolve(0),
+        judge: () => ({ kind: "waiting" }),
+        progress: () => "ns_a: provisioning",
+        timeoutMs: 5,
+        intervalMs: 2,
+        say: () => undefined,
+      }),
+    ).rejects.toThrow(
+      new WaitFailed(
+        "timed out after 0 s waiting for ns_a to become ready; last: ns_a: provisioning",
+      ),
+    );
+  });
+});
+
+describe("apiClientFrom", () => {
+  it("names the missing server and key with the fix", async () => {
+    await expect(apiClientFrom({}, {})).rejects.toThrow(/set OCC_API_URL or pass --server/);
+    await expect(apiClientFrom({}, { OCC_API_URL: "http://x" })).rejects.toThrow(
+      /set OCC_API_KEY or pass --api-key-file/,
+    );
+  });
+
+  it("says the server is unreachable instead of a bare fetch error", async () => {
+    const client = await apiClientFrom(
+      {},
+      { OCC_API_URL: "http://127.0.0.1:1/", OCC_API_KEY: "k" },
+    );
+    await expect(client.request("GET", "/namespaces")).rejects.toThrow(
+      /cannot reach the OCC API at http:\/\/127\.0\.0\.1:1: .*check --server/,
+    );
+  });
+});
