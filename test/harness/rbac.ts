@@ -1,20 +1,41 @@
+import { isDeepStrictEqual } from "node:util";
 import { inject } from "vitest";
 import type { ClusterIdentity } from "../../src/devcluster/identities.js";
-import { createObjectClient, loadKubeConfig } from "../../src/drivers/kubernetes/client/index.js";
 import {
-  chartClusterRbac,
+  createObjectClient,
+  isKubeError,
+  loadKubeConfig,
+  type ObjectClient,
+} from "../../src/drivers/kubernetes/client/index.js";
+import {
   createMissing,
   tenantRoleBinding,
   type RbacSubject,
 } from "../../src/drivers/kubernetes/rbac-objects.js";
+import { CI_VALUES, renderChart, type RenderedObject } from "./helm.js";
 
 /**
- * Grants the test identities exactly the rules the product states it needs (the chart renders
- * the same); nothing grants more. Until the chart exists these stand in for it.
+ * Grants the test identities the cluster RBAC the Helm chart renders — rendered by the real
+ * helm from deploy/helm/openclaw-enterprise, not hand-written — so the Driver integration tests
+ * prove the chart's least privilege against the real RBAC authorizer. Only the subjects change:
+ * the chart binds its ServiceAccounts, the tests bind the static users `occ-worker` / `occ-api`.
  */
 const user = (name: string): RbacSubject => ({ kind: "User", name });
+const RBAC_GROUP = "rbac.authorization.k8s.io";
 
-async function asAdmin(fn: (c: ReturnType<typeof createObjectClient>) => Promise<void>) {
+/** The names of the chart's cluster-wide namespace roles (same in both profiles). */
+export const CHART_NAMESPACE_ROLES = {
+  worker: "openclaw-enterprise-worker-namespaces",
+  api: "openclaw-enterprise-api-namespaces",
+} as const;
+
+/** A rendered ClusterRole, reduced to what the API server stores of it. */
+export interface ChartClusterRole extends RenderedObject {
+  readonly kind: "ClusterRole";
+  readonly rules: readonly unknown[];
+}
+
+async function asAdmin(fn: (c: ObjectClient) => Promise<void>) {
   const c = createObjectClient(loadKubeConfig(inject("env").kubeconfigs.admin));
   try {
     await fn(c);
@@ -23,9 +44,67 @@ async function asAdmin(fn: (c: ReturnType<typeof createObjectClient>) => Promise
   }
 }
 
-/** The cluster-wide grants of the chart: worker and API namespace roles, tenant roles unbound. */
+function clusterRoles(objects: readonly RenderedObject[]): ChartClusterRole[] {
+  return objects
+    .filter((o): o is ChartClusterRole => o.kind === "ClusterRole")
+    .map((o) => ({
+      apiVersion: o.apiVersion,
+      kind: "ClusterRole",
+      metadata: { name: o.metadata.name },
+      rules: o.rules,
+    }));
+}
+
+let normalRender: Promise<ChartClusterRole[]> | undefined;
+
+/** Every ClusterRole the chart renders in the normal profile (rendered once per test file). */
+export function normalChartClusterRoles(): Promise<ChartClusterRole[]> {
+  normalRender ??= renderChart().then(clusterRoles);
+  return normalRender;
+}
+
+/**
+ * Creates `role`, or — when a role of that name exists (another test file of the run created
+ * it) — requires its rules to equal the chart's, so a hand-written role can never stand in.
+ */
+async function ensureRole(c: ObjectClient, role: ChartClusterRole): Promise<void> {
+  try {
+    await c.create("ClusterRole", role);
+  } catch (err) {
+    if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
+    const existing = await c.get<ChartClusterRole>("ClusterRole", { name: role.metadata.name });
+    if (!isDeepStrictEqual(existing.rules, role.rules)) {
+      throw new Error(
+        `ClusterRole ${role.metadata.name} exists with rules other than the chart's: ${JSON.stringify(existing.rules)}`,
+      );
+    }
+  }
+}
+
+function bindingTo(role: string, who: RbacSubject) {
+  return {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: "ClusterRoleBinding" as const,
+    metadata: { name: role },
+    roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name: role },
+    subjects: [{ apiGroup: RBAC_GROUP, kind: "User", name: who.name }],
+  };
+}
+
+/**
+ * The cluster-wide grants of the chart (normal profile): its worker and API namespace roles
+ * bound to `occ-worker` / `occ-api`, and its tenant roles created unbound (tests bind them per
+ * namespace with {@link bindTenantRole}, as an operator does).
+ */
 export async function grantChartClusterRoles(): Promise<void> {
-  await asAdmin((c) => createMissing(c, chartClusterRbac(user("occ-worker"), user("occ-api"))));
+  const roles = await normalChartClusterRoles();
+  await asAdmin(async (c) => {
+    for (const role of roles) await ensureRole(c, role);
+    await createMissing(c, [
+      bindingTo(CHART_NAMESPACE_ROLES.worker, user("occ-worker")),
+      bindingTo(CHART_NAMESPACE_ROLES.api, user("occ-api")),
+    ]);
+  });
 }
 
 /** What an operator does per tenant namespace: bind a tenant role to the worker or the API. */
@@ -35,4 +114,31 @@ export async function bindTenantRole(
 ): Promise<void> {
   const role = identity === "occ-worker" ? "worker" : "api";
   await asAdmin((c) => createMissing(c, [tenantRoleBinding(namespace, role, user(identity))]));
+}
+
+/**
+ * The preprovisioned profile's worker and API namespace ClusterRoles, rendered by the real helm
+ * from ci/preprovisioned-values.yaml with the given binding, returned as `[worker, api]` like
+ * `preprovisionedClusterRbac` (src/drivers/kubernetes/rbac-objects.ts). `names` renames them
+ * (the rules are untouched) so that a test can create them beside the normal profile's roles
+ * in the shared test cluster.
+ */
+export async function preprovisionedChartClusterRoles(
+  binding: { readonly namespaceId: string; readonly uid: string },
+  names: { readonly worker: string; readonly api: string } = CHART_NAMESPACE_ROLES,
+): Promise<readonly [ChartClusterRole, ChartClusterRole]> {
+  const objects = await renderChart({
+    valuesFiles: [CI_VALUES.preprovisioned],
+    values: { preprovisionedNamespace: { namespaceId: binding.namespaceId, uid: binding.uid } },
+  });
+  const roles = clusterRoles(objects);
+  const pick = (rendered: string, name: string): ChartClusterRole => {
+    const role = roles.find((r) => r.metadata.name === rendered);
+    if (role === undefined) throw new Error(`the chart rendered no ClusterRole ${rendered}`);
+    return { ...role, metadata: { name } };
+  };
+  return [
+    pick(CHART_NAMESPACE_ROLES.worker, names.worker),
+    pick(CHART_NAMESPACE_ROLES.api, names.api),
+  ];
 }
