@@ -20,6 +20,8 @@ import { Registry } from "prom-client";
 import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
 import type { QueueConfig } from "../queue/work-items.js";
 import type { Db } from "../store/db.js";
+import { agentQueueConfig, type AgentWorkKind } from "../occ/agent-work.js";
+import { agentRoutes } from "./agents/routes.js";
 import { auditRoutes } from "./audit-routes.js";
 import { configurationRoutes } from "./configurations/routes.js";
 import { secretRoutes } from "./secrets/routes.js";
@@ -58,6 +60,8 @@ export interface AppOptions {
   readonly controllerNamespace: string;
   /** Namespace work queue configuration; default the spec's policy and the database clock. */
   readonly queue?: QueueConfig<NamespaceWorkKind>;
+  /** Agent work queue configuration (revision deploys, teardowns); default the spec's policy. */
+  readonly agentQueue?: QueueConfig<AgentWorkKind>;
   /** What keeps a Namespace from being deleted; default the resource kinds that exist. */
   readonly contentChecks?: readonly NamespaceContentCheck[];
   /**
@@ -133,6 +137,11 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     await app.register(configurationRoutes, tenant);
     await app.register(secretRoutes, tenant);
     await app.register(serviceAccountRoutes, tenant);
+    await app.register(agentRoutes, {
+      ...tenant,
+      agentQueue: options.agentQueue ?? agentQueueConfig(),
+      compute: deps.compute,
+    });
   },
   { [Symbol.for("skip-override")]: true },
 );

@@ -32,3 +32,4 @@ export * from "./workload-objects.js";
 export * from "./workload-outcomes.js";
 export * from "./workload-plans.js";
 export * from "./workload-pods.js";
+export * from "./workload-ids.js";

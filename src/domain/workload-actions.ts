@@ -65,8 +65,7 @@ export interface DeploymentState extends HasMetadata {
         readonly availableReplicas?: number | undefined;
         readonly updatedReplicas?: number | undefined;
         readonly conditions?:
-          | readonly { readonly type?: string; readonly status?: string }[]
-          | undefined;
+          readonly { readonly type?: string; readonly status?: string }[] | undefined;
       }
     | undefined;
 }

@@ -26,8 +26,7 @@ export interface PersistentVolumeClaim {
     | {
         readonly accessModes?: readonly string[] | undefined;
         readonly resources?:
-          | { readonly requests?: Readonly<Record<string, string>> | undefined }
-          | undefined;
+          { readonly requests?: Readonly<Record<string, string>> | undefined } | undefined;
         readonly storageClassName?: string | undefined;
       }
     | undefined;
@@ -134,7 +133,10 @@ export function claimVerdict(
 export function claimTeardownStep(
   observed: PersistentVolumeClaim | null,
   spec: Pick<ClaimSpec, "name" | "markers">,
-): { readonly step: "absent" } | { readonly step: "delete"; readonly uid: string } | WorkloadNotDone {
+):
+  | { readonly step: "absent" }
+  | { readonly step: "delete"; readonly uid: string }
+  | WorkloadNotDone {
   if (observed === null) return { step: "absent" };
   const uid = observed.metadata?.uid;
   if (!hasMarkers(observed.metadata, spec.markers) || uid === undefined) {

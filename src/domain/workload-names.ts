@@ -71,8 +71,7 @@ export function workloadNames(agentId: string, revisionId: string): WorkloadName
 
 /** Which markers an object carries: the Agent's, or the Agent's plus one revision's. */
 export type WorkloadScope =
-  | { readonly scope: "agent" }
-  | { readonly scope: "revision"; readonly revisionId: string };
+  { readonly scope: "agent" } | { readonly scope: "revision"; readonly revisionId: string };
 
 /** The exact markers of an object of `scope` (placement.md §2). */
 export function workloadMarkers(tenantId: string, agentId: string, scope: WorkloadScope): Markers {

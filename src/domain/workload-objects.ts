@@ -147,7 +147,12 @@ export function desiredWorkloadObjects(input: WorkloadInput): readonly DesiredWo
         type: "ClusterIP",
         selector: gatewaySelector(input.agentId),
         ports: [
-          { name: "gateway", protocol: "TCP", port: input.gatewayPort, targetPort: input.gatewayPort },
+          {
+            name: "gateway",
+            protocol: "TCP",
+            port: input.gatewayPort,
+            targetPort: input.gatewayPort,
+          },
         ],
       },
     },

@@ -9,7 +9,14 @@ import type { Db } from "../store/db.js";
 import { startWorker, type RunningWorker } from "../worker/worker.js";
 import { computeSelectionOf, createComputeRuntime } from "./compute.js";
 import type { ControlPlaneMetrics } from "./metrics.js";
-import { namespaceQueueConfig, namespaceWorkQueue } from "./namespace-queue.js";
+import {
+  namespaceQueueConfig,
+  namespaceQueuePolicy,
+  namespaceWorkQueue,
+} from "./namespace-queue.js";
+import { AGENT_WORK_KINDS, agentQueueConfig } from "./agent-work.js";
+import { KubernetesWorkloadDriver } from "../drivers/kubernetes/workloads/driver.js";
+import { createWorkQueue } from "../queue/index.js";
 
 /** `occ bootstrap`: the same service path the API uses, with the configured Compute selection. */
 export function runBootstrap(db: Db, config: InstallationConfig): Promise<BootstrapResult> {
@@ -43,6 +50,7 @@ export async function startApiProcess(opts: {
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
     queue: namespaceQueueConfig(opts.config),
+    agentQueue: agentQueueConfig({ policy: namespaceQueuePolicy(opts.config) }),
     logger: opts.logger,
     ...(opts.registry !== undefined ? { registry: opts.registry } : {}),
     ...(opts.host !== undefined ? { host: opts.host } : {}),
@@ -69,7 +77,30 @@ export async function startWorkerProcess(opts: {
 }): Promise<RunningWorker> {
   const compute = await createComputeRuntime(opts.config);
   if (compute.requests !== undefined) opts.metrics?.countKubernetesRequests(compute.requests);
+  // Agent workloads run on the bundled Kubernetes Compute Driver (drivers.md §4).
+  const workloadClient =
+    opts.config.drivers.compute === "kubernetes"
+      ? createObjectClient(loadKubeConfig(opts.config.kubernetes.kubeconfig), {
+          timeoutMs: opts.config.kubernetes.requestTimeoutMs,
+        })
+      : null;
   const worker = await startWorker({
+    ...(workloadClient !== null
+      ? {
+          agents: {
+            queue: createWorkQueue({
+              kinds: AGENT_WORK_KINDS,
+              policy: namespaceQueuePolicy(opts.config),
+            }),
+            workloads: new KubernetesWorkloadDriver({
+              client: workloadClient,
+              settings: opts.config.compute,
+              workloads: opts.config.workloads,
+              egressAuthority: opts.config.egressAuthority,
+            }),
+          },
+        }
+      : {}),
     db: opts.db,
     queue: namespaceWorkQueue(opts.config),
     compute: compute.driver,
@@ -85,6 +116,7 @@ export async function startWorkerProcess(opts: {
     async stop() {
       await worker.stop();
       compute.close();
+      workloadClient?.close();
     },
   };
 }

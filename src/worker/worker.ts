@@ -1,9 +1,12 @@
 import type { Logger } from "pino";
+import type { AgentWorkKind } from "../occ/agent-work.js";
 import type { NamespaceWorkKind } from "../occ/namespace-work.js";
 import type { ComputeDriver } from "../drivers/compute.js";
-import { listenForWork, type WorkQueue } from "../queue/index.js";
+import type { WorkloadDriver } from "../drivers/workloads.js";
+import { listenForWork, type Claim, type WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
-import { runNamespacePass, type NamespacePassDeps } from "./namespace-pass.js";
+import { runAgentPass } from "./agent-pass.js";
+import { runNamespacePass, type NamespacePassDeps, type PassSummary } from "./namespace-pass.js";
 
 export interface WorkerOptions {
   readonly db: Db;
@@ -18,9 +21,22 @@ export interface WorkerOptions {
   readonly pollFallbackMs?: number;
   /** Best-effort Kubernetes Events on tenant namespaces (see `NamespacePassDeps.events`). */
   readonly events?: NamespacePassDeps["events"];
-  /** Called after every pass (metrics). */
+  /** Called after every Namespace pass (metrics). */
   readonly onPass?: (kind: NamespaceWorkKind, outcome: string, seconds: number) => void;
+  /**
+   * Agent work (revision deploys and teardowns) and the Workload Driver that runs it. Without
+   * it the worker claims Namespace work only.
+   */
+  readonly agents?: {
+    readonly queue: WorkQueue<AgentWorkKind>;
+    readonly workloads: WorkloadDriver;
+  };
 }
+
+/** One claim of either vocabulary, tagged so the pass can be chosen by kind. */
+type AnyClaim =
+  | { readonly of: "namespace"; readonly claim: Claim<NamespaceWorkKind> }
+  | { readonly of: "agent"; readonly claim: Claim<AgentWorkKind> };
 
 export interface RunningWorker {
   /** Stops claiming, lets in-flight passes finish, and stops listening. */
@@ -38,22 +54,51 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const poll = opts.pollFallbackMs ?? 5_000;
   const abort = new AbortController();
   const stopping = (): boolean => abort.signal.aborted;
+  const agents = opts.agents;
   const signal = await listenForWork(db, {
-    kinds: queue.kinds,
+    kinds: [...queue.kinds, ...(agents?.queue.kinds ?? [])],
     onError: (err) => {
       logger.warn({ err }, "work notification subscription lost; resubscribing");
     },
   });
 
+  /** Namespace work first (tenants must exist before their Agents), then Agent work. */
+  const claimAny = async (): Promise<AnyClaim | null> => {
+    const ns = await queue.claim(db, { owner: opts.owner });
+    if (ns !== null) return { of: "namespace", claim: ns };
+    const agent = agents === undefined ? null : await agents.queue.claim(db, { owner: opts.owner });
+    return agent === null ? null : { of: "agent", claim: agent };
+  };
+  const nextWakeAt = async (): Promise<Date | null> => {
+    const times = [
+      await queue.nextWakeAt(db),
+      agents === undefined ? null : await agents.queue.nextWakeAt(db),
+    ].filter((t): t is Date => t !== null);
+    return times.length === 0 ? null : new Date(Math.min(...times.map((t) => t.getTime())));
+  };
+
   const slot = async (index: number): Promise<void> => {
     while (!stopping()) {
       try {
-        const claim = await queue.claim(db, { owner: opts.owner });
-        if (claim !== null) {
+        const claimed = await claimAny();
+        if (claimed !== null) {
+          const { claim } = claimed;
           const started = Date.now();
-          const summary = await runNamespacePass({ db, queue, compute: opts.compute }, claim);
+          const summary: PassSummary =
+            claimed.of === "namespace"
+              ? await runNamespacePass({ db, queue, compute: opts.compute }, claimed.claim)
+              : await runAgentPass(
+                  {
+                    db,
+                    queue: agents?.queue ?? unreachable(),
+                    workloads: agents?.workloads ?? unreachable(),
+                  },
+                  claimed.claim,
+                );
           const outcome = summary.result === "applied" ? summary.move : summary.result;
-          opts.onPass?.(claim.item.kind, outcome, (Date.now() - started) / 1000);
+          if (claimed.of === "namespace") {
+            opts.onPass?.(claimed.claim.item.kind, outcome, (Date.now() - started) / 1000);
+          }
           logger.info(
             {
               slot: index,
@@ -68,7 +113,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
           );
           continue;
         }
-        const wakeAt = await queue.nextWakeAt(db);
+        const wakeAt = await nextWakeAt();
         const untilDue = wakeAt === null ? poll : wakeAt.getTime() - Date.now();
         await signal.wait(Math.max(10, Math.min(poll, untilDue)), abort.signal);
       } catch (err) {
@@ -92,4 +137,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       logger.info({ owner: opts.owner }, "worker stopped");
     },
   };
+}
+
+function unreachable(): never {
+  throw new Error("an Agent claim without Agent work configured");
 }

@@ -7,6 +7,7 @@
  */
 import type { NamespaceId } from "../../domain/ids.js";
 import type { Queryable } from "../../store/db.js";
+import { firstAgentIds } from "../../store/agents.js";
 import { firstIds } from "../../store/resource-paging.js";
 import { clipMessage, MAX_MESSAGE_LENGTH } from "../errors.js";
 
@@ -36,8 +37,17 @@ function tableCheck(
   };
 }
 
+/** Agents, in any status: a `deleting` Agent may still have objects in the cluster. */
+const agentCheck: NamespaceContentCheck = {
+  singular: "Agent",
+  plural: "Agents",
+  count: async (q, id) => (await firstAgentIds(q, id, 1)).count,
+  sample: async (q, id) => (await firstAgentIds(q, id, SAMPLE_SIZE)).ids,
+};
+
 /** The checks the API runs by default: the resource kinds that exist today. */
 export const DEFAULT_NAMESPACE_CONTENT_CHECKS: readonly NamespaceContentCheck[] = [
+  agentCheck,
   tableCheck("configurations", "Configuration", "Configurations"),
   tableCheck("secrets", "Secret", "Secrets"),
   tableCheck("service_accounts", "ServiceAccount", "ServiceAccounts"),

@@ -78,7 +78,10 @@ export async function deployRevision(
   const gatewayName = workloadNames(input.agentId, input.revisionId).gateway;
   let gateway: DeploymentState | undefined;
   try {
-    gateway = await client.find<DeploymentState>("Deployment", { name: gatewayName, namespace: ns });
+    gateway = await client.find<DeploymentState>("Deployment", {
+      name: gatewayName,
+      namespace: ns,
+    });
   } catch (err) {
     return kubeFailure(err, "read the gateway Deployment", ns);
   }
@@ -190,7 +193,7 @@ async function retireOthers(
   } catch (err) {
     return kubeFailure(err, "list the Agent's revision objects", namespace);
   }
-  const plan = retirementPlan(observed as ObservedByKind, tenantId, agentId, currentRevisionId);
+  const plan = retirementPlan(observed, tenantId, agentId, currentRevisionId);
   for (const item of plan) {
     try {
       await client.delete(item.kind, { name: item.name, namespace }, { uid: item.uid });

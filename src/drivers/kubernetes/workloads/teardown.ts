@@ -55,7 +55,7 @@ async function listAgentObjects(
       labelSelector: `${LABELS.agent}=${agentId}`,
     });
   }
-  return observed as ObservedByKind;
+  return observed;
 }
 
 async function removeObjects(
@@ -66,7 +66,11 @@ async function removeObjects(
   const tenantId = input.tenant.tenantId;
   let plan;
   try {
-    plan = teardownPlan(await listAgentObjects(opts, namespace, input.agentId), tenantId, input.agentId);
+    plan = teardownPlan(
+      await listAgentObjects(opts, namespace, input.agentId),
+      tenantId,
+      input.agentId,
+    );
   } catch (err) {
     return kubeFailure(err, "list the Agent's objects", namespace);
   }

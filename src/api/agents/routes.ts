@@ -1,0 +1,217 @@
+/**
+ * The Agent routes (drivers.md §4): create, list, read and delete Agents, deploy one (202, an
+ * AgentRevision), and list and read its revisions. Handlers only translate — HTTP in, a
+ * service call, the envelope out; the check order lives in the services.
+ */
+import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import { isAgentId, isRevisionId } from "../../domain/workload-ids.js";
+import { callerOf, envelope, pageEnvelope } from "../request-context.js";
+import {
+  DataEnvelope,
+  decodeCursor,
+  encodeCursor,
+  errorResponses,
+  PageEnvelope,
+  pageLimit,
+  PageQuerySchema,
+} from "../schemas.js";
+import type { PageCursor } from "../../store/paging.js";
+import { namespaceIdOf, NamespaceScopedParamsSchema } from "../tenant/params.js";
+import { listRevisions, readRevision } from "./revisions.js";
+import {
+  AgentParamsSchema,
+  AgentSchema,
+  CreateAgentBodySchema,
+  presentAgent,
+  presentRevision,
+  RevisionParamsSchema,
+  RevisionSchema,
+} from "./schemas.js";
+import {
+  createAgent,
+  deleteAgent,
+  deployAgent,
+  listNamespaceAgents,
+  readAgent,
+  type AgentServiceDeps,
+} from "./service.js";
+
+const tags = ["agents"];
+const security = [{ apiKey: [] }];
+const AGENTS = "/namespaces/:id/agents";
+const AGENT = `${AGENTS}/:agentId`;
+
+function after(
+  cursor: string | undefined,
+  guard: (v: unknown) => v is string,
+): PageCursor | undefined {
+  if (cursor === undefined) return undefined;
+  const position = decodeCursor(cursor, guard);
+  return { createdAt: position.time, id: position.id };
+}
+
+const nextOf = (next: PageCursor | null) =>
+  next === null ? null : encodeCursor(next.createdAt, next.id);
+
+export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app, deps, done) => {
+  app.post(
+    AGENTS,
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Create an Agent (201); nothing runs until it is deployed.",
+        params: NamespaceScopedParamsSchema,
+        body: CreateAgentBodySchema,
+        response: { 201: DataEnvelope(AgentSchema), ...errorResponses(403, 404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const agent = await createAgent(
+        deps,
+        callerOf(request),
+        namespaceIdOf(request.params),
+        request.body,
+      );
+      return reply.status(201).send(envelope(request, presentAgent(agent)));
+    },
+  );
+  app.get(
+    AGENTS,
+    {
+      schema: {
+        tags,
+        security,
+        summary: "List a Namespace's Agents.",
+        params: NamespaceScopedParamsSchema,
+        querystring: PageQuerySchema,
+        response: { 200: PageEnvelope(AgentSchema), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const page = await listNamespaceAgents(
+        deps,
+        callerOf(request),
+        namespaceIdOf(request.params),
+        {
+          limit: pageLimit(request.query.limit),
+          after: after(request.query.cursor, isAgentId),
+        },
+      );
+      return pageEnvelope(request, page.items.map(presentAgent), nextOf(page.next));
+    },
+  );
+  app.get(
+    AGENT,
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Read one Agent.",
+        params: AgentParamsSchema,
+        response: { 200: DataEnvelope(AgentSchema), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const agent = await readAgent(
+        deps,
+        callerOf(request),
+        namespaceIdOf(request.params),
+        request.params.agentId,
+      );
+      return envelope(request, presentAgent(agent));
+    },
+  );
+  app.delete(
+    AGENT,
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Delete an Agent (202, status deleting); its objects and claims are torn down.",
+        params: AgentParamsSchema,
+        response: { 202: DataEnvelope(AgentSchema), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const agent = await deleteAgent(
+        deps,
+        callerOf(request),
+        namespaceIdOf(request.params),
+        request.params.agentId,
+      );
+      return reply.status(202).send(envelope(request, presentAgent(agent)));
+    },
+  );
+  app.post(
+    `${AGENT}/deploy`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Deploy an Agent: admit an immutable AgentRevision and queue its rollout (202).",
+        params: AgentParamsSchema,
+        response: { 202: DataEnvelope(RevisionSchema), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const revision = await deployAgent(
+        deps,
+        callerOf(request),
+        namespaceIdOf(request.params),
+        request.params.agentId,
+      );
+      return reply.status(202).send(envelope(request, presentRevision(revision)));
+    },
+  );
+  app.get(
+    `${AGENT}/revisions`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: "List an Agent's revisions, oldest first.",
+        params: AgentParamsSchema,
+        querystring: PageQuerySchema,
+        response: { 200: PageEnvelope(RevisionSchema), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const page = await listRevisions(
+        deps,
+        callerOf(request),
+        namespaceIdOf(request.params),
+        request.params.agentId,
+        {
+          limit: pageLimit(request.query.limit),
+          after: after(request.query.cursor, isRevisionId),
+        },
+      );
+      return pageEnvelope(request, page.items.map(presentRevision), nextOf(page.next));
+    },
+  );
+  app.get(
+    `${AGENT}/revisions/:revisionId`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Read one AgentRevision.",
+        params: RevisionParamsSchema,
+        response: { 200: DataEnvelope(RevisionSchema), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const p = request.params;
+      const revision = await readRevision(
+        deps,
+        callerOf(request),
+        namespaceIdOf(p),
+        p.agentId,
+        p.revisionId,
+      );
+      return envelope(request, presentRevision(revision));
+    },
+  );
+  done();
+};

@@ -1,0 +1,121 @@
+/**
+ * The Agent and AgentRevision resources as the API shows them (drivers.md §4), and the bodies
+ * and parameters of their routes.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { AGENT_ID_PATTERN, REVISION_ID_PATTERN } from "../../domain/workload-ids.js";
+import { REVISION_STATUSES, type AgentRevisionRecord } from "../../store/agent-revisions.js";
+import { AGENT_STATUSES, EXECUTION_MODES, type AgentRecord } from "../../store/agents.js";
+import { ConfigurationIdSchema } from "../configurations/schemas.js";
+import { NamespaceIdSchema } from "../namespaces/schemas.js";
+import { ServiceAccountIdSchema } from "../service-accounts/schemas.js";
+import { DateTime, IdString, literalUnion, Nullable, PlainText } from "../schemas.js";
+
+export const AgentIdSchema = IdString(AGENT_ID_PATTERN.source, "An Agent ID (`agt_…`).");
+export const RevisionIdSchema = IdString(
+  REVISION_ID_PATTERN.source,
+  "An AgentRevision ID (`rev_…`).",
+);
+
+export const CreateAgentBodySchema = Type.Object(
+  {
+    name: PlainText({ minLength: 1, maxLength: 200 }),
+    configurationId: ConfigurationIdSchema,
+    executionMode: literalUnion(EXECUTION_MODES),
+    serviceAccountId: Type.Optional(ServiceAccountIdSchema),
+  },
+  { additionalProperties: false },
+);
+export type CreateAgentBody = Static<typeof CreateAgentBodySchema>;
+
+export const AgentParamsSchema = Type.Object(
+  { id: NamespaceIdSchema, agentId: AgentIdSchema },
+  { additionalProperties: false },
+);
+
+export const RevisionParamsSchema = Type.Object(
+  { id: NamespaceIdSchema, agentId: AgentIdSchema, revisionId: RevisionIdSchema },
+  { additionalProperties: false },
+);
+
+const StatusReason = Nullable(
+  Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }),
+);
+
+export const AgentSchema = Type.Object(
+  {
+    id: AgentIdSchema,
+    namespaceId: NamespaceIdSchema,
+    name: Type.String(),
+    configurationId: ConfigurationIdSchema,
+    executionMode: literalUnion(EXECUTION_MODES),
+    serviceAccountId: Nullable(ServiceAccountIdSchema),
+    status: literalUnion(AGENT_STATUSES),
+    currentRevisionId: Nullable(RevisionIdSchema),
+    statusReason: StatusReason,
+    createdAt: DateTime,
+  },
+  { additionalProperties: false },
+);
+export type AgentView = Static<typeof AgentSchema>;
+
+export const RevisionSchema = Type.Object(
+  {
+    id: RevisionIdSchema,
+    agentId: AgentIdSchema,
+    namespaceId: NamespaceIdSchema,
+    number: Type.Integer({ minimum: 1 }),
+    configurationId: ConfigurationIdSchema,
+    configurationGeneration: Type.Integer({ minimum: 1 }),
+    executionMode: literalUnion(EXECUTION_MODES),
+    serviceAccountId: Nullable(ServiceAccountIdSchema),
+    compute: Type.Record(Type.String(), Type.String()),
+    status: literalUnion(REVISION_STATUSES),
+    statusReason: StatusReason,
+    createdAt: DateTime,
+    activatedAt: Nullable(DateTime),
+  },
+  { additionalProperties: false },
+);
+export type RevisionView = Static<typeof RevisionSchema>;
+
+function reasonOf(r: { statusCode: string | null; statusMessage: string | null }) {
+  return r.statusCode === null || r.statusMessage === null
+    ? null
+    : { code: r.statusCode, message: r.statusMessage };
+}
+
+export function presentAgent(a: AgentRecord): AgentView {
+  return {
+    id: a.id,
+    namespaceId: a.namespaceId,
+    name: a.name,
+    configurationId: a.configurationId,
+    executionMode: a.executionMode,
+    serviceAccountId: a.serviceAccountId,
+    status: a.status,
+    currentRevisionId: a.currentRevisionId,
+    statusReason: reasonOf(a),
+    createdAt: a.createdAt.toISOString(),
+  };
+}
+
+export function presentRevision(r: AgentRevisionRecord): RevisionView {
+  return {
+    id: r.id,
+    agentId: r.agentId,
+    namespaceId: r.namespaceId,
+    number: r.number,
+    configurationId: r.configurationId,
+    configurationGeneration: r.configurationGeneration,
+    executionMode: r.executionMode,
+    serviceAccountId: r.serviceAccountId,
+    compute: Object.fromEntries(
+      Object.entries(r.compute).filter((e): e is [string, string] => typeof e[1] === "string"),
+    ),
+    status: r.status,
+    statusReason: reasonOf(r),
+    createdAt: r.createdAt.toISOString(),
+    activatedAt: r.activatedAt === null ? null : r.activatedAt.toISOString(),
+  };
+}
