@@ -7,6 +7,7 @@ import {
   type ConfigurationProblem,
 } from "../domain/index.js";
 import { InstallationConfigSchema, type InstallationConfigFile } from "./installation-schema.js";
+import { openshellGatewayProblems } from "./openshell-settings.js";
 
 export type DriverSelection = "kubernetes" | { readonly module: string };
 
@@ -142,6 +143,15 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
     gatewayClients: net?.gatewayClients ?? [],
   });
   if (!compute.ok) throw new ConfigurationError(source, compute.error);
+  if (file.openshell != null) {
+    const gateway = file.openshell.gateway;
+    const problems = openshellGatewayProblems({
+      operatorNamespaceLabels: gateway?.operatorNamespaceLabels ?? {},
+      operatorWorkspaceResources: gateway?.operatorWorkspaceResources ?? [],
+      networkPolicyResources: gateway?.networkPolicyResources ?? [],
+    });
+    if (problems.length > 0) throw new ConfigurationError(source, problems);
+  }
   return {
     drivers: {
       compute: file.drivers?.compute ?? "kubernetes",

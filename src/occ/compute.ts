@@ -8,7 +8,12 @@ import {
   loadKubeConfig,
   type RequestCounter,
 } from "../drivers/kubernetes/client/index.js";
+import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
 import { KubernetesComputeDriver } from "../drivers/kubernetes/compute/driver.js";
+import type { PreprovisionedProfile } from "../drivers/kubernetes/compute/context.js";
+import type { NamespaceHook } from "../drivers/compute.js";
+import { declaredPolicies } from "../drivers/openshell/manifests.js";
+import type { PreprovisionedBinding } from "../domain/preprovisioned-binding.js";
 import { recordNamespaceEvent, type NamespaceEvent } from "../drivers/kubernetes/events.js";
 
 /** What the API needs to know of the Compute selection. */
@@ -45,18 +50,49 @@ export interface ComputeRuntime {
   close(): void;
 }
 
+/** The Compute Driver's view of the preprovisioned profile, `null` in the normal profile. */
+export function preprovisionedProfileOf(
+  config: InstallationConfig,
+  binding: PreprovisionedBinding | null,
+): PreprovisionedProfile | null {
+  if (binding === null) return null;
+  return {
+    binding,
+    operatorNamespaceLabels: config.openshell?.operatorNamespaceLabels ?? {},
+    declaredPolicies: declaredPolicies(config.openshell),
+  };
+}
+
+/** The bundled Kubernetes Compute Driver for `config`, in the profile `binding` selects. */
+export function bundledComputeDriver(
+  client: ObjectClient,
+  config: InstallationConfig,
+  binding: PreprovisionedBinding | null,
+  hooks: readonly NamespaceHook[] = [],
+): KubernetesComputeDriver {
+  return new KubernetesComputeDriver({
+    client,
+    settings: config.compute,
+    hooks,
+    preprovisioned: preprovisionedProfileOf(config, binding),
+  });
+}
+
 /**
  * Builds the selected Compute Driver: the bundled Kubernetes one (credentials from the
  * configured kubeconfig, else the default chain: $KUBECONFIG, ~/.kube/config, in-cluster), or
  * an installed module loaded by package name or path.
  */
-export async function createComputeRuntime(config: InstallationConfig): Promise<ComputeRuntime> {
+export async function createComputeRuntime(
+  config: InstallationConfig,
+  binding: PreprovisionedBinding | null = null,
+): Promise<ComputeRuntime> {
   const selected = config.drivers.compute;
   if (selected === "kubernetes") {
     const client = createObjectClient(loadKubeConfig(config.kubernetes.kubeconfig), {
       timeoutMs: config.kubernetes.requestTimeoutMs,
     });
-    const driver = new KubernetesComputeDriver({ client, settings: config.compute });
+    const driver = bundledComputeDriver(client, config, binding);
     return {
       driver,
       requests: client.counter,

@@ -104,3 +104,77 @@ export async function createMissing(
     }
   }
 }
+
+/** The rules of the preprovisioned profile: `get` on exactly one namespace, nothing else. */
+export function preprovisionedNamespaceRules(namespaceName: string): readonly PolicyRule[] {
+  return [
+    { apiGroups: [""], resources: ["namespaces"], verbs: ["get"], resourceNames: [namespaceName] },
+  ];
+}
+
+/**
+ * The cluster-wide roles of the preprovisioned profile (preprovisioned.md §6): the worker and
+ * the API may `get` exactly the bound namespace — no namespace `list`, `create`, `patch` or
+ * `delete`. Returned as `[worker, api]`; the names default to the chart's and may be
+ * overridden (tests give each case its own roles).
+ */
+export function preprovisionedClusterRbac(
+  namespaceName: string,
+  names: { readonly worker: string; readonly api: string } = NAMESPACE_CLUSTER_ROLES,
+): readonly RbacObject[] {
+  const rules = preprovisionedNamespaceRules(namespaceName);
+  return [clusterRole(names.worker, rules), clusterRole(names.api, rules)];
+}
+
+/** A ClusterRoleBinding of `role` to one subject. */
+export function clusterRoleBinding(name: string, role: string, who: RbacSubject): RbacObject {
+  return {
+    apiVersion: `${GROUP}/v1`,
+    kind: "ClusterRoleBinding",
+    metadata: { name },
+    roleRef: roleRef(role),
+    subjects: [subject(who)],
+  } as RbacObject;
+}
+
+/**
+ * The tenant role the OpenShell Sandbox Driver needs in a tenant namespace: read (and, in the
+ * normal profile, write) the declared operator workspace resources. Rendered unbound like the
+ * other tenant roles; the operator binds it to the worker where OpenShell is used.
+ */
+export const OPENSHELL_TENANT_ROLE = "openclaw-enterprise-tenant-openshell";
+
+/** The rules of {@link OPENSHELL_TENANT_ROLE}. */
+export const OPENSHELL_TENANT_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: [""],
+    resources: ["serviceaccounts"],
+    verbs: ["get", "create", "patch", "delete"],
+  },
+  {
+    apiGroups: ["rbac.authorization.k8s.io"],
+    resources: ["roles", "rolebindings"],
+    verbs: ["get", "create", "patch", "delete"],
+  },
+  {
+    apiGroups: ["networking.k8s.io"],
+    resources: ["networkpolicies"],
+    verbs: ["get", "create", "patch", "delete"],
+  },
+];
+
+/** The OpenShell tenant ClusterRole (unbound). */
+export function openshellTenantClusterRole(): RbacObject {
+  return clusterRole(OPENSHELL_TENANT_ROLE, OPENSHELL_TENANT_RULES);
+}
+
+/** The RoleBinding of the OpenShell tenant role to the worker in one tenant namespace. */
+export function openshellTenantRoleBinding(namespace: string, who: RbacSubject): RbacObject {
+  return {
+    apiVersion: `${GROUP}/v1`,
+    kind: "RoleBinding",
+    metadata: { name: OPENSHELL_TENANT_ROLE, namespace },
+    roleRef: roleRef(OPENSHELL_TENANT_ROLE),
+    subjects: [subject(who)],
+  } as RbacObject;
+}

@@ -1,6 +1,23 @@
-import type { ComputeSettings } from "../../../domain/index.js";
+import type {
+  ComputeSettings,
+  DeclaredPolicy,
+  PreprovisionedBinding,
+  StringMap,
+} from "../../../domain/index.js";
 import type { NamespaceHook, NamespacePassInput } from "../../compute.js";
 import type { ObjectClient } from "../client/index.js";
+
+/**
+ * The preprovisioned profile (preprovisioned.md): the binding and what the namespace and its
+ * sealed policy set must match beyond the Compute settings.
+ */
+export interface PreprovisionedProfile {
+  readonly binding: PreprovisionedBinding;
+  /** OpenShell `gateway.operatorNamespaceLabels`, required on the namespace. */
+  readonly operatorNamespaceLabels: StringMap;
+  /** OpenShell `gateway.networkPolicyResources`, the operator policies the seal admits. */
+  readonly declaredPolicies: readonly DeclaredPolicy[];
+}
 
 /** Everything one pass of the Kubernetes Compute Driver works with. */
 export interface PassContext {
@@ -8,6 +25,8 @@ export interface PassContext {
   readonly settings: ComputeSettings;
   readonly hooks: readonly NamespaceHook[];
   readonly input: NamespacePassInput;
+  /** Set in the preprovisioned profile; `null` in the normal one. */
+  readonly preprovisioned: PreprovisionedProfile | null;
 }
 
 /** `openclaw.dev/namespace=<id>`: the label selector that finds every claimant of a tenant. */

@@ -6,16 +6,23 @@ import {
 } from "../../../domain/index.js";
 import type { ComputeDriver, NamespaceHook, NamespacePassInput } from "../../compute.js";
 import type { ObjectClient } from "../client/index.js";
-import type { PassContext } from "./context.js";
+import type { PassContext, PreprovisionedProfile } from "./context.js";
 import { deleteForTenant } from "./delete.js";
 import { ensureExternal } from "./ensure-external.js";
 import { ensureManaged } from "./ensure-managed.js";
+import { ensurePreprovisioned } from "./ensure-preprovisioned.js";
+import { deletePreprovisioned, profileRefusal } from "./preprovisioned-profile.js";
 
 export interface KubernetesComputeDriverOptions {
   readonly client: ObjectClient;
   /** Validated Installation Compute settings (`validateComputeSettings`). */
   readonly settings: ComputeSettings;
   readonly hooks?: readonly NamespaceHook[];
+  /**
+   * The preprovisioned profile: every pass is about the one bound namespace, read by name and
+   * verified, never written. Absent → the normal profile (managed and external placement).
+   */
+  readonly preprovisioned?: PreprovisionedProfile | null;
 }
 
 /**
@@ -27,6 +34,11 @@ export class KubernetesComputeDriver implements ComputeDriver {
 
   ensureNamespace(input: NamespacePassInput): Promise<EnsureNamespaceResult> {
     const ctx = this.context(input);
+    const profile = ctx.preprovisioned;
+    if (profile !== null) {
+      const refused = profileRefusal(profile, input);
+      return refused !== null ? Promise.resolve(refused) : ensurePreprovisioned(ctx, profile);
+    }
     switch (input.placement.mode) {
       case "managed":
         return ensureManaged(ctx);
@@ -36,14 +48,16 @@ export class KubernetesComputeDriver implements ComputeDriver {
         return Promise.resolve(
           notDone(
             "CONFIGURATION_INVALID",
-            "preprovisioned placement is not available in this build of the Kubernetes Compute Driver",
+            "preprovisioned placement needs the OCC_PREPROVISIONED_NAMESPACE binding, which this process was started without",
           ),
         );
     }
   }
 
   deleteNamespace(input: NamespacePassInput): Promise<DeleteNamespaceResult> {
-    return deleteForTenant(this.context(input));
+    const ctx = this.context(input);
+    if (ctx.preprovisioned !== null) return deletePreprovisioned(ctx, ctx.preprovisioned);
+    return deleteForTenant(ctx);
   }
 
   private context(input: NamespacePassInput): PassContext {
@@ -52,6 +66,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
       settings: this.opts.settings,
       hooks: this.opts.hooks ?? [],
       input,
+      preprovisioned: this.opts.preprovisioned ?? null,
     };
   }
 }

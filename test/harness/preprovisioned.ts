@@ -1,0 +1,181 @@
+/**
+ * The preprovisioned profile's identities on the real cluster. The static `occ-worker` /
+ * `occ-api` users hold broader chart roles granted by other tests, so every case gets FRESH
+ * identities: a ServiceAccount with a token from the TokenRequest API, a kubeconfig for it,
+ * and only what the profile grants — `get` on exactly one namespace (the cluster roles of
+ * `preprovisionedClusterRbac`) plus the tenant roles that the operator binds inside it. A
+ * namespace `list` by such an identity is a 403, so a test that passes proves none is made.
+ */
+import { spawnSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { inject } from "vitest";
+import { kubeconfigYaml } from "../../src/devcluster/kubeconfig.js";
+import {
+  createObjectClient,
+  isKubeError,
+  loadKubeConfig,
+  type ObjectClient,
+} from "../../src/drivers/kubernetes/client/index.js";
+import {
+  chartClusterRbac,
+  clusterRoleBinding,
+  createMissing,
+  openshellTenantClusterRole,
+  preprovisionedClusterRbac,
+  type RbacSubject,
+} from "../../src/drivers/kubernetes/rbac-objects.js";
+import { uniqueName } from "./kube.js";
+
+/** Where the fresh ServiceAccounts live. */
+const IDENTITY_NAMESPACE = "occ-test-identities";
+
+/** A fresh identity: its RBAC subject and a kubeconfig file authenticating as it. */
+export interface FreshIdentity {
+  readonly subject: RbacSubject;
+  readonly kubeconfig: string;
+}
+
+let adminClient: ObjectClient | undefined;
+/** The cluster administrator (shared within a test file). */
+export function admin(): ObjectClient {
+  adminClient ??= createObjectClient(loadKubeConfig(inject("env").kubeconfigs.admin));
+  return adminClient;
+}
+
+async function ensureIdentityNamespace(): Promise<void> {
+  try {
+    await admin().create("Namespace", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: IDENTITY_NAMESPACE },
+    });
+  } catch (err) {
+    if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
+  }
+}
+
+/** A new ServiceAccount and a kubeconfig with a TokenRequest token for it. */
+export async function freshIdentity(prefix: string): Promise<FreshIdentity> {
+  await ensureIdentityNamespace();
+  const name = uniqueName(prefix);
+  await admin().create("ServiceAccount", {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name, namespace: IDENTITY_NAMESPACE },
+  });
+  const env = inject("env");
+  const res = await fetchTokenRequest(name);
+  const file = join(env.runDir, `${name}.kubeconfig`);
+  await writeFile(
+    file,
+    kubeconfigYaml({ server: env.server, caPem: env.caPem, user: name, token: res }),
+    { mode: 0o600 },
+  );
+  return {
+    subject: { kind: "ServiceAccount", name, namespace: IDENTITY_NAMESPACE },
+    kubeconfig: file,
+  };
+}
+
+/** `POST …/serviceaccounts/<name>/token` as the administrator, through kubectl's raw mode. */
+async function fetchTokenRequest(name: string): Promise<string> {
+  const body = JSON.stringify({
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    spec: { expirationSeconds: 3600 },
+  });
+  const out = kubectl(
+    "admin",
+    [
+      "create",
+      "--raw",
+      `/api/v1/namespaces/${IDENTITY_NAMESPACE}/serviceaccounts/${name}/token`,
+      "-f",
+      "-",
+    ],
+    body,
+  );
+  const parsed = JSON.parse(out) as { status?: { token?: string } };
+  const token = parsed.status?.token;
+  if (token === undefined) throw new Error(`TokenRequest for ${name} returned no token`);
+  return Promise.resolve(token);
+}
+
+/** Runs `.tools/bin/kubectl` as a static identity or with a kubeconfig file; throws on failure. */
+export function kubectl(
+  who: "admin" | "operator" | { readonly kubeconfig: string },
+  args: readonly string[],
+  input?: string,
+): string {
+  const kubeconfig = typeof who === "string" ? inject("env").kubeconfigs[who] : who.kubeconfig;
+  const res = spawnSync(".tools/bin/kubectl", ["--kubeconfig", kubeconfig, ...args], {
+    encoding: "utf8",
+    input,
+    timeout: 60_000,
+  });
+  if (res.status !== 0) {
+    throw new Error(`kubectl ${args.join(" ")} exited ${res.status}: ${res.stderr}`);
+  }
+  return res.stdout;
+}
+
+/** The worker and API identities of one preprovisioned namespace, with exactly its grants. */
+export interface PreprovisionedIdentities {
+  readonly worker: FreshIdentity;
+  readonly api: FreshIdentity;
+}
+
+/**
+ * Fresh worker and API identities that may `get` only `namespaceName` (ClusterRoles built by
+ * `preprovisionedClusterRbac`, unique per case), and the tenant ClusterRoles rendered unbound
+ * — the operator's rendered RoleBindings bind them inside the namespace.
+ */
+export async function preprovisionedIdentities(
+  namespaceName: string,
+): Promise<PreprovisionedIdentities> {
+  const worker = await freshIdentity("pp-worker");
+  const api = await freshIdentity("pp-api");
+  const names = { worker: `${worker.subject.name}-ns`, api: `${api.subject.name}-ns` };
+  await createMissing(admin(), [
+    // The tenant roles (the static-user bindings in this list are other tests' business).
+    ...chartClusterRbac({ kind: "User", name: "occ-worker" }, { kind: "User", name: "occ-api" }),
+    openshellTenantClusterRole(),
+    ...preprovisionedClusterRbac(namespaceName, names),
+    clusterRoleBinding(names.worker, names.worker, worker.subject),
+    clusterRoleBinding(names.api, names.api, api.subject),
+  ]);
+  return { worker, api };
+}
+
+/**
+ * What the `operator` identity needs to prepare namespaces: create and edit namespaces, the
+ * workspace resource kinds, and bind the tenant roles (`bind`, `escalate` — RBAC refuses to
+ * let anyone grant what they do not hold otherwise).
+ */
+export async function grantOperator(): Promise<void> {
+  const role = "occ-test-preprovisioned-operator";
+  const all = ["get", "list", "watch", "create", "update", "patch", "delete"];
+  await createMissing(admin(), [
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: role },
+      rules: [
+        { apiGroups: [""], resources: ["namespaces", "serviceaccounts"], verbs: all },
+        { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: all },
+        {
+          apiGroups: ["rbac.authorization.k8s.io"],
+          resources: ["roles", "rolebindings"],
+          verbs: all,
+        },
+        {
+          apiGroups: ["rbac.authorization.k8s.io"],
+          resources: ["clusterroles", "roles"],
+          verbs: ["bind", "escalate"],
+        },
+      ],
+    } as never,
+    clusterRoleBinding(role, role, { kind: "User", name: "operator" }),
+  ]);
+}

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  PREPROVISIONED_MESSAGES,
+  type K8sNamespace,
+  type NetworkPolicy,
+} from "../../../src/domain/index.js";
+import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
+import { admin } from "../../harness/preprovisioned.js";
+import { driverFor, passInput, prepare, type Prepared } from "./fixtures.js";
+
+let p: Prepared;
+
+beforeAll(async () => {
+  p = await prepare();
+});
+
+afterAll(() => {
+  p.worker.close();
+  p.api.close();
+});
+
+async function resourceVersion(name: string): Promise<string | undefined> {
+  return (await admin().get<K8sNamespace>("Namespace", { name })).metadata?.resourceVersion;
+}
+
+describe("preprovisioned placement (Compute)", () => {
+  it("the worker identity may not list namespaces (so the driver never does)", async () => {
+    const err = await p.worker.list("Namespace").catch((e: unknown) => e);
+    expect(isKubeError(err, "forbidden")).toBe(true);
+  });
+
+  it("a rendered namespace applied by the operator passes; quota, limit range and policies are created", async () => {
+    const before = await resourceVersion(p.name);
+    const result = await driverFor(p).ensureNamespace(passInput(p.id));
+    expect(result).toEqual({ outcome: "ready", uid: p.binding.uid, namespaceName: p.name });
+    expect(await resourceVersion(p.name)).toBe(before);
+    const policies = await admin().list<NetworkPolicy>("NetworkPolicy", { namespace: p.name });
+    expect(policies.map((x) => x.metadata.name).sort()).toEqual([
+      "allow-dns",
+      "allow-gateway-ingress",
+      "default-deny",
+      "openshell-sandbox-egress",
+    ]);
+    expect(
+      await admin().find("ResourceQuota", { name: "openclaw-quota", namespace: p.name }),
+    ).toBeDefined();
+    expect(
+      await admin().find("LimitRange", { name: "openclaw-limits", namespace: p.name }),
+    ).toBeDefined();
+    // A second pass writes nothing.
+    const w = p.worker.counter.writes();
+    expect((await driverFor(p).ensureNamespace(passInput(p.id))).outcome).toBe("ready");
+    expect(p.worker.counter.writes()).toBe(w);
+  });
+});
+
+/** A JSON merge patch of the namespace's metadata as the administrator, and its undo. */
+async function mutateNamespace(
+  name: string,
+  kind: "labels" | "annotations",
+  key: string,
+  value: string | null,
+): Promise<() => Promise<void>> {
+  const ns = await admin().get<K8sNamespace>("Namespace", { name });
+  const previous =
+    (kind === "labels" ? ns.metadata?.labels : ns.metadata?.annotations)?.[key] ?? null;
+  await admin().patch(
+    "Namespace",
+    { name },
+    { metadata: { [kind]: { [key]: value } } },
+    { type: "merge" },
+  );
+  return async () => {
+    await admin().patch(
+      "Namespace",
+      { name },
+      { metadata: { [kind]: { [key]: previous } } },
+      { type: "merge" },
+    );
+  };
+}
+
+describe("every row of the §3 table, violated in turn", () => {
+  const rows: [string, "labels" | "annotations", string, string | null][] = [
+    ["lifecycle annotation", "annotations", "openclaw.dev/namespace-lifecycle", "external"],
+    ["namespace-id annotation", "annotations", "openclaw.dev/namespace-id", "ns_other"],
+    ["manager label", "labels", "app.kubernetes.io/managed-by", "Helm"],
+    ["tenant label", "labels", "openclaw.dev/namespace", "ns_other"],
+    ["gateway-namespace label", "labels", "openclaw.dev/gateway-namespace", null],
+    ["membership label", "labels", "openclaw-enterprise.io/gateway", "000000000000"],
+    ["pod security enforce", "labels", "pod-security.kubernetes.io/enforce", "baseline"],
+    ["pod security audit", "labels", "pod-security.kubernetes.io/audit", null],
+    ["pod security warn", "labels", "pod-security.kubernetes.io/warn", "privileged"],
+    ["OpenShell namespace label", "labels", "openshell.nvidia.com/workspace-mode", "sandbox"],
+  ];
+
+  it.each(rows)(
+    "%s → permanent KUBERNETES_OWNERSHIP_CONFLICT, namespace unchanged",
+    async (_, kind, key, value) => {
+      const undo = await mutateNamespace(p.name, kind, key, value);
+      try {
+        const before = await resourceVersion(p.name);
+        const result = await driverFor(p).ensureNamespace(passInput(p.id));
+        expect(result).toMatchObject({
+          outcome: "failed",
+          code: "KUBERNETES_OWNERSHIP_CONFLICT",
+          retryable: false,
+        });
+        expect(result.outcome === "failed" && result.reason).toContain(
+          PREPROVISIONED_MESSAGES.namespaceMismatch,
+        );
+        expect(result.outcome === "failed" && result.reason).toContain(key);
+        expect(await resourceVersion(p.name)).toBe(before);
+      } finally {
+        await undo();
+      }
+    },
+  );
+
+  it("a binding whose UID is not the namespace's → refused, namespace unchanged", async () => {
+    const before = await resourceVersion(p.name);
+    const wrong = { ...p.binding, uid: "00000000-0000-4000-8000-000000000000" };
+    const result = await driverFor(p, [], wrong).ensureNamespace(passInput(p.id));
+    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    expect(result.outcome === "failed" && result.reason).toContain(
+      PREPROVISIONED_MESSAGES.namespaceMismatch,
+    );
+    expect(result.outcome === "failed" && result.reason).toContain("metadata.uid");
+    expect(await resourceVersion(p.name)).toBe(before);
+  });
+
+  it("the namespace restored passes again", async () => {
+    expect((await driverFor(p).ensureNamespace(passInput(p.id))).outcome).toBe("ready");
+  });
+});

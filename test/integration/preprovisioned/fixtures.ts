@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import {
+  validateInstallationConfig,
+  type InstallationConfig,
+} from "../../../src/config/installation-config.js";
+import {
+  currentManagedName,
+  isPreprovisionedNamespaceId,
+  type K8sNamespace,
+  type NamespaceId,
+  type PreprovisionedBinding,
+} from "../../../src/domain/index.js";
+import type { NamespacePassInput } from "../../../src/drivers/compute.js";
+import {
+  createObjectClient,
+  loadKubeConfig,
+  type ObjectClient,
+} from "../../../src/drivers/kubernetes/client/index.js";
+import type { NamespaceHook } from "../../../src/drivers/compute.js";
+import { bundledComputeDriver } from "../../../src/occ/compute.js";
+import { renderPreprovisionedYaml } from "../../../src/occ/preprovisioned-render.js";
+import {
+  admin,
+  grantOperator,
+  kubectl,
+  preprovisionedIdentities,
+  type PreprovisionedIdentities,
+} from "../../harness/preprovisioned.js";
+
+export const ROUTING = {
+  gatewayNamespace: "openclaw-system",
+  gatewayName: "oce-agent-gateways",
+  envoyNamespace: "envoy-gateway-system",
+} as const;
+
+export const OPENSHELL_LABEL = "openshell.nvidia.com/workspace-mode";
+
+/** The declared operator NetworkPolicy: written the way an operator would (no protocol). */
+export const DECLARED_POLICY = {
+  apiVersion: "networking.k8s.io/v1",
+  kind: "NetworkPolicy",
+  metadata: { name: "openshell-sandbox-egress" },
+  spec: {
+    podSelector: { matchLabels: { "openshell.nvidia.com/sandbox": "true" } },
+    policyTypes: ["Egress"],
+    egress: [
+      {
+        to: [
+          { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "openshell" } } },
+        ],
+        ports: [{ port: 8080 }],
+      },
+    ],
+  },
+};
+
+/** A preprovisioned-profile Installation configuration (every §2 prerequisite met). */
+export function profileConfig(overrides: Record<string, unknown> = {}): InstallationConfig {
+  return validateInstallationConfig(
+    {
+      drivers: { sandbox: "openshell" },
+      network: {
+        gatewayRouting: ROUTING,
+        egressAuthority: {
+          namespace: "openclaw-system",
+          podLabels: { app: "credential-proxy" },
+          port: 3128,
+        },
+      },
+      openshell: {
+        endpoint: "127.0.0.1:1",
+        gateway: {
+          workspaceMode: "operator",
+          operatorNamespaceLabels: { [OPENSHELL_LABEL]: "operator" },
+          operatorWorkspaceResources: [
+            { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "openshell-sandbox" } },
+            {
+              apiVersion: "rbac.authorization.k8s.io/v1",
+              kind: "Role",
+              metadata: { name: "openshell-sandbox" },
+              rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }],
+            },
+            {
+              apiVersion: "rbac.authorization.k8s.io/v1",
+              kind: "RoleBinding",
+              metadata: { name: "openshell-sandbox" },
+              roleRef: {
+                apiGroup: "rbac.authorization.k8s.io",
+                kind: "Role",
+                name: "openshell-sandbox",
+              },
+              subjects: [{ kind: "ServiceAccount", name: "openshell-sandbox" }],
+            },
+          ],
+          networkPolicyResources: [DECLARED_POLICY],
+        },
+      },
+      ...overrides,
+    },
+    "test",
+  );
+}
+
+/** A Namespace ID under the binding's wider pattern, unique per call. */
+export function newBoundId(): NamespaceId {
+  const id = `ns_pp-${randomBytes(5).toString("hex")}`;
+  if (!isPreprovisionedNamespaceId(id)) throw new Error("bad test id");
+  return id;
+}
+
+/** One prepared preprovisioned namespace and the identities that may use it. */
+export interface Prepared {
+  readonly id: NamespaceId;
+  readonly name: string;
+  readonly binding: PreprovisionedBinding;
+  readonly identities: PreprovisionedIdentities;
+  readonly config: InstallationConfig;
+  readonly worker: ObjectClient;
+  readonly api: ObjectClient;
+}
+
+/**
+ * What the operator does: `occ preprovisioned render` (here its function; the CLI test runs
+ * the real command) applied by the `operator` identity with kubectl, then the binding of the
+ * created namespace's UID.
+ */
+export async function prepare(config = profileConfig()): Promise<Prepared> {
+  await grantOperator();
+  const id = newBoundId();
+  const name = currentManagedName(id);
+  const identities = await preprovisionedIdentities(name);
+  const yaml = renderPreprovisionedYaml({
+    namespaceId: id,
+    config,
+    worker: identities.worker.subject,
+    api: identities.api.subject,
+  });
+  kubectl("operator", ["apply", "-f", "-"], yaml);
+  const ns = await admin().get<K8sNamespace>("Namespace", { name });
+  const uid = ns.metadata?.uid ?? "";
+  return {
+    id,
+    name,
+    binding: { namespaceId: id, uid },
+    identities,
+    config,
+    worker: createObjectClient(loadKubeConfig(identities.worker.kubeconfig)),
+    api: createObjectClient(loadKubeConfig(identities.api.kubeconfig)),
+  };
+}
+
+/** The Compute Driver of the profile, as the worker identity. */
+export function driverFor(p: Prepared, hooks: readonly NamespaceHook[] = [], binding = p.binding) {
+  return bundledComputeDriver(p.worker, p.config, binding, hooks);
+}
+
+export function passInput(
+  id: NamespaceId,
+  placement: NamespacePassInput["placement"] = { mode: "managed" },
+): NamespacePassInput {
+  return { namespaceId: id, placement, boundUid: null };
+}
