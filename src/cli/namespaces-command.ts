@@ -15,6 +15,7 @@ import {
   type ApiClient,
 } from "./api-client.js";
 import { outputOption, render, type Column, type OutputFormat } from "./output.js";
+import { registerPreflightCommand } from "./preflight-command.js";
 import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
 
 const COLUMNS: readonly Column<NamespaceView>[] = [
@@ -137,6 +138,7 @@ export function registerNamespacesCommands(program: Command): void {
     .alias("ns")
     .description("platform Namespaces: where each tenant is placed and why it is not ready");
   const client = (flags: ClientFlags) => apiClientFrom(flags);
+  registerPreflightCommand(ns);
 
   withApiClientOptions(ns.command("list").description("list the Namespaces you may read"))
     .addOption(outputOption())
