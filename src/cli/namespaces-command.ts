@@ -121,7 +121,7 @@ export function parseSubject(flag: string, text: string): RbacSubject {
     return { kind: "ServiceAccount", namespace: sa[1], name: sa[3] };
   }
   throw new Error(
-    `${flag}: "${text}" is neither <namespace>:<serviceaccount> nor user:<name>; e.g. openclaw-system:openclaw-enterprise-worker`,
+    `${flag}: "${text}" is neither <namespace>:<serviceaccount> nor user:<name>; e.g. openclaw-system:occ-worker (the chart's ServiceAccount in its release namespace)`,
   );
 }
 
@@ -218,12 +218,12 @@ export function registerNamespacesCommands(program: Command): void {
     .option(
       "--worker <subject>",
       "the worker's identity: <namespace>:<serviceaccount> or user:<name>",
-      "openclaw-system:openclaw-enterprise-worker",
+      "openclaw-system:occ-worker",
     )
     .option(
       "--api <subject>",
       "the API's identity: <namespace>:<serviceaccount> or user:<name>",
-      "openclaw-system:openclaw-enterprise-api",
+      "openclaw-system:occ-api",
     )
     .action(async (id: string, flags: ClientFlags & { worker: string; api: string }) => {
       const n = await getOrNull(await client(flags), id);

@@ -73,8 +73,8 @@ describe("readyVerdict", () => {
 describe("parseSubject and grants", () => {
   it.each([
     [
-      "openclaw-system:openclaw-enterprise-worker",
-      { kind: "ServiceAccount", namespace: "openclaw-system", name: "openclaw-enterprise-worker" },
+      "openclaw-system:occ-worker",
+      { kind: "ServiceAccount", namespace: "openclaw-system", name: "occ-worker" },
     ],
     ["user:occ-worker", { kind: "User", name: "occ-worker" }],
   ])("%s", (text, subject) => {
