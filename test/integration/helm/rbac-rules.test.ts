@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import {
+  API_NAMESPACE_RULES,
+  TENANT_API_RULES,
+  TENANT_CLUSTER_ROLES,
+  TENANT_WORKER_RULES,
+  WORKER_NAMESPACE_RULES,
+} from "../../../src/drivers/kubernetes/rbac-rules.js";
+import { NAMESPACE_CLUSTER_ROLES } from "../../../src/drivers/kubernetes/rbac-objects.js";
+import { CI_VALUES, renderChart } from "../../harness/helm.js";
+import { CHART_NAMESPACE_ROLES } from "../../harness/rbac.js";
+import { boundRoleNames, rulesOf } from "./rendered.js";
+
+/**
+ * The chart's cluster RBAC equals the rules the product states in
+ * src/drivers/kubernetes/rbac-rules.ts (which `occ dev up` also grants through rbac-objects.ts):
+ * the same names, the same rules, the tenant roles unbound, no wildcard.
+ */
+describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () => {
+  for (const [profile, valuesFiles] of [
+    ["chart defaults", []],
+    ["ci/default-values.yaml", [CI_VALUES.default]],
+  ] as const) {
+    it(`normal profile (${profile}): names and rules`, async () => {
+      const objects = await renderChart({ valuesFiles });
+      const roles = objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata.name);
+      expect(roles.sort()).toEqual(
+        [
+          NAMESPACE_CLUSTER_ROLES.worker,
+          NAMESPACE_CLUSTER_ROLES.api,
+          TENANT_CLUSTER_ROLES.worker,
+          TENANT_CLUSTER_ROLES.api,
+        ].sort(),
+      );
+      expect(CHART_NAMESPACE_ROLES).toEqual(NAMESPACE_CLUSTER_ROLES);
+      expect(rulesOf(objects, NAMESPACE_CLUSTER_ROLES.worker)).toEqual(WORKER_NAMESPACE_RULES);
+      expect(rulesOf(objects, NAMESPACE_CLUSTER_ROLES.api)).toEqual(API_NAMESPACE_RULES);
+      expect(rulesOf(objects, TENANT_CLUSTER_ROLES.worker)).toEqual(TENANT_WORKER_RULES);
+      expect(rulesOf(objects, TENANT_CLUSTER_ROLES.api)).toEqual(TENANT_API_RULES);
+    });
+  }
+
+  it("binds only the namespace roles, each to its own ServiceAccount; tenant roles unbound", async () => {
+    const objects = await renderChart({ namespace: "occ-system" });
+    expect(boundRoleNames(objects)).toEqual(
+      [NAMESPACE_CLUSTER_ROLES.api, NAMESPACE_CLUSTER_ROLES.worker].sort(),
+    );
+    const subjects = Object.fromEntries(
+      objects
+        .filter((o) => o.kind === "ClusterRoleBinding")
+        .map((o) => [
+          (o as unknown as { roleRef: { name: string } }).roleRef.name,
+          (o as unknown as { subjects: unknown[] }).subjects,
+        ]),
+    );
+    expect(subjects).toEqual({
+      [NAMESPACE_CLUSTER_ROLES.worker]: [
+        { kind: "ServiceAccount", name: "occ-worker", namespace: "occ-system" },
+      ],
+      [NAMESPACE_CLUSTER_ROLES.api]: [
+        { kind: "ServiceAccount", name: "occ-api", namespace: "occ-system" },
+      ],
+    });
+  });
+
+  it("no rule of any rendered Role or ClusterRole uses a wildcard, in either profile", async () => {
+    for (const valuesFiles of [[CI_VALUES.default], [CI_VALUES.preprovisioned]]) {
+      const objects = await renderChart({ valuesFiles });
+      const text = JSON.stringify(
+        objects.filter((o) => o.kind === "ClusterRole" || o.kind === "Role"),
+      );
+      expect(text).toContain('"verbs"');
+      expect(text).not.toContain('"*"');
+    }
+  });
+});
