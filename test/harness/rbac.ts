@@ -57,9 +57,12 @@ function clusterRoles(objects: readonly RenderedObject[]): ChartClusterRole[] {
 
 let normalRender: Promise<ChartClusterRole[]> | undefined;
 
-/** Every ClusterRole the chart renders in the normal profile (rendered once per test file). */
+/**
+ * Every ClusterRole the chart renders in the normal profile with ci/default-values.yaml (which
+ * enables OpenShell, so the OpenShell tenant role is among them); rendered once per test file.
+ */
 export function normalChartClusterRoles(): Promise<ChartClusterRole[]> {
-  normalRender ??= renderChart().then(clusterRoles);
+  normalRender ??= renderChart({ valuesFiles: [CI_VALUES.default] }).then(clusterRoles);
   return normalRender;
 }
 

@@ -77,6 +77,7 @@ describe("the rendered objects are accepted by the API server (server-side dry r
       "ClusterRole",
       "ClusterRole",
       "ClusterRole",
+      "ClusterRole",
       "ClusterRoleBinding",
       "ClusterRoleBinding",
       "ConfigMap",

@@ -6,7 +6,11 @@ import {
   TENANT_WORKER_RULES,
   WORKER_NAMESPACE_RULES,
 } from "../../../src/drivers/kubernetes/rbac-rules.js";
-import { NAMESPACE_CLUSTER_ROLES } from "../../../src/drivers/kubernetes/rbac-objects.js";
+import {
+  NAMESPACE_CLUSTER_ROLES,
+  OPENSHELL_TENANT_ROLE,
+  OPENSHELL_TENANT_RULES,
+} from "../../../src/drivers/kubernetes/rbac-objects.js";
 import { CI_VALUES, renderChart } from "../../harness/helm.js";
 import { CHART_NAMESPACE_ROLES } from "../../harness/rbac.js";
 import { boundRoleNames, rulesOf } from "./rendered.js";
@@ -17,9 +21,9 @@ import { boundRoleNames, rulesOf } from "./rendered.js";
  * the same names, the same rules, the tenant roles unbound, no wildcard.
  */
 describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () => {
-  for (const [profile, valuesFiles] of [
-    ["chart defaults", []],
-    ["ci/default-values.yaml", [CI_VALUES.default]],
+  for (const [profile, valuesFiles, openshell] of [
+    ["chart defaults, no OpenShell", [], false],
+    ["ci/default-values.yaml, with OpenShell", [CI_VALUES.default], true],
   ] as const) {
     it(`normal profile (${profile}): names and rules`, async () => {
       const objects = await renderChart({ valuesFiles });
@@ -30,8 +34,11 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
           NAMESPACE_CLUSTER_ROLES.api,
           TENANT_CLUSTER_ROLES.worker,
           TENANT_CLUSTER_ROLES.api,
+          ...(openshell ? [OPENSHELL_TENANT_ROLE] : []),
         ].sort(),
       );
+      if (openshell)
+        expect(rulesOf(objects, OPENSHELL_TENANT_ROLE)).toEqual(OPENSHELL_TENANT_RULES);
       expect(CHART_NAMESPACE_ROLES).toEqual(NAMESPACE_CLUSTER_ROLES);
       expect(rulesOf(objects, NAMESPACE_CLUSTER_ROLES.worker)).toEqual(WORKER_NAMESPACE_RULES);
       expect(rulesOf(objects, NAMESPACE_CLUSTER_ROLES.api)).toEqual(API_NAMESPACE_RULES);
@@ -41,7 +48,10 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
   }
 
   it("binds only the namespace roles, each to its own ServiceAccount; tenant roles unbound", async () => {
-    const objects = await renderChart({ namespace: "occ-system" });
+    const objects = await renderChart({
+      valuesFiles: [CI_VALUES.default],
+      namespace: "occ-system",
+    });
     expect(boundRoleNames(objects)).toEqual(
       [NAMESPACE_CLUSTER_ROLES.api, NAMESPACE_CLUSTER_ROLES.worker].sort(),
     );
