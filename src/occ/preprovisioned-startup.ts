@@ -12,6 +12,7 @@ import {
   parsePreprovisionedBinding,
   type PreprovisionedBinding,
 } from "../domain/preprovisioned-binding.js";
+import type { PreprovisionedExpectation } from "../domain/preprovisioned-namespace.js";
 import { err, ok, type Result } from "../domain/result.js";
 
 /** The operator-facing startup messages, verbatim where the seed states them. */
@@ -89,4 +90,16 @@ export function startupProfile(
   const checked = checkStartupConfiguration(config, binding);
   if (!checked.ok) throw new StartupRefusedError(checked.error);
   return binding;
+}
+
+/** What the bound namespace must match, from the configuration and the binding. */
+export function preprovisionedExpectationOf(
+  config: InstallationConfig,
+  binding: PreprovisionedBinding,
+): PreprovisionedExpectation {
+  return {
+    binding,
+    routing: config.compute.gatewayRouting,
+    operatorNamespaceLabels: config.openshell?.operatorNamespaceLabels ?? {},
+  };
 }

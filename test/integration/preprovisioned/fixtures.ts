@@ -124,9 +124,8 @@ export interface Prepared {
  * the real command) applied by the `operator` identity with kubectl, then the binding of the
  * created namespace's UID.
  */
-export async function prepare(config = profileConfig()): Promise<Prepared> {
+export async function prepare(config = profileConfig(), id = newBoundId()): Promise<Prepared> {
   await grantOperator();
-  const id = newBoundId();
   const name = currentManagedName(id);
   const identities = await preprovisionedIdentities(name);
   const yaml = renderPreprovisionedYaml({

@@ -1,6 +1,7 @@
 /**
  * Resolving a tenant's bound namespace for the API (placement.md §3), afresh on every
- * operation and never cached: list namespaces by `openclaw.dev/namespace=<id>`, apply the
+ * operation and never cached. In the preprovisioned profile (a profile registered on the
+ * client): `get` by name and verify, see `preprovisioned-namespace.ts`. Otherwise: list namespaces by `openclaw.dev/namespace=<id>`, apply the
  * domain's verdict ({@link resolveForPlacement}), then compare the recorded binding. Every
  * doubt fails closed with a {@link TenantObjectError}; there is never a fallback to another
  * name:
@@ -24,6 +25,7 @@ import {
 import type { ObjectClient } from "../client/index.js";
 import { claimantSelector } from "../compute/context.js";
 import { TenantObjectError, tenantKubeFailure } from "./failures.js";
+import { resolvePreprovisioned, tenantNamespaceProfileOf } from "./preprovisioned-namespace.js";
 
 /** How a tenant is placed and what OCC recorded of its binding. */
 export interface TenantPlacement {
@@ -45,11 +47,13 @@ export async function resolveBoundNamespace(
   client: ObjectClient,
   tenant: TenantPlacement,
 ): Promise<BoundNamespace> {
+  const profile = tenantNamespaceProfileOf(client);
+  if (profile !== undefined) return resolvePreprovisioned(client, tenant, profile);
   const placement = tenant.placement;
   if (placement.mode === "preprovisioned") {
     throw new TenantObjectError(
       "unavailable",
-      "Preprovisioned placement is not available in this build of the Kubernetes drivers.",
+      "Preprovisioned placement needs the OCC_PREPROVISIONED_NAMESPACE binding, which this process was started without.",
     );
   }
   let claimants: K8sNamespace[];

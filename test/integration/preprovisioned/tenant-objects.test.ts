@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp, type OccApp } from "../../../src/api/app.js";
+import {
+  PREPROVISIONED_MESSAGES,
+  type K8sNamespace,
+  type NamespaceId,
+} from "../../../src/domain/index.js";
+import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
+import { useTenantNamespaceProfile } from "../../../src/drivers/kubernetes/tenant/preprovisioned-namespace.js";
+import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { namespaceQueueConfig } from "../../../src/occ/namespace-work.js";
+import { preprovisionedExpectationOf } from "../../../src/occ/preprovisioned-startup.js";
+import type { Db } from "../../../src/store/db.js";
+import { migrate } from "../../../src/store/migrate.js";
+import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
+import { createTestDatabase } from "../../harness/db.js";
+import { admin } from "../../harness/preprovisioned.js";
+import { driverFor, passInput, prepare, profileConfig, type Prepared } from "./fixtures.js";
+
+let p: Prepared;
+let db: Db;
+let drop: () => Promise<void>;
+let app: OccApp;
+let key: string;
+let id: NamespaceId;
+
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  db = database.db;
+  drop = () => database.drop();
+  await migrate(db);
+  const boot = await bootstrap({
+    db,
+    queue: namespaceQueueConfig(),
+    compute: { source: "bundled", name: "kubernetes" },
+    controllerNamespace: "openclaw-system",
+    contentChecks: [],
+  });
+  if (boot.apiKey === null) throw new Error("no key");
+  key = boot.apiKey;
+  // The operator binds the bootstrapped `default` Namespace, as the seed's procedure does.
+  id = boot.defaultNamespace.id;
+  p = await prepare(profileConfig(), id);
+  useTenantNamespaceProfile(p.api, preprovisionedExpectationOf(p.config, p.binding));
+  app = await buildApp({ db, controllerNamespace: "openclaw-system", kubernetes: p.api });
+  const result = await driverFor(p).ensureNamespace(passInput(id));
+  if (result.outcome !== "ready") throw new Error(JSON.stringify(result));
+  await applyProvisioningOutcome(db, id, {
+    to: "ready",
+    binding: { namespace: result.namespaceName, uid: result.uid },
+  });
+});
+
+afterAll(async () => {
+  await app.close();
+  p.worker.close();
+  p.api.close();
+  await drop();
+});
+
+async function post(path: string, body: object) {
+  const res = await app.inject({
+    method: "POST",
+    url: path,
+    headers: { authorization: `Bearer ${key}` },
+    payload: body,
+  });
+  return {
+    status: res.statusCode,
+    body: JSON.parse(res.body) as { data?: { id: string }; error?: { message: string } },
+  };
+}
+
+describe("Configurations and Secrets in the preprovisioned namespace", () => {
+  it("the API identity may not list namespaces", async () => {
+    const err = await p.api.list("Namespace").catch((e: unknown) => e);
+    expect(isKubeError(err, "forbidden")).toBe(true);
+  });
+
+  it("a Configuration and a Secret land in the bound namespace (get by name, no list)", async () => {
+    const cfg = await post(`/namespaces/${id}/configurations`, {
+      kind: "agent",
+      values: { model: "m" },
+    });
+    expect(cfg.status).toBe(201);
+    const secret = await post(`/namespaces/${id}/secrets`, {
+      name: "provider-key",
+      value: "s3cret",
+    });
+    expect(secret.status).toBe(201);
+    const maps = await admin().list<K8sNamespace>("ConfigMap", {
+      namespace: p.name,
+      labelSelector: `openclaw.dev/namespace=${id}`,
+    });
+    expect(maps).toHaveLength(1);
+    const secrets = await admin().list<K8sNamespace>("Secret", {
+      namespace: p.name,
+      labelSelector: `openclaw.dev/namespace=${id}`,
+    });
+    expect(secrets).toHaveLength(1);
+    const read = await app.inject({
+      method: "GET",
+      url: `/namespaces/${id}/configurations/${cfg.body.data?.id ?? ""}`,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(read.statusCode).toBe(200);
+  });
+
+  it("a namespace that no longer matches is refused with the seed's message", async () => {
+    const label = "pod-security.kubernetes.io/warn";
+    await admin().patch(
+      "Namespace",
+      { name: p.name },
+      { metadata: { labels: { [label]: "baseline" } } },
+      { type: "merge" },
+    );
+    try {
+      const res = await post(`/namespaces/${id}/configurations`, {
+        kind: "agent",
+        values: { model: "m" },
+      });
+      expect(res.status).toBe(503);
+      expect(res.body.error?.message).toContain(PREPROVISIONED_MESSAGES.namespaceMismatch);
+    } finally {
+      await admin().patch(
+        "Namespace",
+        { name: p.name },
+        { metadata: { labels: { [label]: "restricted" } } },
+        { type: "merge" },
+      );
+    }
+  });
+});
