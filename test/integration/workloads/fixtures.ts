@@ -233,3 +233,14 @@ export async function agentObjectsEverywhere(agentId: string): Promise<string[]>
   }
   return out.sort();
 }
+
+/** Runs teardown passes (releasing terminating claims between them) until the work completes. */
+export async function tearDown(api: TenantApi, ns: string, agentId: string): Promise<void> {
+  for (let round = 0; round < 5; round += 1) {
+    const summary = await agentPass(api, agentId);
+    if (summary.result === "applied" && summary.move === "complete") return;
+    expect(summary).toMatchObject({ move: "defer", code: "WORKLOAD_DELETION_PENDING" });
+    await releaseTerminatingClaims(ns, agentId);
+  }
+  throw new Error("teardown did not complete");
+}
