@@ -1,0 +1,257 @@
+import { describe, expect, it } from "vitest";
+import {
+  ANNOTATIONS,
+  LABELS,
+  RESTRICTED_CONTAINER_SECURITY,
+  RESTRICTED_POD_SECURITY,
+  WORKLOAD_KEYS,
+  desiredWorkloadObjects,
+  h,
+  workloadObjectAction,
+  gatewayServes,
+  type DesiredWorkloadObject,
+  type WorkloadInput,
+} from "../../../src/domain/index.js";
+import { TENANT } from "./fixtures.js";
+
+const AGENT = "agt_00000000-0000-4000-8000-0000000000a1";
+const REV1 = "rev_00000000-0000-4000-8000-0000000000b1";
+const REV2 = "rev_00000000-0000-4000-8000-0000000000b2";
+
+function input(overrides: Partial<WorkloadInput> = {}): WorkloadInput {
+  return {
+    tenantId: TENANT,
+    namespace: "tenant-ns",
+    agentId: AGENT,
+    executionMode: "dedicated",
+    revisionId: REV1,
+    configurationDocument: '{"model":"m1"}',
+    workloads: {
+      gatewayImage: "gw:1",
+      harnessImage: "hn:1",
+      gatewayResources: { cpu: "500m", memory: "512Mi" },
+      harnessResources: { cpu: "1", memory: "1Gi" },
+      gatewayStateSize: "1Gi",
+      workspaceSize: "10Gi",
+      storageClassName: undefined,
+    },
+    egressAuthority: null,
+    dns: { namespace: "kube-system", podLabels: { "k8s-app": "kube-dns" } },
+    gatewayPort: 18789,
+    ...overrides,
+  };
+}
+
+const a = h(AGENT, 12);
+const r1 = h(REV1, 12);
+const names = (objects: readonly DesiredWorkloadObject[]) =>
+  objects.map((d) => `${d.object.kind}/${d.object.metadata.name}/${d.scope.scope}`);
+
+describe("desiredWorkloadObjects", () => {
+  it.each([
+    {
+      mode: "dedicated" as const,
+      egress: false,
+      expected: [
+        `ServiceAccount/gateway-${a}/agent`,
+        `ConfigMap/agent-config-${r1}/revision`,
+        `Secret/agent-credentials-${r1}/revision`,
+        `Service/gateway-${a}/agent`,
+        `Deployment/harness-${r1}/revision`,
+        `Deployment/gateway-${a}/agent`,
+      ],
+    },
+    {
+      mode: "embedded" as const,
+      egress: false,
+      expected: [
+        `ServiceAccount/gateway-${a}/agent`,
+        `ConfigMap/agent-config-${r1}/revision`,
+        `Secret/agent-credentials-${r1}/revision`,
+        `Service/gateway-${a}/agent`,
+        `Deployment/gateway-${a}/agent`,
+      ],
+    },
+    {
+      mode: "embedded" as const,
+      egress: true,
+      expected: [
+        `ServiceAccount/gateway-${a}/agent`,
+        `ConfigMap/agent-config-${r1}/revision`,
+        `Secret/agent-credentials-${r1}/revision`,
+        `NetworkPolicy/agent-egress-${a}/agent`,
+        `Service/gateway-${a}/agent`,
+        `Deployment/gateway-${a}/agent`,
+      ],
+    },
+  ])(
+    "renders the $mode objects (egress authority: $egress) in write order",
+    ({ mode, egress, expected }) => {
+      const objects = desiredWorkloadObjects(
+        input({
+          executionMode: mode,
+          egressAuthority: egress ? { namespace: "egress", podLabels: {}, port: 3128 } : null,
+        }),
+      );
+      expect(names(objects)).toEqual(expected);
+      for (const d of objects) {
+        expect(d.object.metadata.namespace).toBe("tenant-ns");
+        expect(d.object.metadata.labels).toMatchObject({
+          [LABELS.managedBy]: "openclaw-enterprise",
+          [LABELS.namespace]: TENANT,
+          [LABELS.agent]: AGENT,
+        });
+        expect(d.object.metadata.annotations).toMatchObject({
+          [ANNOTATIONS.namespaceId]: TENANT,
+          [ANNOTATIONS.agentId]: AGENT,
+        });
+        const revisionScoped = d.scope.scope === "revision";
+        expect(d.object.metadata.labels[LABELS.revision]).toBe(revisionScoped ? REV1 : undefined);
+        expect(d.object.metadata.annotations[ANNOTATIONS.revisionId]).toBe(
+          revisionScoped ? REV1 : undefined,
+        );
+      }
+    },
+  );
+
+  it("gives the gateway 1 replica, Recreate, restricted security, the gateway role and the network profile the tenant policies select", () => {
+    const gateway = desiredWorkloadObjects(input()).at(-1)?.object;
+    expect(gateway?.metadata.labels).toMatchObject({
+      [LABELS.workloadRole]: "gateway",
+      [LABELS.networkProfile]: "broad-egress-v1",
+    });
+    expect(gateway?.spec).toMatchObject({
+      replicas: 1,
+      strategy: { type: "Recreate" },
+      template: {
+        metadata: {
+          labels: { [LABELS.workloadRole]: "gateway", [LABELS.networkProfile]: "broad-egress-v1" },
+          annotations: { [WORKLOAD_KEYS.activeRevision]: REV1 },
+        },
+        spec: {
+          securityContext: RESTRICTED_POD_SECURITY,
+          containers: [{ securityContext: RESTRICTED_CONTAINER_SECURITY, image: "gw:1" }],
+          volumes: [
+            { name: "config", configMap: { name: `agent-config-${r1}` } },
+            { name: "state", persistentVolumeClaim: { claimName: `gateway-state-${a}` } },
+            { name: "workspace", persistentVolumeClaim: { claimName: `workspace-${a}` } },
+          ],
+        },
+      },
+    });
+  });
+
+  it("renders the ConfigMap from the configuration snapshot", () => {
+    const config = desiredWorkloadObjects(input()).find((d) => d.object.kind === "ConfigMap");
+    expect(config?.object.data).toEqual({ "openclaw.json": '{"model":"m1"}' });
+  });
+
+  it("keeps the gateway's name and selector across revisions, and changes its spec hash", () => {
+    const gw = (rev: string) =>
+      desiredWorkloadObjects(input({ revisionId: rev })).find(
+        (d) => d.object.kind === "Deployment" && d.scope.scope === "agent",
+      )?.object;
+    const one = gw(REV1);
+    const two = gw(REV2);
+    expect(two?.metadata.name).toBe(one?.metadata.name);
+    expect((two?.spec as { selector: unknown }).selector).toEqual(
+      (one?.spec as { selector: unknown }).selector,
+    );
+    expect(two?.metadata.annotations[WORKLOAD_KEYS.specHash]).not.toBe(
+      one?.metadata.annotations[WORKLOAD_KEYS.specHash],
+    );
+  });
+});
+
+describe("workloadObjectAction", () => {
+  const gateway = desiredWorkloadObjects(input()).at(-1) as DesiredWorkloadObject;
+  const secret = desiredWorkloadObjects(input()).find(
+    (d) => d.object.kind === "Secret",
+  ) as DesiredWorkloadObject;
+  const observed = (meta: Record<string, unknown>) => ({ metadata: meta });
+  it.each([
+    { case: "absent", obj: null, desired: gateway, action: "create" },
+    {
+      case: "same hash",
+      obj: observed({ ...gateway.object.metadata, resourceVersion: "5" }),
+      desired: gateway,
+      action: "none",
+    },
+    {
+      case: "other hash",
+      obj: observed({
+        ...gateway.object.metadata,
+        resourceVersion: "5",
+        annotations: { ...gateway.object.metadata.annotations, [WORKLOAD_KEYS.specHash]: "x" },
+      }),
+      desired: gateway,
+      action: "update",
+    },
+    {
+      case: "foreign markers",
+      obj: observed({
+        ...gateway.object.metadata,
+        labels: { ...gateway.object.metadata.labels, [LABELS.agent]: "agt_other" },
+      }),
+      desired: gateway,
+      action: "stop",
+    },
+    {
+      case: "terminating",
+      obj: observed({ ...gateway.object.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" }),
+      desired: gateway,
+      action: "stop",
+    },
+    {
+      case: "create-only secret with any content",
+      obj: observed({
+        ...secret.object.metadata,
+        annotations: { ...secret.object.metadata.annotations, [WORKLOAD_KEYS.specHash]: "old" },
+      }),
+      desired: secret,
+      action: "none",
+    },
+  ])("$case → $action", ({ obj, desired, action }) => {
+    expect(workloadObjectAction(obj, desired, TENANT, AGENT).action).toBe(action);
+  });
+});
+
+describe("gatewayServes", () => {
+  const available = {
+    metadata: { generation: 3, annotations: { [WORKLOAD_KEYS.activeRevision]: REV1 } },
+    status: {
+      observedGeneration: 3,
+      availableReplicas: 1,
+      updatedReplicas: 1,
+      conditions: [{ type: "Available", status: "True" }],
+    },
+  };
+  it.each([
+    { case: "available for the revision", d: available, rev: REV1, serves: true },
+    { case: "another revision", d: available, rev: REV2, serves: false },
+    { case: "absent", d: null, rev: REV1, serves: false },
+    {
+      case: "stale generation",
+      d: { ...available, status: { ...available.status, observedGeneration: 2 } },
+      rev: REV1,
+      serves: false,
+    },
+    {
+      case: "no available replica",
+      d: { ...available, status: { ...available.status, availableReplicas: 0 } },
+      rev: REV1,
+      serves: false,
+    },
+    {
+      case: "Available=False",
+      d: {
+        ...available,
+        status: { ...available.status, conditions: [{ type: "Available", status: "False" }] },
+      },
+      rev: REV1,
+      serves: false,
+    },
+  ])("$case → $serves", ({ d, rev, serves }) => {
+    expect(gatewayServes(d, rev)).toBe(serves);
+  });
+});
