@@ -6,6 +6,10 @@ import { registerControlPlaneMetrics } from "../occ/metrics.js";
 import { startMetricsServer } from "../occ/metrics-server.js";
 import { namespaceWorkQueue } from "../occ/namespace-queue.js";
 import { runBootstrap, startApiProcess, startWorkerProcess } from "../occ/processes.js";
+import { loadInstallationConfig, type InstallationConfig } from "../config/installation-config.js";
+import { openDatabase } from "../occ/database.js";
+import { startupProfile } from "../occ/preprovisioned-startup.js";
+import type { Db } from "../store/db.js";
 import { openFromOptions, withCommonOptions, type CommonOptions } from "./common-options.js";
 import { untilStopSignal } from "./signals.js";
 
@@ -40,7 +44,7 @@ export function registerProcessCommands(program: Command): void {
       .option("--host <host>", "address to bind", "127.0.0.1")
       .option("--port <port>", "port to bind", "8080"),
   ).action(async (opts: CommonOptions & { host: string; port: string }) => {
-    const { db, config } = await openFromOptions(opts);
+    const { db, config } = await openChecked(opts);
     const logger = createLogger("occ-api");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
@@ -66,7 +70,7 @@ export function registerProcessCommands(program: Command): void {
       .option("--metrics-host <host>", "address of the worker's /metrics endpoint", "127.0.0.1")
       .option("--metrics-port <port>", "port of the worker's /metrics endpoint", "9091"),
   ).action(async (opts: CommonOptions & { metricsHost: string; metricsPort: string }) => {
-    const { db, config } = await openFromOptions(opts);
+    const { db, config } = await openChecked(opts);
     const logger = createLogger("occ-worker");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
@@ -76,13 +80,32 @@ export function registerProcessCommands(program: Command): void {
       opts.metricsHost,
       parsePort(opts.metricsPort, "--metrics-port"),
     );
-    const worker = await startWorkerProcess({ db, config, logger, metrics });
+    const worker = await startWorkerProcess({ db, config, logger, metrics }).catch(
+      async (err: unknown) => {
+        // A refused startup (e.g. the preprovisioned namespace does not verify) ends the
+        // process: release what keeps it alive, then report.
+        await server.close();
+        await db.close();
+        throw err;
+      },
+    );
     logger.info({ metrics: `${server.url}/metrics` }, "worker metrics served");
     await untilStopSignal();
     await worker.stop();
     await server.close();
     await db.close();
   });
+}
+
+/**
+ * The configuration, checked for the process's profile (preprovisioned.md §2) BEFORE the
+ * database is opened, so a refused startup stops at once with its message; then the database.
+ */
+async function openChecked(opts: CommonOptions): Promise<{ db: Db; config: InstallationConfig }> {
+  const config = await loadInstallationConfig(opts.config ?? process.env.OCC_CONFIG_PATH);
+  startupProfile(config, process.env);
+  const db = await openDatabase({ databaseUrl: opts.databaseUrl, pgliteDir: opts.pglite });
+  return { db, config };
 }
 
 function parsePort(value: string, flag: string): number {

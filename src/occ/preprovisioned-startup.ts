@@ -12,7 +12,14 @@ import {
   parsePreprovisionedBinding,
   type PreprovisionedBinding,
 } from "../domain/preprovisioned-binding.js";
-import type { PreprovisionedExpectation } from "../domain/preprovisioned-namespace.js";
+import type { K8sNamespace } from "../domain/k8s-objects.js";
+import { currentManagedName } from "../domain/naming.js";
+import {
+  PREPROVISIONED_MESSAGES,
+  preprovisionedNamespaceFailures,
+  type PreprovisionedExpectation,
+} from "../domain/preprovisioned-namespace.js";
+import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
 import { err, ok, type Result } from "../domain/result.js";
 
 /** The operator-facing startup messages, verbatim where the seed states them. */
@@ -102,4 +109,31 @@ export function preprovisionedExpectationOf(
     routing: config.compute.gatewayRouting,
     operatorNamespaceLabels: config.openshell?.operatorNamespaceLabels ?? {},
   };
+}
+
+/**
+ * The worker's startup verification (§2): `get` the bound namespace by name and check every
+ * §3 requirement. A mismatch stops startup with the seed's sentence and the list of EVERY
+ * failing requirement with its fix, not just the first.
+ *
+ * @throws StartupRefusedError on any mismatch; a Kubernetes failure propagates as is.
+ */
+export async function verifyPreprovisionedNamespaceAtStartup(
+  client: ObjectClient,
+  config: InstallationConfig,
+  binding: PreprovisionedBinding,
+): Promise<void> {
+  const name = currentManagedName(binding.namespaceId);
+  const namespace = (await client.find<K8sNamespace>("Namespace", { name })) ?? null;
+  const failures = preprovisionedNamespaceFailures(
+    namespace,
+    preprovisionedExpectationOf(config, binding),
+  );
+  if (failures.length === 0) return;
+  throw new StartupRefusedError(
+    [
+      `${PREPROVISIONED_MESSAGES.namespaceMismatch} Namespace ${name}:`,
+      ...failures.map((f) => `  - ${f.requirement}: ${f.fix}`),
+    ].join("\n"),
+  );
 }

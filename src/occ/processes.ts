@@ -17,6 +17,15 @@ import {
 import { AGENT_WORK_KINDS, agentQueueConfig } from "./agent-work.js";
 import { KubernetesWorkloadDriver } from "../drivers/kubernetes/workloads/driver.js";
 import { createWorkQueue } from "../queue/index.js";
+import { useTenantNamespaceProfile } from "../drivers/kubernetes/tenant/preprovisioned-namespace.js";
+import {
+  preprovisionedExpectationOf,
+  startupProfile,
+  verifyPreprovisionedNamespaceAtStartup,
+} from "./preprovisioned-startup.js";
+
+/** The process environment as startup reads it (`OCC_PREPROVISIONED_NAMESPACE`). */
+type Environment = Readonly<Record<string, string | undefined>>;
 
 /** `occ bootstrap`: the same service path the API uses, with the configured Compute selection. */
 export function runBootstrap(db: Db, config: InstallationConfig): Promise<BootstrapResult> {
@@ -40,10 +49,16 @@ export async function startApiProcess(opts: {
   port?: number;
   logger: Logger;
   registry?: Registry;
+  /** Default `process.env`. */
+  env?: Environment;
 }): Promise<RunningServer> {
+  const binding = startupProfile(opts.config, opts.env ?? process.env);
   const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
     timeoutMs: opts.config.kubernetes.requestTimeoutMs,
   });
+  if (binding !== null) {
+    useTenantNamespaceProfile(kubernetes, preprovisionedExpectationOf(opts.config, binding));
+  }
   const server = await startApiServer({
     db: opts.db,
     kubernetes,
@@ -74,8 +89,21 @@ export async function startWorkerProcess(opts: {
   config: InstallationConfig;
   logger: Logger;
   metrics?: ControlPlaneMetrics;
+  /** Default `process.env`. */
+  env?: Environment;
 }): Promise<RunningWorker> {
-  const compute = await createComputeRuntime(opts.config);
+  const binding = startupProfile(opts.config, opts.env ?? process.env);
+  if (binding !== null) {
+    const probe = createObjectClient(loadKubeConfig(opts.config.kubernetes.kubeconfig), {
+      timeoutMs: opts.config.kubernetes.requestTimeoutMs,
+    });
+    try {
+      await verifyPreprovisionedNamespaceAtStartup(probe, opts.config, binding);
+    } finally {
+      probe.close();
+    }
+  }
+  const compute = await createComputeRuntime(opts.config, binding);
   if (compute.requests !== undefined) opts.metrics?.countKubernetesRequests(compute.requests);
   // Agent workloads run on the bundled Kubernetes Compute Driver (drivers.md §4).
   const workloadClient =
@@ -84,6 +112,9 @@ export async function startWorkerProcess(opts: {
           timeoutMs: opts.config.kubernetes.requestTimeoutMs,
         })
       : null;
+  if (workloadClient !== null && binding !== null) {
+    useTenantNamespaceProfile(workloadClient, preprovisionedExpectationOf(opts.config, binding));
+  }
   const worker = await startWorker({
     ...(workloadClient !== null
       ? {

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import {
+  ConfigurationError,
+  validateInstallationConfig,
+} from "../../../src/config/installation-config.js";
+import {
+  STARTUP_MESSAGES,
+  StartupRefusedError,
+  checkPreprovisionedPrerequisites,
+  preprovisionedBindingFromEnv,
+  startupProfile,
+} from "../../../src/occ/preprovisioned-startup.js";
+
+const EXACT =
+  "A preprovisioned Namespace requires single-cluster bundled Kubernetes and OpenShell Drivers with Credential Proxy and gateway routing.";
+const UID = "0f4c2a9e-6b1d-4c3e-9a7f-2d5e8b1c4a60";
+const ENV = {
+  OCC_PREPROVISIONED_NAMESPACE: JSON.stringify({ namespaceId: "ns_example", uid: UID }),
+};
+
+const complete = {
+  drivers: { compute: "kubernetes", configuration: "kubernetes", sandbox: "openshell" },
+  network: {
+    gatewayRouting: { gatewayNamespace: "gw", gatewayName: "g", envoyNamespace: "envoy" },
+    egressAuthority: { namespace: "proxy", port: 3128 },
+  },
+  openshell: {
+    endpoint: "openshell:8080",
+    gateway: { operatorNamespaceLabels: { "openshell.nvidia.com/mode": "operator" } },
+  },
+  executionCluster: { enabled: false },
+};
+
+function without(path: string, value: unknown): Record<string, unknown> {
+  const doc = structuredClone(complete) as Record<string, Record<string, unknown>>;
+  const [top, key] = path.split(".") as [string, string | undefined];
+  if (key === undefined) doc[top] = value as Record<string, unknown>;
+  else (doc[top] as Record<string, unknown>)[key] = value;
+  return doc;
+}
+
+describe("the §2 startup prerequisites", () => {
+  it("the seed's sentence is the message, verbatim", () => {
+    expect(STARTUP_MESSAGES.preprovisionedPrerequisites).toBe(EXACT);
+  });
+
+  it("a complete configuration passes", () => {
+    const config = validateInstallationConfig(complete, "t");
+    expect(checkPreprovisionedPrerequisites(config)).toEqual({ ok: true, value: undefined });
+    expect(startupProfile(config, ENV)).toEqual({ namespaceId: "ns_example", uid: UID });
+  });
+
+  it.each([
+    ["an installed Compute Driver", "drivers.compute", { module: "./x.js" }],
+    ["an installed Configuration Driver", "drivers.configuration", { module: "./x.js" }],
+    ["no OpenShell Sandbox Driver", "drivers.sandbox", "none"],
+    ["no OpenShell backend", "openshell", null],
+    ["no gateway routing", "network.gatewayRouting", null],
+    ["an execution cluster", "executionCluster", { enabled: true }],
+    ["no Credential Proxy", "network.egressAuthority", null],
+  ])("%s → refused with exactly the seed's sentence", (_, path, value) => {
+    const config = validateInstallationConfig(without(path, value), "t");
+    expect(checkPreprovisionedPrerequisites(config)).toEqual({ ok: false, error: EXACT });
+    expect(() => startupProfile(config, ENV)).toThrow(new StartupRefusedError(EXACT));
+  });
+
+  it("without a binding, the profile checks do not apply", () => {
+    const config = validateInstallationConfig({}, "t");
+    expect(startupProfile(config, {})).toBeNull();
+    expect(startupProfile(config, { OCC_PREPROVISIONED_NAMESPACE: "" })).toBeNull();
+  });
+
+  it("without a binding, an execution cluster is refused (this release has none)", () => {
+    const config = validateInstallationConfig({ executionCluster: { enabled: true } }, "t");
+    expect(() => startupProfile(config, {})).toThrow(STARTUP_MESSAGES.executionClusterUnsupported);
+  });
+
+  it.each([
+    ["bad JSON", "{", /not valid JSON/],
+    ["an extra key", JSON.stringify({ namespaceId: "ns_a", uid: UID, x: 1 }), /\.x is not allowed/],
+    [
+      "an uppercase UID",
+      JSON.stringify({ namespaceId: "ns_a", uid: UID.toUpperCase() }),
+      /uppercase/,
+    ],
+    ["a bad ID", JSON.stringify({ namespaceId: "ns a", uid: UID }), /namespaceId must match/],
+  ])("a malformed binding (%s) names the problem", (_, raw, expected) => {
+    let caught: unknown;
+    try {
+      preprovisionedBindingFromEnv({ OCC_PREPROVISIONED_NAMESPACE: raw });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigurationError);
+    expect((caught as Error).message).toMatch(expected);
+  });
+});
