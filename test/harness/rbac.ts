@@ -67,6 +67,15 @@ export function normalChartClusterRoles(): Promise<ChartClusterRole[]> {
 }
 
 /**
+ * The tenant ClusterRoles the chart renders unbound (tenant-worker, tenant-api and, with
+ * OpenShell, tenant-openshell), for tests that create them without the namespace roles.
+ */
+export async function chartTenantClusterRoles(): Promise<ChartClusterRole[]> {
+  const namespaceRoles: readonly string[] = Object.values(CHART_NAMESPACE_ROLES);
+  return (await normalChartClusterRoles()).filter((r) => !namespaceRoles.includes(r.metadata.name));
+}
+
+/**
  * Creates `role`, or — when a role of that name exists (another test file of the run created
  * it) — requires its rules to equal the chart's, so a hand-written role can never stand in.
  */

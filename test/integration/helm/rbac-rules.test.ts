@@ -12,7 +12,7 @@ import {
   OPENSHELL_TENANT_RULES,
 } from "../../../src/drivers/kubernetes/rbac-objects.js";
 import { CI_VALUES, renderChart } from "../../harness/helm.js";
-import { CHART_NAMESPACE_ROLES } from "../../harness/rbac.js";
+import { CHART_NAMESPACE_ROLES, chartTenantClusterRoles } from "../../harness/rbac.js";
 import { boundRoleNames, rulesOf } from "./rendered.js";
 
 /**
@@ -82,5 +82,15 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
       expect(text).toContain('"verbs"');
       expect(text).not.toContain('"*"');
     }
+  });
+
+  it("the harness hands out the chart's tenant roles (what tests bind per namespace)", async () => {
+    const roles = await chartTenantClusterRoles();
+    expect(roles.map((r) => r.metadata.name).sort()).toEqual(
+      [TENANT_CLUSTER_ROLES.api, OPENSHELL_TENANT_ROLE, TENANT_CLUSTER_ROLES.worker].sort(),
+    );
+    expect(roles.find((r) => r.metadata.name === TENANT_CLUSTER_ROLES.worker)?.rules).toEqual(
+      TENANT_WORKER_RULES,
+    );
   });
 });
