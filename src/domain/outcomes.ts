@@ -36,6 +36,12 @@ export const OUTCOME_CLASS_BY_CODE = {
   KUBERNETES_API_REJECTED: "permanent",
   /** The Installation configuration cannot produce a valid object. */
   CONFIGURATION_INVALID: "permanent",
+  /** The Sandbox Driver's gateway (OpenShell) is unreachable, overloaded or timed out. */
+  SANDBOX_GATEWAY_UNAVAILABLE: "retryable",
+  /** The Sandbox Driver's gateway refused a request (authentication, arguments, ownership). */
+  SANDBOX_GATEWAY_REJECTED: "permanent",
+  /** The tenant's sandbox Workspace is terminating; it is recreated once it is gone. */
+  SANDBOX_WORKSPACE_PENDING: "pending",
 } as const satisfies Readonly<Record<string, OutcomeClass>>;
 
 /** A stable outcome code. */

@@ -23,6 +23,9 @@ describe("outcome codes", () => {
       "KUBERNETES_API_TIMEOUT",
       "KUBERNETES_API_REJECTED",
       "CONFIGURATION_INVALID",
+      "SANDBOX_GATEWAY_UNAVAILABLE",
+      "SANDBOX_GATEWAY_REJECTED",
+      "SANDBOX_WORKSPACE_PENDING",
     ]);
   });
 
@@ -37,6 +40,9 @@ describe("outcome codes", () => {
     ["KUBERNETES_API_TIMEOUT", "retryable"],
     ["KUBERNETES_API_REJECTED", "permanent"],
     ["CONFIGURATION_INVALID", "permanent"],
+    ["SANDBOX_GATEWAY_UNAVAILABLE", "retryable"],
+    ["SANDBOX_GATEWAY_REJECTED", "permanent"],
+    ["SANDBOX_WORKSPACE_PENDING", "pending"],
   ] as const)("%s is %s", (code, outcomeClass) => {
     expect(outcomeClassOf(code)).toBe(outcomeClass);
     const result = notDone(code, "why");

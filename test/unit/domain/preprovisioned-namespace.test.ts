@@ -160,8 +160,8 @@ describe("sealed policies", () => {
       1,
     ],
   ] as const)("%s", (_, observed, count) => {
-    expect(sealedPolicyFailures(observed as NetworkPolicy[], ID, rendered, declared)).toHaveLength(
-      count,
-    );
+    expect(
+      sealedPolicyFailures(observed as unknown as NetworkPolicy[], ID, rendered, declared),
+    ).toHaveLength(count);
   });
 });
