@@ -1,12 +1,27 @@
-import { describe, expect, it } from "vitest";
-import { validateInstallationConfig } from "../../../src/config/installation-config.js";
+import { spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import {
+  loadInstallationConfig,
+  validateInstallationConfig,
+} from "../../../src/config/installation-config.js";
 import { parsePreprovisionedBinding } from "../../../src/domain/preprovisioned-binding.js";
 import {
   STARTUP_MESSAGES,
   checkPreprovisionedPrerequisites,
   checkStartupConfiguration,
+  startupProfile,
 } from "../../../src/occ/preprovisioned-startup.js";
-import { CI_VALUES, helmTemplate, renderChart, type RenderOptions } from "../../harness/helm.js";
+import {
+  CI_VALUES,
+  REPO_ROOT,
+  helmTemplate,
+  renderChart,
+  type RenderOptions,
+} from "../../harness/helm.js";
 import { deploymentOf, envOf, installationDocument } from "./rendered.js";
 
 /**
@@ -196,5 +211,52 @@ describe("the one chart refusal without a controller counterpart", () => {
     );
     expect(docs[1]).toEqual(docs[0]);
     expect(docs[2]).toEqual(docs[0]);
+  });
+});
+
+describe("the processes' own startup path (loadInstallationConfig + startupProfile)", () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function writtenConfig(doc: unknown): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), "occ-parity-"));
+    dirs.push(dir);
+    const file = join(dir, "installation.yaml");
+    await writeFile(file, stringify(doc));
+    return file;
+  }
+
+  it("accepts the rendered file and environment and yields exactly the chart's binding", async () => {
+    const { raw, doc } = await rendered(preprovisioned("ns_example"));
+    const config = await loadInstallationConfig(await writtenConfig(doc));
+    expect(startupProfile(config, { OCC_PREPROVISIONED_NAMESPACE: raw })).toEqual({
+      namespaceId: "ns_example",
+      uid: UID,
+    });
+  });
+
+  it("the rendered worker command stops with the seed's sentence when a prerequisite is missing", async () => {
+    const objects = await renderChart({ valuesFiles: [CI_VALUES.preprovisioned] });
+    const worker = deploymentOf(objects, "worker");
+    const raw = envOf(worker, "OCC_PREPROVISIONED_NAMESPACE");
+    if (raw === undefined) throw new Error("no binding rendered");
+    const doc = installationDocument(objects) as Doc;
+    const withoutRouting = { ...doc, network: { ...doc.network, gatewayRouting: null } };
+    const args = worker.spec.template.spec.containers[0]?.args ?? [];
+    expect(args[0]).toBe("worker");
+    const run = spawnSync(process.execPath, [join(REPO_ROOT, "bin", "occ.js"), ...args], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: {
+        PATH: process.env.PATH ?? "",
+        OCC_CONFIG_PATH: await writtenConfig(withoutRouting),
+        OCC_PREPROVISIONED_NAMESPACE: raw,
+        OCC_DATABASE_URL: "postgres://unused.invalid/occ",
+      },
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr + run.stdout).toContain(STARTUP_MESSAGES.preprovisionedPrerequisites);
   });
 });
