@@ -1,0 +1,75 @@
+/**
+ * The worker process (`occ worker`, as `occ-worker` with the chart's rules) claims both kinds
+ * of work from one loop: Namespace placement and Agent revisions/teardowns, dispatched by
+ * kind, woken by NOTIFY.
+ */
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
+import { validateInstallationConfig } from "../../../src/config/installation-config.js";
+import { workloadNames } from "../../../src/domain/index.js";
+import { startWorkerProcess } from "../../../src/occ/processes.js";
+import type { RunningWorker } from "../../../src/worker/worker.js";
+import { eventually, uniqueName } from "../../harness/kube.js";
+import { bindTenantRole } from "../../harness/rbac.js";
+import { admin, prepareExternal } from "../compute/fixtures.js";
+import { call, createTenant, startTenantApi, type TenantApi } from "../tenant/fixtures.js";
+import {
+  agentObjectsEverywhere,
+  createAgent,
+  deploy,
+  markAvailable,
+  releaseTerminatingClaims,
+} from "./fixtures.js";
+
+let api: TenantApi;
+let worker: RunningWorker;
+beforeAll(async () => {
+  api = await startTenantApi();
+  const config = validateInstallationConfig(
+    { kubernetes: { kubeconfig: inject("env").kubeconfigs["occ-worker"] } },
+    "test",
+  );
+  worker = await startWorkerProcess({ db: api.db, config, logger: pino({ level: "silent" }) });
+});
+afterAll(async () => {
+  await worker.stop();
+  await api.close();
+});
+
+describe("occ worker", () => {
+  it("places the Namespace, rolls the Agent out and tears it down, all from one loop", async () => {
+    const prepared = await prepareExternal();
+    const ns = prepared.metadata?.name ?? "";
+    await bindTenantRole(ns, "occ-worker");
+    await bindTenantRole(ns, "occ-api");
+    const id = await createTenant(api, uniqueName("worker"), ns);
+    await eventually("the Namespace is ready", async () => {
+      const r = await call(api, "GET", `/namespaces/${id}`);
+      return (r.body.data as { status: string }).status === "ready";
+    });
+
+    const { agentId } = await createAgent(api, id, "dedicated");
+    const revisionId = await deploy(api, id, agentId);
+    const { gateway } = workloadNames(agentId, revisionId);
+    await eventually(
+      "the gateway Deployment exists",
+      async () => (await admin.find("Deployment", { name: gateway, namespace: ns })) !== undefined,
+    );
+    await markAvailable(ns, gateway);
+    await eventually("the revision is active", async () => {
+      const r = await call(
+        api,
+        "GET",
+        `/namespaces/${id}/agents/${agentId}/revisions/${revisionId}`,
+      );
+      return (r.body.data as { status: string }).status === "active";
+    });
+
+    expect((await call(api, "DELETE", `/namespaces/${id}/agents/${agentId}`)).status).toBe(202);
+    await eventually("the Agent is gone", async () => {
+      await releaseTerminatingClaims(ns, agentId);
+      return (await call(api, "GET", `/namespaces/${id}/agents/${agentId}`)).status === 404;
+    });
+    expect(await agentObjectsEverywhere(agentId)).toEqual([]);
+  });
+});
