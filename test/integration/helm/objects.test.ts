@@ -206,14 +206,17 @@ describe("the control plane's own NetworkPolicies", () => {
       ((findObject(objects, "NetworkPolicy", name) as Spec<PolicySpec>).spec.egress ?? []).map(
         (r) => (r.ports ?? []).map((p) => `${p.protocol}/${p.port}`).join(","),
       );
-    expect(ports("occ-openclaw-enterprise-init")).toEqual(["UDP/53,TCP/53", "TCP/5432"]);
+    expect(ports("occ-openclaw-enterprise-init")).toEqual([
+      "UDP/53,TCP/53,UDP/5353,TCP/5353",
+      "TCP/5432",
+    ]);
     expect(ports("occ-openclaw-enterprise-api")).toEqual([
-      "UDP/53,TCP/53",
+      "UDP/53,TCP/53,UDP/5353,TCP/5353",
       "TCP/5432",
       "TCP/443,TCP/6443",
     ]);
     expect(ports("occ-openclaw-enterprise-worker")).toEqual([
-      "UDP/53,TCP/53",
+      "UDP/53,TCP/53,UDP/5353,TCP/5353",
       "TCP/5432",
       "TCP/443,TCP/6443",
       "TCP/8443",

@@ -260,3 +260,97 @@ describe("the processes' own startup path (loadInstallationConfig + startupProfi
     expect(run.stderr + run.stdout).toContain(STARTUP_MESSAGES.preprovisionedPrerequisites);
   });
 });
+
+/**
+ * The OpenShell operator-mode declaration: each chart refusal (schema or template) and the
+ * same declaration written into the accepted configuration document, refused by the
+ * controller's configuration validation with the same key. In both profiles.
+ */
+describe("OpenShell declaration: each chart refusal has a matching controller refusal", () => {
+  const sa = (name: string, extra: Record<string, unknown> = {}) => ({
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name, ...extra },
+  });
+  const policy = (name: string) => ({
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name },
+    spec: { podSelector: {}, policyTypes: ["Ingress"] },
+  });
+  const cases: [string, Record<string, unknown>, string, string][] = [
+    [
+      "no operator namespace label",
+      { operatorNamespaceLabels: null },
+      "openshell.gateway.operatorNamespaceLabels",
+      "openshell.gateway.operatorNamespaceLabels",
+    ],
+    [
+      "an invalid label key",
+      { operatorNamespaceLabels: { "bad key!": "x" } },
+      "openshell.gateway.operatorNamespaceLabels.bad key!",
+      "openshell.gateway.operatorNamespaceLabels.bad key!",
+    ],
+    [
+      "a Secret among the workspace resources",
+      {
+        operatorWorkspaceResources: [
+          { apiVersion: "v1", kind: "Secret", metadata: { name: "token" } },
+        ],
+      },
+      "/openshell/gateway/operatorWorkspaceResources/0/kind",
+      "openshell.gateway.operatorWorkspaceResources[0].kind",
+    ],
+    [
+      "a manifest with its own namespace",
+      { operatorWorkspaceResources: [sa("sandbox", { namespace: "elsewhere" })] },
+      "/openshell/gateway/operatorWorkspaceResources/0/metadata",
+      "openshell.gateway.operatorWorkspaceResources[0].metadata.namespace",
+    ],
+    [
+      "a policy named like a Compute policy",
+      { networkPolicyResources: [policy("default-deny")] },
+      "/openshell/gateway/networkPolicyResources/0/metadata/name",
+      "openshell.gateway.networkPolicyResources[0].metadata.name",
+    ],
+    [
+      "a NetworkPolicy without a spec",
+      {
+        networkPolicyResources: [
+          { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name: "p" } },
+        ],
+      },
+      "/openshell/gateway/networkPolicyResources/0",
+      "openshell.gateway.networkPolicyResources[0].spec",
+    ],
+    [
+      "the same kind and name declared twice",
+      {
+        operatorWorkspaceResources: [policy("allow-openshell-gateway")],
+        networkPolicyResources: [policy("allow-openshell-gateway")],
+      },
+      "openshell.gateway.networkPolicyResources[0] declares NetworkPolicy/allow-openshell-gateway",
+      "openshell.gateway.networkPolicyResources[0]",
+    ],
+  ];
+  for (const [profile, file] of Object.entries(CI_VALUES)) {
+    for (const [name, gateway, chartKey, controllerKey] of cases) {
+      it(`${profile} profile: ${name}`, async () => {
+        const run = await helmTemplate({
+          valuesFiles: [file],
+          values: { openshell: { gateway } },
+        });
+        expect(run.code).not.toBe(0);
+        expect(run.stderr).toContain(chartKey);
+        const { doc } = await rendered({ valuesFiles: [file] });
+        const openshell = doc.openshell as { gateway: Record<string, unknown> };
+        const declared = Object.fromEntries(Object.entries(gateway).map(([k, v]) => [k, v ?? {}]));
+        const changed = {
+          ...doc,
+          openshell: { ...openshell, gateway: { ...openshell.gateway, ...declared } },
+        };
+        expect(() => validateInstallationConfig(changed, "changed")).toThrow(controllerKey);
+      });
+    }
+  }
+});

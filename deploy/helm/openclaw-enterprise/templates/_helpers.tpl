@@ -116,9 +116,12 @@ seccompProfile:
           kubernetes.io/metadata.name: {{ .Values.network.dns.namespace | quote }}
       podSelector:
         matchLabels: {{- toYaml (default (dict) .Values.network.dns.podLabels) | nindent 10 }}
+  # Cluster DNS pods listen on 53, or on 5353 behind the Service (as on OpenShift).
   ports:
     - { protocol: UDP, port: 53 }
     - { protocol: TCP, port: 53 }
+    - { protocol: UDP, port: 5353 }
+    - { protocol: TCP, port: 5353 }
 - to:
     {{- include "occ.peers" (list .Values.database.egress.peers "database.egress.peers") | nindent 4 }}
   ports:

@@ -13,6 +13,9 @@ and the rule. Included once, by validate.yaml.
 {{- if and $v.openshell.enabled (not $v.openshell.endpoint) }}
 {{- fail "openshell.endpoint is required when openshell.enabled is true (host:port of the OpenShell gateway)" }}
 {{- end }}
+{{- if $v.openshell.enabled }}
+{{- include "occ.validateOpenshellGateway" . }}
+{{- end }}
 {{- if and $v.gatewayRouting.enabled (not $v.gatewayRouting.listener.tlsSecretName) }}
 {{- fail "gatewayRouting.listener.tlsSecretName is required when gatewayRouting.enabled is true (the https listener's certificate)" }}
 {{- end }}
@@ -61,5 +64,34 @@ Credential Proxy (egress authority; this product has no OpenShell Git transport)
 {{- end }}
 {{- if not $v.openshell.enabled }}
 {{- fail "preprovisionedNamespace requires openshell.enabled: true (an OpenShell backend for the OpenShell Sandbox Driver)" }}
+{{- end }}
+{{- end -}}
+
+{{/*
+The OpenShell operator-mode declaration, beyond what values.schema.json checks per manifest:
+at least one namespace label, and no kind/name declared twice across both lists.
+*/}}
+{{- define "occ.validateOpenshellGateway" -}}
+{{- $g := .Values.openshell.gateway -}}
+{{- if not $g.operatorNamespaceLabels }}
+{{- fail "openshell.gateway.operatorNamespaceLabels must have at least one entry when openshell.enabled is true" }}
+{{- end }}
+{{- range $k, $val := $g.operatorNamespaceLabels }}
+{{- $keyOk := regexMatch "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$" $k -}}
+{{- $prefixOk := or (not (contains "/" $k)) (le (len (first (splitList "/" $k))) 253) -}}
+{{- $valueOk := regexMatch "^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$" (toString $val) -}}
+{{- if not (and $keyOk $prefixOk $valueOk) }}
+{{- fail (printf "openshell.gateway.operatorNamespaceLabels.%s is not a valid Kubernetes label key and value" $k) }}
+{{- end }}
+{{- end }}
+{{- $seen := dict -}}
+{{- range $field := list "operatorWorkspaceResources" "networkPolicyResources" }}
+{{- range $i, $m := (get $g $field) }}
+{{- $id := printf "%s/%s" $m.kind $m.metadata.name -}}
+{{- if hasKey $seen $id }}
+{{- fail (printf "openshell.gateway.%s[%d] declares %s a second time" $field $i $id) }}
+{{- end }}
+{{- $_ := set $seen $id true -}}
+{{- end }}
 {{- end }}
 {{- end -}}
