@@ -43,6 +43,9 @@ export const WORKLOAD_PATHS = {
 /** The data key of the credentials Secret: the gateway's token for its harness and clients. */
 export const GATEWAY_TOKEN_KEY = "gateway-token";
 
+/** The data key of the credentials Secret holding the ServiceAccount's provider credential. */
+export const PROVIDER_CREDENTIAL_KEY = "provider-credential";
+
 /** The names of every object of one Agent (and of one of its revisions). */
 export interface WorkloadNames {
   readonly gateway: string;

@@ -57,6 +57,8 @@ export interface WorkloadInput {
   readonly egressAuthority: EgressAuthoritySetting | null;
   readonly dns: PeerSetting;
   readonly gatewayPort: number;
+  /** The kind of the Agent ServiceAccount's credential, or null when it has none. */
+  readonly credentialKind: string | null;
 }
 
 /** Metadata of a rendered object: always named and namespaced. */

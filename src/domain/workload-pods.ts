@@ -7,7 +7,12 @@
  * it.
  */
 import type { EgressAuthoritySetting, WorkloadImages } from "./workload-objects.js";
-import { GATEWAY_TOKEN_KEY, WORKLOAD_PATHS, type WorkloadNames } from "./workload-names.js";
+import {
+  GATEWAY_TOKEN_KEY,
+  PROVIDER_CREDENTIAL_KEY,
+  WORKLOAD_PATHS,
+  type WorkloadNames,
+} from "./workload-names.js";
 
 /** What the pod specs are rendered from. */
 export interface PodInputs {
@@ -16,6 +21,8 @@ export interface PodInputs {
   readonly workloads: WorkloadImages;
   readonly egressAuthority: EgressAuthoritySetting | null;
   readonly gatewayPort: number;
+  /** The ServiceAccount's credential kind, or null when it has none. */
+  readonly credentialKind: string | null;
 }
 
 /** The Pod Security `restricted` profile, pod level. */
@@ -58,6 +65,30 @@ function tokenEnv(names: WorkloadNames): Record<string, unknown> {
   };
 }
 
+/**
+ * The provider credential of the Agent's ServiceAccount, from the revision's credentials
+ * Secret — only without a Credential Proxy: with one, the proxy holds provider credentials
+ * and the workloads never do (drivers.md §5).
+ */
+function credentialEnv(p: PodInputs): Record<string, unknown>[] {
+  if (p.credentialKind === null || p.egressAuthority !== null) return [];
+  return [
+    { name: "OPENCLAW_PROVIDER_CREDENTIAL_KIND", value: p.credentialKind },
+    {
+      name: "OPENCLAW_PROVIDER_CREDENTIAL",
+      valueFrom: { secretKeyRef: { name: p.names.credentials, key: PROVIDER_CREDENTIAL_KEY } },
+    },
+  ];
+}
+
+/** True when the revision's credentials Secret carries the provider credential. */
+export function carriesProviderCredential(p: {
+  readonly credentialKind: string | null;
+  readonly egressAuthority: EgressAuthoritySetting | null;
+}): boolean {
+  return p.credentialKind !== null && p.egressAuthority === null;
+}
+
 function resources(r: { readonly cpu: string; readonly memory: string }) {
   return { requests: { cpu: r.cpu, memory: r.memory }, limits: { cpu: r.cpu, memory: r.memory } };
 }
@@ -87,6 +118,7 @@ export function gatewayPodSpec(p: PodInputs): Record<string, unknown> {
           { name: "OPENCLAW_STATE_DIR", value: WORKLOAD_PATHS.state },
           { name: "OPENCLAW_EXECUTION_MODE", value: p.executionMode },
           tokenEnv(p.names),
+          ...credentialEnv(p),
           ...proxyEnv(p.egressAuthority),
         ],
         resources: resources(p.workloads.gatewayResources),

@@ -15,6 +15,16 @@ export interface WorkloadTenant {
   readonly recordedUid: string | null;
 }
 
+/** Where the Agent ServiceAccount's credential is stored: an OCC Secret, as recorded. */
+export interface CredentialSource {
+  readonly secretId: string;
+  readonly kind: string;
+  readonly kubernetesNamespace: string;
+  readonly namespaceUid: string;
+  readonly objectName: string;
+  readonly objectUid: string;
+}
+
 /** What the worker hands the driver for one revision pass. */
 export interface RevisionPassInput {
   readonly tenant: WorkloadTenant;
@@ -23,6 +33,8 @@ export interface RevisionPassInput {
   readonly revisionId: string;
   /** The revision's configuration snapshot (JSON text). */
   readonly configurationDocument: string;
+  /** The ServiceAccount's credential, copied into the revision's credentials Secret. */
+  readonly credential: CredentialSource | null;
 }
 
 /** What the worker hands the driver for one teardown pass. */

@@ -11,13 +11,15 @@
  *    event. A stale lease publishes nothing.
  */
 import type { NamespaceId } from "../domain/index.js";
-import type { WorkloadDriver, WorkloadTenant } from "../drivers/workloads.js";
+import type { CredentialSource, WorkloadDriver, WorkloadTenant } from "../drivers/workloads.js";
 import { agentIdOfSubject, type AgentWorkKind } from "../occ/agent-work.js";
 import { isExhausted, type Claim, type WorkQueue } from "../queue/index.js";
 import { latestAgentRevision, type AgentRevisionRecord } from "../store/agent-revisions.js";
 import { getAgent, type AgentRecord } from "../store/agents.js";
 import type { Db } from "../store/db.js";
 import { getNamespace, placementOf } from "../store/namespaces.js";
+import { getSecret } from "../store/secrets.js";
+import { getServiceAccount } from "../store/service-accounts.js";
 import { settleAgentPass, type AgentVerdict } from "./agent-outcome.js";
 import type { PassSummary } from "./namespace-pass.js";
 import { reauthorize } from "./reauthorize.js";
@@ -70,6 +72,7 @@ export async function runAgentPass(
     return settleAgentPass(deps, claim, target, { kind: "stopped", reason: denied });
 
   const tenant = await tenantOf(db, agent);
+  const credential = revision === undefined ? null : await credentialOf(db, revision);
   const keeper = queue.keepAlive(db, lease);
   let verdict: AgentVerdict;
   try {
@@ -77,6 +80,14 @@ export async function runAgentPass(
       verdict = {
         kind: "stopped",
         reason: { code: "KUBERNETES_OWNERSHIP_CONFLICT", message: "the Agent's Namespace is gone" },
+      };
+    } else if (credential === "missing") {
+      verdict = {
+        kind: "stopped",
+        reason: {
+          code: "AGENT_REFERENCE_MISSING",
+          message: "the revision's ServiceAccount or its credential Secret no longer exists",
+        },
       };
     } else if (item.kind === "agent.deploy" && revision !== undefined) {
       verdict = {
@@ -87,6 +98,7 @@ export async function runAgentPass(
           executionMode: revision.executionMode,
           revisionId: revision.id,
           configurationDocument: revision.configurationDocument,
+          credential,
         }),
       };
     } else {
@@ -105,6 +117,32 @@ export async function runAgentPass(
 export interface Target {
   readonly agent: AgentRecord;
   readonly revision: AgentRevisionRecord | undefined;
+}
+
+/**
+ * Where the revision's ServiceAccount keeps its credential: `null` without a ServiceAccount or
+ * credential, `missing` when the snapshot names one that is gone (the revision cannot be
+ * deployed as admitted).
+ */
+async function credentialOf(
+  db: Db,
+  revision: AgentRevisionRecord,
+): Promise<CredentialSource | null | "missing"> {
+  if (revision.serviceAccountId === null) return null;
+  const ns = revision.namespaceId as NamespaceId;
+  const sa = await getServiceAccount(db, ns, revision.serviceAccountId);
+  if (sa === undefined) return "missing";
+  if (sa.credentialKind === null || sa.credentialSecretId === null) return null;
+  const secret = await getSecret(db, ns, sa.credentialSecretId);
+  if (secret === undefined) return "missing";
+  return {
+    secretId: secret.id,
+    kind: sa.credentialKind,
+    kubernetesNamespace: secret.kubernetesNamespace,
+    namespaceUid: secret.namespaceUid,
+    objectName: secret.objectName,
+    objectUid: secret.objectUid,
+  };
 }
 
 async function tenantOf(db: Db, agent: AgentRecord): Promise<WorkloadTenant | null> {

@@ -124,6 +124,7 @@ export async function createAgent(
   id: NamespaceId,
   executionMode: "embedded" | "dedicated",
   values: Record<string, unknown> = { model: "m1" },
+  serviceAccountId?: string,
 ): Promise<{ agentId: string; configurationId: string }> {
   const cfg = await call(api, "POST", `/namespaces/${id}/configurations`, {
     body: { kind: "agent", values },
@@ -131,7 +132,12 @@ export async function createAgent(
   expect(cfg.status, cfg.text).toBe(201);
   const configurationId = (cfg.body.data as { id: string }).id;
   const agent = await call(api, "POST", `/namespaces/${id}/agents`, {
-    body: { name: uniqueName("agent"), configurationId, executionMode },
+    body: {
+      name: uniqueName("agent"),
+      configurationId,
+      executionMode,
+      ...(serviceAccountId === undefined ? {} : { serviceAccountId }),
+    },
   });
   expect(agent.status, agent.text).toBe(201);
   return { agentId: (agent.body.data as { id: string }).id, configurationId };

@@ -101,6 +101,7 @@ describe("revision work (dedicated, external namespace)", () => {
         executionMode: "dedicated",
         revisionId: rev1,
         configurationDocument: JSON.stringify({ model: "m1" }),
+        credential: null,
       });
       expect(again).toEqual({ outcome: "active", namespaceName: ns });
       expect(client.counter.writes()).toBe(0);
@@ -236,5 +237,49 @@ describe("Credential Proxy", () => {
         ]),
       );
     }
+  });
+});
+
+describe("ServiceAccount credentials", () => {
+  it("copies the credential into the revision's credentials Secret and the gateway's env — but not with a Credential Proxy", async () => {
+    const { id, ns } = await readyExternal(api);
+    const value = `provider-${Date.now()}`;
+    const secret = await call(api, "POST", `/namespaces/${id}/secrets`, {
+      body: { name: "provider-key", value },
+    });
+    expect(secret.status, secret.text).toBe(201);
+    const sa = await call(api, "POST", `/namespaces/${id}/service-accounts`, {
+      body: {
+        name: "provider",
+        credential: { kind: "api_key", secretRef: (secret.body.data as { id: string }).id },
+      },
+    });
+    expect(sa.status, sa.text).toBe(201);
+    const saId = (sa.body.data as { id: string }).id;
+    const envOf = async (name: string) =>
+      (
+        await admin.get<{
+          metadata?: ObjectMeta;
+          spec: { template: { spec: { containers: { env: { name: string }[] }[] } } };
+        }>("Deployment", { name, namespace: ns })
+      ).spec.template.spec.containers[0]?.env.map((e) => e.name) ?? [];
+
+    const plain = (await createAgent(api, id, "embedded", { model: "m1" }, saId)).agentId;
+    const rev = await deploy(api, id, plain);
+    expect(await agentPass(api, plain)).toMatchObject({ move: "defer" });
+    const n = workloadNames(plain, rev);
+    const creds = await admin.get<Obj>("Secret", { name: n.credentials, namespace: ns });
+    expect(Buffer.from(creds.data?.["provider-credential"] ?? "", "base64").toString()).toBe(value);
+    expect(creds.data?.["gateway-token"]).toBeDefined();
+    expect(await envOf(n.gateway)).toContain("OPENCLAW_PROVIDER_CREDENTIAL");
+
+    const proxied = (await createAgent(api, id, "embedded", { model: "m1" }, saId)).agentId;
+    const rev2 = await deploy(api, id, proxied);
+    const egressAuthority = { namespace: "egress-system", podLabels: {}, port: 3128 };
+    expect(await agentPass(api, proxied, { egressAuthority })).toMatchObject({ move: "defer" });
+    const m = workloadNames(proxied, rev2);
+    const creds2 = await admin.get<Obj>("Secret", { name: m.credentials, namespace: ns });
+    expect(creds2.data?.["provider-credential"]).toBeUndefined();
+    expect(await envOf(m.gateway)).not.toContain("OPENCLAW_PROVIDER_CREDENTIAL");
   });
 });

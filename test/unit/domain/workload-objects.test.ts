@@ -38,6 +38,7 @@ function input(overrides: Partial<WorkloadInput> = {}): WorkloadInput {
     egressAuthority: null,
     dns: { namespace: "kube-system", podLabels: { "k8s-app": "kube-dns" } },
     gatewayPort: 18789,
+    credentialKind: null,
     ...overrides,
   };
 }
@@ -254,4 +255,30 @@ describe("gatewayServes", () => {
   ])("$case → $serves", ({ d, rev, serves }) => {
     expect(gatewayServes(d, rev)).toBe(serves);
   });
+});
+
+describe("provider credentials", () => {
+  const envNames = (i: WorkloadInput) => {
+    const gw = desiredWorkloadObjects(i).at(-1)?.object.spec as {
+      template: { spec: { containers: { env: { name: string }[] }[] } };
+    };
+    return gw.template.spec.containers[0]?.env.map((e) => e.name) ?? [];
+  };
+  it.each([
+    { credentialKind: null, egress: false, present: false },
+    { credentialKind: "api_key", egress: false, present: true },
+    { credentialKind: "api_key", egress: true, present: false },
+  ])(
+    "credential $credentialKind, Credential Proxy $egress → in the gateway env: $present",
+    ({ credentialKind, egress, present }) => {
+      const names = envNames(
+        input({
+          credentialKind,
+          egressAuthority: egress ? { namespace: "egress", podLabels: {}, port: 3128 } : null,
+        }),
+      );
+      expect(names.includes("OPENCLAW_PROVIDER_CREDENTIAL")).toBe(present);
+      expect(names.includes("HTTPS_PROXY")).toBe(egress);
+    },
+  );
 });

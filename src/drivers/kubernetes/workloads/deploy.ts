@@ -4,7 +4,9 @@
  */
 import { randomBytes } from "node:crypto";
 import {
+  carriesProviderCredential,
   claimVerdict,
+  PROVIDER_CREDENTIAL_KEY,
   desiredClaims,
   desiredWorkloadObjects,
   gatewayServes,
@@ -20,11 +22,16 @@ import {
   type DeploymentState,
   type DesiredWorkloadObject,
   type HasMetadata,
-  type ObservedByKind,
+  type ObjectMeta,
   type PersistentVolumeClaim,
   type WorkloadNotDone,
 } from "../../../domain/index.js";
-import type { RevisionPassInput } from "../../workloads.js";
+import {
+  secretMarkers,
+  ownedObjectMismatch,
+  SECRET_DATA_KEY,
+} from "../../../domain/tenant-resources.js";
+import type { CredentialSource, RevisionPassInput } from "../../workloads.js";
 import { isKubeError, type ObjectClient } from "../client/index.js";
 import type { BoundNamespace } from "../tenant/bound-namespace.js";
 import {
@@ -69,9 +76,17 @@ export async function deployRevision(
     egressAuthority: opts.egressAuthority,
     dns: opts.settings.dns,
     gatewayPort: opts.settings.gatewayPort,
+    credentialKind: input.credential?.kind ?? null,
   });
+  const credential = carriesProviderCredential({
+    credentialKind: input.credential?.kind ?? null,
+    egressAuthority: opts.egressAuthority,
+  })
+    ? await readCredential(client, bound, tenantId, input.credential)
+    : {};
+  if (isNotDone(credential)) return credential;
   for (const desired of objects) {
-    const stopped = await converge(client, desired, tenantId, input.agentId);
+    const stopped = await converge(client, desired, tenantId, input.agentId, credential);
     if (stopped !== null) return stopped;
   }
 
@@ -137,6 +152,7 @@ async function converge(
   desired: DesiredWorkloadObject,
   tenantId: string,
   agentId: string,
+  secretData: Readonly<Record<string, string>>,
 ): Promise<WorkloadNotDone | null> {
   const { object } = desired;
   const ref = { name: object.metadata.name, namespace: object.metadata.namespace };
@@ -157,7 +173,7 @@ async function converge(
         );
         return null;
       case "create":
-        await client.create(object.kind, withGeneratedData(object));
+        await client.create(object.kind, withGeneratedData(object, secretData));
         return null;
     }
   } catch (err) {
@@ -168,11 +184,59 @@ async function converge(
   }
 }
 
-/** The credentials Secret gets its generated token when it is created, never afterwards. */
-function withGeneratedData<T extends DesiredWorkloadObject["object"]>(object: T): T {
+/**
+ * The credentials Secret gets its generated token (and the provider credential, when it
+ * carries one) when it is created, never afterwards: a revision's credentials are as immutable
+ * as the revision.
+ */
+function withGeneratedData<T extends DesiredWorkloadObject["object"]>(
+  object: T,
+  secretData: Readonly<Record<string, string>>,
+): T {
   if (object.kind !== "Secret") return object;
   const token = randomBytes(32).toString("base64url");
-  return { ...object, data: { [GATEWAY_TOKEN_KEY]: Buffer.from(token).toString("base64") } };
+  return {
+    ...object,
+    data: { ...secretData, [GATEWAY_TOKEN_KEY]: Buffer.from(token).toString("base64") },
+  };
+}
+
+/**
+ * The provider credential as stored by the Secret Driver: the Secret recorded for it, in the
+ * namespace it was written to, with its UID and exact markers — anything else is refused. The
+ * value travels only from one Secret body to the other; it is never logged or returned.
+ */
+async function readCredential(
+  client: ObjectClient,
+  bound: BoundNamespace,
+  tenantId: string,
+  source: CredentialSource | null,
+): Promise<Readonly<Record<string, string>> | WorkloadNotDone> {
+  if (source === null) return {};
+  const refused = (why: string) =>
+    workloadNotDone(
+      "KUBERNETES_OWNERSHIP_CONFLICT",
+      `the ServiceAccount's credential Secret ${why}; it is not used`,
+    );
+  if (source.kubernetesNamespace !== bound.name || source.namespaceUid !== bound.uid) {
+    return refused("was written to another namespace than the bound one");
+  }
+  let found: { metadata?: ObjectMeta; data?: Record<string, string> } | undefined;
+  try {
+    found = await client.find("Secret", { name: source.objectName, namespace: bound.name });
+  } catch (err) {
+    return kubeFailure(err, "read the ServiceAccount's credential Secret", bound.name);
+  }
+  const mismatch = ownedObjectMismatch(found?.metadata, {
+    name: source.objectName,
+    markers: secretMarkers(tenantId, source.secretId),
+    uid: source.objectUid,
+  });
+  if (found === undefined) return refused("no longer exists");
+  if (mismatch !== null) return refused(`is not the one OCC wrote (${mismatch})`);
+  const value = found.data?.[SECRET_DATA_KEY];
+  if (value === undefined) return refused("holds no value");
+  return { [PROVIDER_CREDENTIAL_KEY]: value };
 }
 
 async function retireOthers(
