@@ -143,6 +143,14 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
     gatewayClients: net?.gatewayClients ?? [],
   });
   if (!compute.ok) throw new ConfigurationError(source, compute.error);
+  if (file.drivers?.sandbox === "openshell" && file.openshell == null) {
+    throw new ConfigurationError(source, [
+      {
+        key: "drivers.sandbox",
+        message: "drivers.sandbox: openshell needs the openshell settings (endpoint, gateway)",
+      },
+    ]);
+  }
   if (file.openshell != null) {
     const gateway = file.openshell.gateway;
     const problems = openshellGatewayProblems({

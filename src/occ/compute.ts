@@ -13,6 +13,11 @@ import { KubernetesComputeDriver } from "../drivers/kubernetes/compute/driver.js
 import type { PreprovisionedProfile } from "../drivers/kubernetes/compute/context.js";
 import type { NamespaceHook } from "../drivers/compute.js";
 import { declaredPolicies } from "../drivers/openshell/manifests.js";
+import {
+  createOpenShellGateway,
+  type OpenShellGateway,
+} from "../drivers/openshell/gateway-client.js";
+import { OpenShellNamespaceHook } from "../drivers/openshell/namespace-hook.js";
 import type { PreprovisionedBinding } from "../domain/preprovisioned-binding.js";
 import { recordNamespaceEvent, type NamespaceEvent } from "../drivers/kubernetes/events.js";
 
@@ -78,6 +83,22 @@ export function bundledComputeDriver(
   });
 }
 
+/** The OpenShell Sandbox Driver's namespace hook, in the profile `binding` selects. */
+export function openshellHook(
+  client: ObjectClient,
+  gateway: OpenShellGateway,
+  config: InstallationConfig,
+  binding: PreprovisionedBinding | null,
+): NamespaceHook {
+  if (config.openshell === null) throw new Error("openshell hook without openshell settings");
+  return new OpenShellNamespaceHook({
+    client,
+    gateway,
+    settings: config.openshell,
+    profile: binding === null ? "normal" : "preprovisioned",
+  });
+}
+
 /**
  * Builds the selected Compute Driver: the bundled Kubernetes one (credentials from the
  * configured kubeconfig, else the default chain: $KUBECONFIG, ~/.kube/config, in-cluster), or
@@ -92,12 +113,18 @@ export async function createComputeRuntime(
     const client = createObjectClient(loadKubeConfig(config.kubernetes.kubeconfig), {
       timeoutMs: config.kubernetes.requestTimeoutMs,
     });
-    const driver = bundledComputeDriver(client, config, binding);
+    const gateway =
+      config.drivers.sandbox === "openshell" && config.openshell !== null
+        ? createOpenShellGateway(config.openshell)
+        : null;
+    const hooks = gateway === null ? [] : [openshellHook(client, gateway, config, binding)];
+    const driver = bundledComputeDriver(client, config, binding, hooks);
     return {
       driver,
       requests: client.counter,
       events: (namespace, event) => recordNamespaceEvent(client, namespace, event),
       close: () => {
+        gateway?.close();
         client.close();
       },
     };

@@ -55,7 +55,10 @@ export const DECLARED_POLICY = {
 };
 
 /** A preprovisioned-profile Installation configuration (every §2 prerequisite met). */
-export function profileConfig(overrides: Record<string, unknown> = {}): InstallationConfig {
+export function profileConfig(
+  overrides: Record<string, unknown> = {},
+  endpoint = "127.0.0.1:1",
+): InstallationConfig {
   return validateInstallationConfig(
     {
       drivers: { sandbox: "openshell" },
@@ -68,7 +71,7 @@ export function profileConfig(overrides: Record<string, unknown> = {}): Installa
         },
       },
       openshell: {
-        endpoint: "127.0.0.1:1",
+        endpoint,
         gateway: {
           workspaceMode: "operator",
           operatorNamespaceLabels: { [OPENSHELL_LABEL]: "operator" },

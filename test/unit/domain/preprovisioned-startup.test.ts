@@ -54,7 +54,6 @@ describe("the §2 startup prerequisites", () => {
     ["an installed Compute Driver", "drivers.compute", { module: "./x.js" }],
     ["an installed Configuration Driver", "drivers.configuration", { module: "./x.js" }],
     ["no OpenShell Sandbox Driver", "drivers.sandbox", "none"],
-    ["no OpenShell backend", "openshell", null],
     ["no gateway routing", "network.gatewayRouting", null],
     ["an execution cluster", "executionCluster", { enabled: true }],
     ["no Credential Proxy", "network.egressAuthority", null],
@@ -62,6 +61,12 @@ describe("the §2 startup prerequisites", () => {
     const config = validateInstallationConfig(without(path, value), "t");
     expect(checkPreprovisionedPrerequisites(config)).toEqual({ ok: false, error: EXACT });
     expect(() => startupProfile(config, ENV)).toThrow(new StartupRefusedError(EXACT));
+  });
+
+  it("the OpenShell Sandbox Driver without an OpenShell backend is refused by name", () => {
+    expect(() => validateInstallationConfig(without("openshell", null), "t")).toThrow(
+      /drivers\.sandbox: openshell needs the openshell settings/,
+    );
   });
 
   it("without a binding, the profile checks do not apply", () => {

@@ -1,0 +1,168 @@
+/**
+ * The OpenShell Sandbox Driver as a Compute namespace hook (preprovisioned.md §4).
+ *
+ * Normal profile: apply the declared operator workspace resources with the tenant ownership
+ * markers (create when missing, update an owned one that differs, refuse one that is not
+ * ours), apply the operator namespace labels, then ensure the Workspace. Cleanup deletes the
+ * Workspace, then the declared resources in reverse order, each owned one with its UID as
+ * precondition.
+ *
+ * Preprovisioned profile: apply nothing. Read the namespace labels and each declared resource
+ * and compare (all fields except `metadata`/`status`, tenant markers required); any difference
+ * stops the pass with the seed's sentence. The Workspace is still ensured (not a Kubernetes
+ * write). Cleanup deletes the Workspace only; the operator's resources stay.
+ */
+import type { OpenShellSettings } from "../../config/installation-config.js";
+import {
+  PREPROVISIONED_MESSAGES,
+  isOwnedBy,
+  notDone,
+  type DeleteNamespaceResult,
+  type EnsureNamespaceResult,
+  type HasMetadata,
+  type K8sNamespace,
+  type NotDone,
+} from "../../domain/index.js";
+import type { NamespaceHook, NamespacePassInput } from "../compute.js";
+import { isKubeError, type ObjectClient } from "../kubernetes/client/index.js";
+import { outcomeOfKubeError } from "../kubernetes/compute/failures.js";
+import type { OpenShellGateway } from "./gateway-client.js";
+import { workspaceResources, type WorkspaceResource } from "./manifests.js";
+import { workspaceResourceMatches } from "./resource-equivalence.js";
+import { deleteWorkspace, ensureWorkspace } from "./workspace.js";
+
+export interface OpenShellHookOptions {
+  readonly client: ObjectClient;
+  readonly gateway: OpenShellGateway;
+  readonly settings: OpenShellSettings;
+  readonly profile: "normal" | "preprovisioned";
+}
+
+type Live = HasMetadata & Readonly<Record<string, unknown>>;
+
+export class OpenShellNamespaceHook implements NamespaceHook {
+  readonly name = "openshell";
+  constructor(private readonly opts: OpenShellHookOptions) {}
+
+  async onEnsure(
+    namespace: string,
+    input: NamespacePassInput,
+  ): Promise<EnsureNamespaceResult | null> {
+    const resources = workspaceResources(this.opts.settings, namespace, input.namespaceId);
+    try {
+      const stopped =
+        this.opts.profile === "preprovisioned"
+          ? await this.compare(namespace, input.namespaceId, resources)
+          : await this.apply(namespace, input.namespaceId, resources);
+      if (stopped !== null) return stopped;
+    } catch (err) {
+      return outcomeOfKubeError(
+        err,
+        "after-verification",
+        "read the OpenShell workspace resources",
+        namespace,
+      );
+    }
+    return ensureWorkspace(this.opts.gateway, namespace, input.namespaceId);
+  }
+
+  async onDelete(
+    namespace: string,
+    input: NamespacePassInput,
+  ): Promise<DeleteNamespaceResult | null> {
+    const workspace = await deleteWorkspace(this.opts.gateway, namespace, input.namespaceId);
+    if (workspace !== null) return workspace;
+    if (this.opts.profile === "preprovisioned") return null;
+    const resources = workspaceResources(this.opts.settings, namespace, input.namespaceId);
+    for (const resource of [...resources].reverse()) {
+      const ref = { name: resource.name, namespace };
+      try {
+        const live = await this.opts.client.find<Live>(resource.kind, ref);
+        const uid = live?.metadata?.uid;
+        if (live === undefined || uid === undefined || !isOwnedBy(live.metadata, input.namespaceId))
+          continue;
+        await this.opts.client.delete(resource.kind, ref, { uid });
+      } catch (err) {
+        if (isKubeError(err, "not-found")) continue;
+        return outcomeOfKubeError(
+          err,
+          "after-verification",
+          `delete ${resource.kind} ${resource.name}`,
+          namespace,
+        );
+      }
+    }
+    return null;
+  }
+
+  /** Preprovisioned: every declared resource and namespace label present and unchanged. */
+  private async compare(
+    namespace: string,
+    tenantId: string,
+    resources: readonly WorkspaceResource[],
+  ): Promise<NotDone | null> {
+    const problems: string[] = [];
+    const ns = await this.opts.client.get<K8sNamespace>("Namespace", { name: namespace });
+    for (const [key, value] of Object.entries(this.opts.settings.operatorNamespaceLabels)) {
+      if (ns.metadata?.labels?.[key] !== value) problems.push(`namespace label ${key}`);
+    }
+    for (const resource of resources) {
+      const live = await this.opts.client.find<Live>(resource.kind, {
+        name: resource.name,
+        namespace,
+      });
+      if (live === undefined) problems.push(`${resource.kind} ${resource.name} missing`);
+      else if (!isOwnedBy(live.metadata, tenantId))
+        problems.push(`${resource.kind} ${resource.name} lacks the tenant markers`);
+      else if (!workspaceResourceMatches(resource.object, live))
+        problems.push(`${resource.kind} ${resource.name} changed`);
+    }
+    return problems.length === 0
+      ? null
+      : notDone(
+          "KUBERNETES_OWNERSHIP_CONFLICT",
+          `${PREPROVISIONED_MESSAGES.operatorResource} Failing: ${problems.join("; ")}`,
+        );
+  }
+
+  /** Normal: converge each declared resource and the namespace labels, writing only on change. */
+  private async apply(
+    namespace: string,
+    tenantId: string,
+    resources: readonly WorkspaceResource[],
+  ): Promise<NotDone | null> {
+    const { client } = this.opts;
+    for (const resource of resources) {
+      const live = await client.find<Live>(resource.kind, { name: resource.name, namespace });
+      if (live === undefined) {
+        await client.create(resource.kind, resource.object);
+      } else if (!isOwnedBy(live.metadata, tenantId)) {
+        return notDone(
+          "KUBERNETES_OWNERSHIP_CONFLICT",
+          `${resource.kind} ${resource.name} exists without this tenant's ownership markers; OCC never overwrites it`,
+        );
+      } else if (!workspaceResourceMatches(resource.object, live)) {
+        const object = resource.object as Live;
+        await client.apply(
+          resource.kind,
+          {
+            ...object,
+            metadata: { ...object.metadata, resourceVersion: live.metadata?.resourceVersion },
+          },
+          { force: true },
+        );
+      }
+    }
+    const ns = await client.get<K8sNamespace>("Namespace", { name: namespace });
+    const wanted = this.opts.settings.operatorNamespaceLabels;
+    if (Object.entries(wanted).some(([k, v]) => ns.metadata?.labels?.[k] !== v)) {
+      await client.patch(
+        "Namespace",
+        { name: namespace },
+        { metadata: { resourceVersion: ns.metadata?.resourceVersion, labels: wanted } },
+        { type: "merge" },
+      );
+    }
+    return null;
+  }
+}
