@@ -354,3 +354,58 @@ describe("OpenShell declaration: each chart refusal has a matching controller re
     }
   }
 });
+
+describe("tenant quantities: the chart and the controller agree", () => {
+  const cases: [string, Record<string, unknown>, string | null, string | null][] = [
+    [
+      "not a quantity",
+      { limits: { cpu: "1 core" } },
+      "/tenantResources/limits/cpu",
+      "resources.namespace.limits.cpu",
+    ],
+    [
+      "request above limit (cpu)",
+      { requests: { cpu: "1500m" }, limits: { cpu: "1" } },
+      "tenantResources.requests.cpu",
+      "resources.namespace.requests.cpu",
+    ],
+    [
+      "request above limit (memory, mixed units)",
+      { requests: { memory: "2Gi" }, limits: { memory: "2000Mi" } },
+      "tenantResources.requests.memory",
+      "resources.namespace.requests.memory",
+    ],
+    [
+      "request above limit (exponent form)",
+      { requests: { memory: "2e9" }, limits: { memory: "1Gi" } },
+      "tenantResources.requests.memory",
+      "resources.namespace.requests.memory",
+    ],
+    [
+      "request equal to limit in another notation",
+      { requests: { cpu: "100m", memory: "1Gi" }, limits: { cpu: "0.1", memory: "1073741824" } },
+      null,
+      null,
+    ],
+    ["request just below limit", { requests: { cpu: "999m" }, limits: { cpu: "1" } }, null, null],
+  ];
+  for (const [name, tenantResources, chartKey, controllerKey] of cases) {
+    it(name, async () => {
+      const run = await helmTemplate({ values: { tenantResources } });
+      if (chartKey === null) expect(run.stderr).toBe("");
+      else expect(run.stderr).toContain(chartKey);
+      expect(run.code === 0).toBe(chartKey === null);
+      // The same values written into the default rendering's document, for the controller.
+      const { doc } = await rendered({});
+      const resources = doc.resources as { namespace: Record<string, Record<string, unknown>> };
+      const ns = { ...resources.namespace };
+      for (const [k, v] of Object.entries(tenantResources)) {
+        ns[k] = { ...ns[k], ...(v as Record<string, unknown>) };
+      }
+      const changed = { ...doc, resources: { namespace: ns } };
+      if (controllerKey === null)
+        expect(() => validateInstallationConfig(changed, "t")).not.toThrow();
+      else expect(() => validateInstallationConfig(changed, "t")).toThrow(controllerKey);
+    });
+  }
+});

@@ -13,6 +13,7 @@ and the rule. Included once, by validate.yaml.
 {{- if and $v.openshell.enabled (not $v.openshell.endpoint) }}
 {{- fail "openshell.endpoint is required when openshell.enabled is true (host:port of the OpenShell gateway)" }}
 {{- end }}
+{{- include "occ.validateTenantRequests" . }}
 {{- if $v.openshell.enabled }}
 {{- include "occ.validateOpenshellGateway" . }}
 {{- end }}
@@ -92,6 +93,39 @@ at least one namespace label, and no kind/name declared twice across both lists.
 {{- fail (printf "openshell.gateway.%s[%d] declares %s a second time" $field $i $id) }}
 {{- end }}
 {{- $_ := set $seen $id true -}}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+A Kubernetes quantity (already matched by the schema's pattern) as a float, for comparisons.
+*/}}
+{{- define "occ.quantityFloat" -}}
+{{- $q := toString . -}}
+{{- $number := regexFind "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)" $q -}}
+{{- $rest := trimPrefix $number $q -}}
+{{- $factors := dict "" 1.0 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "Pi" 1125899906842624.0 "Ei" 1152921504606846976.0 "n" 0.000000001 "u" 0.000001 "m" 0.001 "k" 1000.0 "M" 1000000.0 "G" 1000000000.0 "T" 1000000000000.0 "P" 1000000000000000.0 "E" 1000000000000000000.0 -}}
+{{- $value := float64 $number -}}
+{{- if hasKey $factors $rest }}
+{{- $value = mulf $value (get $factors $rest) -}}
+{{- else }}
+{{- $exp := int (trimPrefix "e" (trimPrefix "E" $rest)) -}}
+{{- range until (int (max $exp (mul -1 $exp))) }}
+{{- $value = ternary (mulf $value 10.0) (divf $value 10.0) (gt $exp 0) -}}
+{{- end }}
+{{- end }}
+{{- $value -}}
+{{- end -}}
+
+{{/* Each tenant container request must not exceed its limit (compared as quantities). */}}
+{{- define "occ.validateTenantRequests" -}}
+{{- $r := .Values.tenantResources -}}
+{{- range $resource := list "cpu" "memory" }}
+{{- $request := get $r.requests $resource -}}
+{{- $limit := get $r.limits $resource -}}
+{{- /* Floats: a relative margin keeps equal amounts in different notations equal. */ -}}
+{{- if gt (float64 (include "occ.quantityFloat" $request)) (mulf (float64 (include "occ.quantityFloat" $limit)) 1.000000001) }}
+{{- fail (printf "tenantResources.requests.%s (%s) must not exceed tenantResources.limits.%s (%s)" $resource $request $resource $limit) }}
 {{- end }}
 {{- end }}
 {{- end -}}
