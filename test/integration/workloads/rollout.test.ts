@@ -283,3 +283,57 @@ describe("ServiceAccount credentials", () => {
     expect(await envOf(m.gateway)).not.toContain("OPENCLAW_PROVIDER_CREDENTIAL");
   });
 });
+
+describe("Credential Proxy removed", () => {
+  it("deletes the Agent's egress policy once the Installation has no egress authority", async () => {
+    const { id, ns } = await readyExternal(api);
+    const { agentId } = await createAgent(api, id, "embedded");
+    const rev = await deploy(api, id, agentId);
+    const egressAuthority = { namespace: "egress-system", podLabels: {}, port: 3128 };
+    expect(await agentPass(api, agentId, { egressAuthority })).toMatchObject({ move: "defer" });
+    const { egressPolicy, gateway } = workloadNames(agentId, rev);
+    expect(await admin.find("NetworkPolicy", { name: egressPolicy, namespace: ns })).toBeDefined();
+    expect(await agentPass(api, agentId)).toMatchObject({ move: "defer" });
+    expect(
+      await admin.find("NetworkPolicy", { name: egressPolicy, namespace: ns }),
+    ).toBeUndefined();
+    await markAvailable(ns, gateway);
+    expect(await agentPass(api, agentId)).toMatchObject({ move: "complete" });
+  });
+});
+
+describe("Pod Security", () => {
+  it("the gateway and harness pods are admitted by the tenant namespace's restricted Pod Security (a relaxed pod is not)", async () => {
+    const { id, ns } = await readyExternal(api);
+    const { agentId } = await createAgent(api, id, "dedicated");
+    const rev = await deploy(api, id, agentId);
+    expect(await agentPass(api, agentId)).toMatchObject({ move: "defer" });
+    const n = workloadNames(agentId, rev);
+    for (const name of [n.gateway, n.harness]) {
+      const d = await admin.get<{
+        metadata?: ObjectMeta;
+        spec: { template: { spec: Record<string, unknown> } };
+      }>("Deployment", { name, namespace: ns });
+      const pod = {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: `${name}-probe`, namespace: ns },
+        spec: d.spec.template.spec,
+      };
+      await expect(admin.create("Pod", pod, { dryRun: true })).resolves.toBeDefined();
+      // The same pod without the restricted settings: Pod Security refuses it (403), which
+      // shows the namespace enforces the profile the workload pods pass.
+      const relaxed = {
+        ...pod,
+        spec: {
+          ...d.spec.template.spec,
+          securityContext: {},
+          containers: [{ name: "relaxed", image: "busybox" }],
+        },
+      };
+      await expect(admin.create("Pod", relaxed, { dryRun: true })).rejects.toMatchObject({
+        status: 403,
+      });
+    }
+  });
+});

@@ -19,6 +19,7 @@ export const KINDS = {
     namespaced: true,
   },
   Deployment: { apiVersion: "apps/v1", plural: "deployments", namespaced: true },
+  Pod: { apiVersion: "v1", plural: "pods", namespaced: true },
   Role: { apiVersion: "rbac.authorization.k8s.io/v1", plural: "roles", namespaced: true },
   RoleBinding: {
     apiVersion: "rbac.authorization.k8s.io/v1",

@@ -49,6 +49,12 @@ export async function resolveForWorkload(
   } catch (err) {
     if (!(err instanceof TenantObjectError)) throw err;
     if (err.reason === "namespace-missing") return { missing: true };
+    if (err.reason === "permission-missing") {
+      return workloadNotDone(
+        RESOLUTION_CODES[err.reason],
+        "the worker may not list namespaces to resolve the tenant's namespace: grant the chart's worker ClusterRole",
+      );
+    }
     return workloadNotDone(RESOLUTION_CODES[err.reason], err.message);
   }
 }

@@ -6,6 +6,8 @@ import { randomBytes } from "node:crypto";
 import {
   carriesProviderCredential,
   claimVerdict,
+  hasMarkers,
+  workloadMarkers,
   PROVIDER_CREDENTIAL_KEY,
   desiredClaims,
   desiredWorkloadObjects,
@@ -88,6 +90,10 @@ export async function deployRevision(
   for (const desired of objects) {
     const stopped = await converge(client, desired, tenantId, input.agentId, credential);
     if (stopped !== null) return stopped;
+  }
+  if (opts.egressAuthority === null) {
+    const removed = await removeEgressPolicy(client, ns, tenantId, input.agentId);
+    if (removed !== null) return removed;
   }
 
   const gatewayName = workloadNames(input.agentId, input.revisionId).gateway;
@@ -237,6 +243,32 @@ async function readCredential(
   const value = found.data?.[SECRET_DATA_KEY];
   if (value === undefined) return refused("holds no value");
   return { [PROVIDER_CREDENTIAL_KEY]: value };
+}
+
+/**
+ * Without a Credential Proxy the Agent has no egress policy: one left from a configuration
+ * that had it is deleted (by UID, only with this Agent's exact markers).
+ */
+async function removeEgressPolicy(
+  client: ObjectClient,
+  namespace: string,
+  tenantId: string,
+  agentId: string,
+): Promise<WorkloadNotDone | null> {
+  const name = workloadNames(agentId, "").egressPolicy;
+  try {
+    const found = await client.find<HasMetadata>("NetworkPolicy", { name, namespace });
+    const uid = found?.metadata?.uid;
+    const markers = workloadMarkers(tenantId, agentId, { scope: "agent" });
+    if (found === undefined || uid === undefined || !hasMarkers(found.metadata, markers)) {
+      return null;
+    }
+    await client.delete("NetworkPolicy", { name, namespace }, { uid });
+  } catch (err) {
+    if (isKubeError(err, "not-found") || isKubeError(err, "conflict")) return null;
+    return kubeFailure(err, `delete NetworkPolicy ${name}`, namespace);
+  }
+  return null;
 }
 
 async function retireOthers(
