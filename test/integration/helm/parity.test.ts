@@ -409,3 +409,44 @@ describe("tenant quantities: the chart and the controller agree", () => {
     });
   }
 });
+
+describe("network peers' pod labels: the chart and the controller agree", () => {
+  const cases: [string, Record<string, unknown>, (doc: Doc) => Doc, string, string][] = [
+    [
+      "an invalid DNS pod label key",
+      { network: { dns: { namespace: "kube-system", podLabels: { "k8s app": "kube-dns" } } } },
+      (doc) => ({
+        ...doc,
+        network: {
+          ...doc.network,
+          dns: { namespace: "kube-system", podLabels: { "k8s app": "kube-dns" } },
+        },
+      }),
+      "network.dns.podLabels.k8s app",
+      "network.dns.podLabels",
+    ],
+    [
+      "an invalid gateway client pod label value",
+      { network: { gatewayClients: [{ namespace: "a", podLabels: { x: "bad value" } }] } },
+      (doc) => ({
+        ...doc,
+        network: {
+          ...doc.network,
+          gatewayClients: [{ namespace: "a", podLabels: { x: "bad value" } }],
+        },
+      }),
+      "network.gatewayClients[0].podLabels.x",
+      "network.gatewayClients[0].podLabels",
+    ],
+  ];
+  for (const [name, values, change, chartKey, controllerKey] of cases) {
+    it(name, async () => {
+      const run = await helmTemplate({ valuesFiles: [CI_VALUES.default], values });
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain(chartKey);
+      const { doc } = await rendered({ valuesFiles: [CI_VALUES.default] });
+      expect(() => validateInstallationConfig(doc, "accepted")).not.toThrow();
+      expect(() => validateInstallationConfig(change(doc), "changed")).toThrow(controllerKey);
+    });
+  }
+});

@@ -14,6 +14,13 @@ and the rule. Included once, by validate.yaml.
 {{- fail "openshell.endpoint is required when openshell.enabled is true (host:port of the OpenShell gateway)" }}
 {{- end }}
 {{- include "occ.validateTenantRequests" . }}
+{{- include "occ.validateLabels" (list $v.network.dns.podLabels "network.dns.podLabels") }}
+{{- range $i, $c := $v.network.gatewayClients }}
+{{- include "occ.validateLabels" (list $c.podLabels (printf "network.gatewayClients[%d].podLabels" $i)) }}
+{{- end }}
+{{- if $v.egressAuthority.enabled }}
+{{- include "occ.validateLabels" (list $v.egressAuthority.podLabels "egressAuthority.podLabels") }}
+{{- end }}
 {{- if $v.openshell.enabled }}
 {{- include "occ.validateOpenshellGateway" . }}
 {{- end }}
@@ -77,14 +84,7 @@ at least one namespace label, and no kind/name declared twice across both lists.
 {{- if not $g.operatorNamespaceLabels }}
 {{- fail "openshell.gateway.operatorNamespaceLabels must have at least one entry when openshell.enabled is true" }}
 {{- end }}
-{{- range $k, $val := $g.operatorNamespaceLabels }}
-{{- $keyOk := regexMatch "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$" $k -}}
-{{- $prefixOk := or (not (contains "/" $k)) (le (len (first (splitList "/" $k))) 253) -}}
-{{- $valueOk := regexMatch "^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$" (toString $val) -}}
-{{- if not (and $keyOk $prefixOk $valueOk) }}
-{{- fail (printf "openshell.gateway.operatorNamespaceLabels.%s is not a valid Kubernetes label key and value" $k) }}
-{{- end }}
-{{- end }}
+{{- include "occ.validateLabels" (list $g.operatorNamespaceLabels "openshell.gateway.operatorNamespaceLabels") }}
 {{- $seen := dict -}}
 {{- range $field := list "operatorWorkspaceResources" "networkPolicyResources" }}
 {{- range $i, $m := (get $g $field) }}
@@ -126,6 +126,22 @@ A Kubernetes quantity (already matched by the schema's pattern) as a float, for 
 {{- /* Floats: a relative margin keeps equal amounts in different notations equal. */ -}}
 {{- if gt (float64 (include "occ.quantityFloat" $request)) (mulf (float64 (include "occ.quantityFloat" $limit)) 1.000000001) }}
 {{- fail (printf "tenantResources.requests.%s (%s) must not exceed tenantResources.limits.%s (%s)" $resource $request $resource $limit) }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Label keys and values, as Kubernetes (and the controller) require them. Called with
+(list $map "<values key>").
+*/}}
+{{- define "occ.validateLabels" -}}
+{{- $key := index . 1 -}}
+{{- range $k, $val := (index . 0) }}
+{{- $keyOk := regexMatch "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$" $k -}}
+{{- $prefixOk := or (not (contains "/" $k)) (le (len (first (splitList "/" $k))) 253) -}}
+{{- $valueOk := and (kindIs "string" $val) (regexMatch "^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$" (toString $val)) -}}
+{{- if not (and $keyOk $prefixOk $valueOk) }}
+{{- fail (printf "%s.%s is not a valid Kubernetes label key and value (a quoted string)" $key $k) }}
 {{- end }}
 {{- end }}
 {{- end -}}
