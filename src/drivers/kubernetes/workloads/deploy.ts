@@ -6,16 +6,10 @@ import { randomBytes } from "node:crypto";
 import {
   carriesProviderCredential,
   claimVerdict,
-  hasMarkers,
-  workloadMarkers,
-  PROVIDER_CREDENTIAL_KEY,
   desiredClaims,
   desiredWorkloadObjects,
   gatewayServes,
   GATEWAY_TOKEN_KEY,
-  LABELS,
-  REVISION_SCOPED_KINDS,
-  retirementPlan,
   workloadNames,
   workloadNotDone,
   workloadObjectAction,
@@ -24,16 +18,10 @@ import {
   type DeploymentState,
   type DesiredWorkloadObject,
   type HasMetadata,
-  type ObjectMeta,
   type PersistentVolumeClaim,
   type WorkloadNotDone,
 } from "../../../domain/index.js";
-import {
-  secretMarkers,
-  ownedObjectMismatch,
-  SECRET_DATA_KEY,
-} from "../../../domain/tenant-resources.js";
-import type { CredentialSource, RevisionPassInput } from "../../workloads.js";
+import type { RevisionPassInput } from "../../workloads.js";
 import { isKubeError, type ObjectClient } from "../client/index.js";
 import type { BoundNamespace } from "../tenant/bound-namespace.js";
 import {
@@ -42,6 +30,8 @@ import {
   resolveForWorkload,
   type KubernetesWorkloadDriverOptions,
 } from "./context.js";
+import { readCredential } from "./credential.js";
+import { removeEgressPolicy, retireOthers } from "./retire.js";
 
 /**
  * One revision pass. Claims first (created once, then only verified — never patched), then the
@@ -205,99 +195,4 @@ function withGeneratedData<T extends DesiredWorkloadObject["object"]>(
     ...object,
     data: { ...secretData, [GATEWAY_TOKEN_KEY]: Buffer.from(token).toString("base64") },
   };
-}
-
-/**
- * The provider credential as stored by the Secret Driver: the Secret recorded for it, in the
- * namespace it was written to, with its UID and exact markers — anything else is refused. The
- * value travels only from one Secret body to the other; it is never logged or returned.
- */
-async function readCredential(
-  client: ObjectClient,
-  bound: BoundNamespace,
-  tenantId: string,
-  source: CredentialSource | null,
-): Promise<Readonly<Record<string, string>> | WorkloadNotDone> {
-  if (source === null) return {};
-  const refused = (why: string) =>
-    workloadNotDone(
-      "KUBERNETES_OWNERSHIP_CONFLICT",
-      `the ServiceAccount's credential Secret ${why}; it is not used`,
-    );
-  if (source.kubernetesNamespace !== bound.name || source.namespaceUid !== bound.uid) {
-    return refused("was written to another namespace than the bound one");
-  }
-  let found: { metadata?: ObjectMeta; data?: Record<string, string> } | undefined;
-  try {
-    found = await client.find("Secret", { name: source.objectName, namespace: bound.name });
-  } catch (err) {
-    return kubeFailure(err, "read the ServiceAccount's credential Secret", bound.name);
-  }
-  const mismatch = ownedObjectMismatch(found?.metadata, {
-    name: source.objectName,
-    markers: secretMarkers(tenantId, source.secretId),
-    uid: source.objectUid,
-  });
-  if (found === undefined) return refused("no longer exists");
-  if (mismatch !== null) return refused(`is not the one OCC wrote (${mismatch})`);
-  const value = found.data?.[SECRET_DATA_KEY];
-  if (value === undefined) return refused("holds no value");
-  return { [PROVIDER_CREDENTIAL_KEY]: value };
-}
-
-/**
- * Without a Credential Proxy the Agent has no egress policy: one left from a configuration
- * that had it is deleted (by UID, only with this Agent's exact markers).
- */
-async function removeEgressPolicy(
-  client: ObjectClient,
-  namespace: string,
-  tenantId: string,
-  agentId: string,
-): Promise<WorkloadNotDone | null> {
-  const name = workloadNames(agentId, "").egressPolicy;
-  try {
-    const found = await client.find<HasMetadata>("NetworkPolicy", { name, namespace });
-    const uid = found?.metadata?.uid;
-    const markers = workloadMarkers(tenantId, agentId, { scope: "agent" });
-    if (found === undefined || uid === undefined || !hasMarkers(found.metadata, markers)) {
-      return null;
-    }
-    await client.delete("NetworkPolicy", { name, namespace }, { uid });
-  } catch (err) {
-    if (isKubeError(err, "not-found") || isKubeError(err, "conflict")) return null;
-    return kubeFailure(err, `delete NetworkPolicy ${name}`, namespace);
-  }
-  return null;
-}
-
-async function retireOthers(
-  client: ObjectClient,
-  namespace: string,
-  tenantId: string,
-  agentId: string,
-  currentRevisionId: string,
-): Promise<WorkloadNotDone | null> {
-  const observed: Record<string, HasMetadata[]> = {};
-  try {
-    for (const kind of REVISION_SCOPED_KINDS) {
-      observed[kind] = await client.list<HasMetadata>(kind, {
-        namespace,
-        labelSelector: `${LABELS.agent}=${agentId},${LABELS.revision}`,
-      });
-    }
-  } catch (err) {
-    return kubeFailure(err, "list the Agent's revision objects", namespace);
-  }
-  const plan = retirementPlan(observed, tenantId, agentId, currentRevisionId);
-  for (const item of plan) {
-    try {
-      await client.delete(item.kind, { name: item.name, namespace }, { uid: item.uid });
-    } catch (err) {
-      // Gone already, or replaced by another object (UID precondition): not ours to delete.
-      if (isKubeError(err, "not-found") || isKubeError(err, "conflict")) continue;
-      return kubeFailure(err, `retire ${item.kind} ${item.name}`, namespace);
-    }
-  }
-  return null;
 }

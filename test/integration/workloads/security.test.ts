@@ -1,0 +1,170 @@
+/**
+ * What Agent workloads may reach and hold: the Credential Proxy's egress policy and proxy
+ * settings, ServiceAccount credentials, and restricted Pod Security.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LABELS, workloadNames, type ObjectMeta } from "../../../src/domain/index.js";
+import { admin } from "../compute/fixtures.js";
+import { call, startTenantApi, type TenantApi } from "../tenant/fixtures.js";
+import { agentPass, createAgent, deploy, markAvailable, readyExternal } from "./fixtures.js";
+
+let api: TenantApi;
+beforeAll(async () => {
+  api = await startTenantApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+interface Obj {
+  metadata?: ObjectMeta;
+  spec?: Record<string, unknown>;
+  data?: Record<string, string>;
+}
+
+describe("Credential Proxy", () => {
+  it("renders an Agent-scoped egress policy to DNS and the egress authority only, and sets HTTPS_PROXY/HTTP_PROXY", async () => {
+    const { id, ns } = await readyExternal(api);
+    const { agentId } = await createAgent(api, id, "dedicated");
+    const rev = await deploy(api, id, agentId);
+    const egressAuthority = {
+      namespace: "egress-system",
+      podLabels: { app: "egress" },
+      port: 3128,
+    };
+    expect(await agentPass(api, agentId, { egressAuthority })).toMatchObject({ move: "defer" });
+    const n = workloadNames(agentId, rev);
+    const policy = await admin.get<Obj>("NetworkPolicy", {
+      name: n.egressPolicy,
+      namespace: ns,
+    });
+    expect(policy.spec).toMatchObject({
+      podSelector: { matchLabels: { [LABELS.agent]: agentId } },
+      policyTypes: ["Egress"],
+      egress: [
+        { to: [{ namespaceSelector: { matchLabels: { [LABELS.metadataName]: "kube-system" } } }] },
+        {
+          to: [
+            {
+              namespaceSelector: { matchLabels: { [LABELS.metadataName]: "egress-system" } },
+              podSelector: { matchLabels: { app: "egress" } },
+            },
+          ],
+          ports: [{ protocol: "TCP", port: 3128 }],
+        },
+      ],
+    });
+    for (const name of [n.gateway, n.harness]) {
+      const d = await admin.get<{
+        metadata?: ObjectMeta;
+        spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
+      }>("Deployment", { name, namespace: ns });
+      const env = d.spec.template.spec.containers[0]?.env ?? [];
+      const url = "http://egress-authority.egress-system.svc:3128";
+      expect(env).toEqual(
+        expect.arrayContaining([
+          { name: "HTTPS_PROXY", value: url },
+          { name: "HTTP_PROXY", value: url },
+        ]),
+      );
+    }
+  });
+});
+
+describe("ServiceAccount credentials", () => {
+  it("copies the credential into the revision's credentials Secret and the gateway's env — but not with a Credential Proxy", async () => {
+    const { id, ns } = await readyExternal(api);
+    const value = `provider-${Date.now()}`;
+    const secret = await call(api, "POST", `/namespaces/${id}/secrets`, {
+      body: { name: "provider-key", value },
+    });
+    expect(secret.status, secret.text).toBe(201);
+    const sa = await call(api, "POST", `/namespaces/${id}/service-accounts`, {
+      body: {
+        name: "provider",
+        credential: { kind: "api_key", secretRef: (secret.body.data as { id: string }).id },
+      },
+    });
+    expect(sa.status, sa.text).toBe(201);
+    const saId = (sa.body.data as { id: string }).id;
+    const envOf = async (name: string) =>
+      (
+        await admin.get<{
+          metadata?: ObjectMeta;
+          spec: { template: { spec: { containers: { env: { name: string }[] }[] } } };
+        }>("Deployment", { name, namespace: ns })
+      ).spec.template.spec.containers[0]?.env.map((e) => e.name) ?? [];
+
+    const plain = (await createAgent(api, id, "embedded", { model: "m1" }, saId)).agentId;
+    const rev = await deploy(api, id, plain);
+    expect(await agentPass(api, plain)).toMatchObject({ move: "defer" });
+    const n = workloadNames(plain, rev);
+    const creds = await admin.get<Obj>("Secret", { name: n.credentials, namespace: ns });
+    expect(Buffer.from(creds.data?.["provider-credential"] ?? "", "base64").toString()).toBe(value);
+    expect(creds.data?.["gateway-token"]).toBeDefined();
+    expect(await envOf(n.gateway)).toContain("OPENCLAW_PROVIDER_CREDENTIAL");
+
+    const proxied = (await createAgent(api, id, "embedded", { model: "m1" }, saId)).agentId;
+    const rev2 = await deploy(api, id, proxied);
+    const egressAuthority = { namespace: "egress-system", podLabels: {}, port: 3128 };
+    expect(await agentPass(api, proxied, { egressAuthority })).toMatchObject({ move: "defer" });
+    const m = workloadNames(proxied, rev2);
+    const creds2 = await admin.get<Obj>("Secret", { name: m.credentials, namespace: ns });
+    expect(creds2.data?.["provider-credential"]).toBeUndefined();
+    expect(await envOf(m.gateway)).not.toContain("OPENCLAW_PROVIDER_CREDENTIAL");
+  });
+});
+
+describe("Credential Proxy removed", () => {
+  it("deletes the Agent's egress policy once the Installation has no egress authority", async () => {
+    const { id, ns } = await readyExternal(api);
+    const { agentId } = await createAgent(api, id, "embedded");
+    const rev = await deploy(api, id, agentId);
+    const egressAuthority = { namespace: "egress-system", podLabels: {}, port: 3128 };
+    expect(await agentPass(api, agentId, { egressAuthority })).toMatchObject({ move: "defer" });
+    const { egressPolicy, gateway } = workloadNames(agentId, rev);
+    expect(await admin.find("NetworkPolicy", { name: egressPolicy, namespace: ns })).toBeDefined();
+    expect(await agentPass(api, agentId)).toMatchObject({ move: "defer" });
+    expect(
+      await admin.find("NetworkPolicy", { name: egressPolicy, namespace: ns }),
+    ).toBeUndefined();
+    await markAvailable(ns, gateway);
+    expect(await agentPass(api, agentId)).toMatchObject({ move: "complete" });
+  });
+});
+
+describe("Pod Security", () => {
+  it("the gateway and harness pods are admitted by the tenant namespace's restricted Pod Security (a relaxed pod is not)", async () => {
+    const { id, ns } = await readyExternal(api);
+    const { agentId } = await createAgent(api, id, "dedicated");
+    const rev = await deploy(api, id, agentId);
+    expect(await agentPass(api, agentId)).toMatchObject({ move: "defer" });
+    const n = workloadNames(agentId, rev);
+    for (const name of [n.gateway, n.harness]) {
+      const d = await admin.get<{
+        metadata?: ObjectMeta;
+        spec: { template: { spec: Record<string, unknown> } };
+      }>("Deployment", { name, namespace: ns });
+      const pod = {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: `${name}-probe`, namespace: ns },
+        spec: d.spec.template.spec,
+      };
+      await expect(admin.create("Pod", pod, { dryRun: true })).resolves.toBeDefined();
+      // The same pod without the restricted settings: Pod Security refuses it (403), which
+      // shows the namespace enforces the profile the workload pods pass.
+      const relaxed = {
+        ...pod,
+        spec: {
+          ...d.spec.template.spec,
+          securityContext: {},
+          containers: [{ name: "relaxed", image: "busybox" }],
+        },
+      };
+      await expect(admin.create("Pod", relaxed, { dryRun: true })).rejects.toMatchObject({
+        status: 403,
+      });
+    }
+  });
+});
