@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerDevCommand } from "./dev-command.js";
 import { registerNamespacesCommands } from "./namespaces-command.js";
+import { registerPreprovisionedCommands } from "./preprovisioned-command.js";
 import { registerProcessCommands } from "./process-commands.js";
 import { runCli } from "./run.js";
 
@@ -15,5 +16,6 @@ registerMigrateCommand(program);
 registerProcessCommands(program);
 registerDevCommand(program);
 registerNamespacesCommands(program);
+registerPreprovisionedCommands(program);
 
 await runCli(program, process.argv);

@@ -19,6 +19,7 @@ import {
   notDone,
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
+  type FailedRequirement,
   type HasMetadata,
   type K8sNamespace,
   type NotDone,
@@ -39,6 +40,52 @@ export interface OpenShellHookOptions {
 }
 
 type Live = HasMetadata & Readonly<Record<string, unknown>>;
+
+/**
+ * Every way the namespace's operator labels and declared workspace resources differ from the
+ * OpenShell configuration: a missing or changed namespace label, a missing resource, one
+ * without the tenant ownership markers, or one changed outside `metadata`/`status`. Read-only;
+ * Kubernetes failures propagate.
+ */
+export async function operatorResourceFailures(
+  client: ObjectClient,
+  settings: OpenShellSettings,
+  namespace: string,
+  tenantId: string,
+  resources: readonly WorkspaceResource[] = workspaceResources(settings, namespace, tenantId),
+): Promise<FailedRequirement[]> {
+  const failures: FailedRequirement[] = [];
+  const ns = await client.get<K8sNamespace>("Namespace", { name: namespace });
+  for (const [key, value] of Object.entries(settings.operatorNamespaceLabels)) {
+    if (ns.metadata?.labels?.[key] !== value) {
+      failures.push({
+        requirement: `namespace label ${key}=${value}`,
+        fix: `set label ${key} to "${value}" on the namespace`,
+      });
+    }
+  }
+  for (const resource of resources) {
+    const what = `${resource.kind} ${resource.name}`;
+    const live = await client.find<Live>(resource.kind, { name: resource.name, namespace });
+    if (live === undefined) {
+      failures.push({
+        requirement: `${what} exists`,
+        fix: `apply ${what} from occ preprovisioned render`,
+      });
+    } else if (!isOwnedBy(live.metadata, tenantId)) {
+      failures.push({
+        requirement: `${what} carries the tenant ownership markers`,
+        fix: `add the markers to ${what} (occ preprovisioned render shows them)`,
+      });
+    } else if (!workspaceResourceMatches(resource.object, live)) {
+      failures.push({
+        requirement: `${what} matches the OpenShell configuration`,
+        fix: `re-apply ${what} from occ preprovisioned render`,
+      });
+    }
+  }
+  return failures;
+}
 
 export class OpenShellNamespaceHook implements NamespaceHook {
   readonly name = "openshell";
@@ -101,27 +148,18 @@ export class OpenShellNamespaceHook implements NamespaceHook {
     tenantId: string,
     resources: readonly WorkspaceResource[],
   ): Promise<NotDone | null> {
-    const problems: string[] = [];
-    const ns = await this.opts.client.get<K8sNamespace>("Namespace", { name: namespace });
-    for (const [key, value] of Object.entries(this.opts.settings.operatorNamespaceLabels)) {
-      if (ns.metadata?.labels?.[key] !== value) problems.push(`namespace label ${key}`);
-    }
-    for (const resource of resources) {
-      const live = await this.opts.client.find<Live>(resource.kind, {
-        name: resource.name,
-        namespace,
-      });
-      if (live === undefined) problems.push(`${resource.kind} ${resource.name} missing`);
-      else if (!isOwnedBy(live.metadata, tenantId))
-        problems.push(`${resource.kind} ${resource.name} lacks the tenant markers`);
-      else if (!workspaceResourceMatches(resource.object, live))
-        problems.push(`${resource.kind} ${resource.name} changed`);
-    }
+    const problems = await operatorResourceFailures(
+      this.opts.client,
+      this.opts.settings,
+      namespace,
+      tenantId,
+      resources,
+    );
     return problems.length === 0
       ? null
       : notDone(
           "KUBERNETES_OWNERSHIP_CONFLICT",
-          `${PREPROVISIONED_MESSAGES.operatorResource} Failing: ${problems.join("; ")}`,
+          `${PREPROVISIONED_MESSAGES.operatorResource} Failing: ${problems.map((f) => f.requirement).join("; ")}`,
         );
   }
 

@@ -59,49 +59,54 @@ export function profileConfig(
   overrides: Record<string, unknown> = {},
   endpoint = "127.0.0.1:1",
 ): InstallationConfig {
-  return validateInstallationConfig(
-    {
-      drivers: { sandbox: "openshell" },
-      network: {
-        gatewayRouting: ROUTING,
-        egressAuthority: {
-          namespace: "openclaw-system",
-          podLabels: { app: "credential-proxy" },
-          port: 3128,
-        },
+  return validateInstallationConfig(profileDocument(overrides, endpoint), "test");
+}
+
+/** The configuration document of {@link profileConfig}, as a file would hold it. */
+export function profileDocument(
+  overrides: Record<string, unknown> = {},
+  endpoint = "127.0.0.1:1",
+): Record<string, unknown> {
+  return {
+    drivers: { sandbox: "openshell" },
+    network: {
+      gatewayRouting: ROUTING,
+      egressAuthority: {
+        namespace: "openclaw-system",
+        podLabels: { app: "credential-proxy" },
+        port: 3128,
       },
-      openshell: {
-        endpoint,
-        gateway: {
-          workspaceMode: "operator",
-          operatorNamespaceLabels: { [OPENSHELL_LABEL]: "operator" },
-          operatorWorkspaceResources: [
-            { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "openshell-sandbox" } },
-            {
-              apiVersion: "rbac.authorization.k8s.io/v1",
-              kind: "Role",
-              metadata: { name: "openshell-sandbox" },
-              rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }],
-            },
-            {
-              apiVersion: "rbac.authorization.k8s.io/v1",
-              kind: "RoleBinding",
-              metadata: { name: "openshell-sandbox" },
-              roleRef: {
-                apiGroup: "rbac.authorization.k8s.io",
-                kind: "Role",
-                name: "openshell-sandbox",
-              },
-              subjects: [{ kind: "ServiceAccount", name: "openshell-sandbox" }],
-            },
-          ],
-          networkPolicyResources: [DECLARED_POLICY],
-        },
-      },
-      ...overrides,
     },
-    "test",
-  );
+    openshell: {
+      endpoint,
+      gateway: {
+        workspaceMode: "operator",
+        operatorNamespaceLabels: { [OPENSHELL_LABEL]: "operator" },
+        operatorWorkspaceResources: [
+          { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "openshell-sandbox" } },
+          {
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "Role",
+            metadata: { name: "openshell-sandbox" },
+            rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }],
+          },
+          {
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "RoleBinding",
+            metadata: { name: "openshell-sandbox" },
+            roleRef: {
+              apiGroup: "rbac.authorization.k8s.io",
+              kind: "Role",
+              name: "openshell-sandbox",
+            },
+            subjects: [{ kind: "ServiceAccount", name: "openshell-sandbox" }],
+          },
+        ],
+        networkPolicyResources: [DECLARED_POLICY],
+      },
+    },
+    ...overrides,
+  };
 }
 
 /** A Namespace ID under the binding's wider pattern, unique per call. */
