@@ -10,9 +10,18 @@ import {
   NAMESPACE_CLUSTER_ROLES,
   OPENSHELL_TENANT_ROLE,
   OPENSHELL_TENANT_RULES,
+  chartClusterRbac,
+  openshellTenantClusterRole,
+  preprovisionedClusterRbac,
 } from "../../../src/drivers/kubernetes/rbac-objects.js";
+import { currentManagedName } from "../../../src/domain/naming.js";
 import { CI_VALUES, renderChart } from "../../harness/helm.js";
-import { CHART_NAMESPACE_ROLES, chartTenantClusterRoles } from "../../harness/rbac.js";
+import {
+  CHART_NAMESPACE_ROLES,
+  chartTenantClusterRoles,
+  normalChartClusterRoles,
+  preprovisionedChartClusterRoles,
+} from "../../harness/rbac.js";
 import { boundRoleNames, rulesOf } from "./rendered.js";
 
 /**
@@ -92,5 +101,35 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
     expect(roles.find((r) => r.metadata.name === TENANT_CLUSTER_ROLES.worker)?.rules).toEqual(
       TENANT_WORKER_RULES,
     );
+  });
+
+  it("the roles `occ dev up` grants (rbac-objects.ts) are the chart's, name for name", async () => {
+    const subject = { kind: "User", name: "x" } as const;
+    const fromSrc = [...chartClusterRbac(subject, subject), openshellTenantClusterRole()]
+      .filter((o) => o.kind === "ClusterRole")
+      .map((o) => ({ name: o.metadata?.name, rules: (o as unknown as { rules: unknown }).rules }));
+    const fromChart = (await normalChartClusterRoles()).map((r) => ({
+      name: r.metadata.name,
+      rules: r.rules,
+    }));
+    const byName = (a: { name: string | undefined }, b: { name: string | undefined }) =>
+      String(a.name).localeCompare(String(b.name));
+    expect(fromChart.sort(byName)).toEqual(fromSrc.sort(byName));
+  });
+
+  it("the preprovisioned roles of rbac-objects.ts are the chart's", async () => {
+    const id = "ns_example";
+    const names = { worker: "w", api: "a" };
+    const fromSrc = preprovisionedClusterRbac(currentManagedName(id), names).map((o) => ({
+      name: o.metadata?.name,
+      rules: (o as unknown as { rules: unknown }).rules,
+    }));
+    const fromChart = (
+      await preprovisionedChartClusterRoles(
+        { namespaceId: id, uid: "0f4c2a9e-6b1d-4c3e-9a7f-2d5e8b1c4a60" },
+        names,
+      )
+    ).map((r) => ({ name: r.metadata.name, rules: r.rules }));
+    expect(fromChart).toEqual(fromSrc);
   });
 });
