@@ -1,0 +1,149 @@
+import { spawnSync } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { uniqueName } from "../../harness/kube.js";
+import { admin } from "../../harness/preprovisioned.js";
+import { prepare, profileDocument, type Prepared } from "./fixtures.js";
+
+const EXACT =
+  "A preprovisioned Namespace requires single-cluster bundled Kubernetes and OpenShell Drivers with Credential Proxy and gateway routing.";
+
+/** Runs the real `occ` as a child process with `env` added. */
+function occ(args: readonly string[], env: Record<string, string>) {
+  const res = spawnSync(process.execPath, ["bin/occ.js", ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+async function configFile(doc: Record<string, unknown>): Promise<string> {
+  const file = join(inject("env").runDir, `${uniqueName("startup")}.yaml`);
+  await writeFile(file, JSON.stringify(doc));
+  return file;
+}
+
+const UID = "0f4c2a9e-6b1d-4c3e-9a7f-2d5e8b1c4a60";
+const BINDING = JSON.stringify({ namespaceId: "ns_example", uid: UID });
+
+describe("startup of occ api and occ worker in the preprovisioned profile", () => {
+  const base = profileDocument();
+  const missing: [string, Record<string, unknown>][] = [
+    [
+      "no Credential Proxy",
+      { ...base, network: { ...(base.network as object), egressAuthority: null } },
+    ],
+    [
+      "no gateway routing",
+      { ...base, network: { ...(base.network as object), gatewayRouting: null } },
+    ],
+    ["an execution cluster", { ...base, executionCluster: { enabled: true } }],
+    ["no OpenShell Sandbox Driver", { ...base, drivers: { sandbox: "none" } }],
+    [
+      "an installed Compute Driver",
+      { ...base, drivers: { sandbox: "openshell", compute: { module: "./x.js" } } },
+    ],
+    [
+      "an installed Configuration Driver",
+      { ...base, drivers: { sandbox: "openshell", configuration: { module: "./x.js" } } },
+    ],
+  ];
+
+  it.each(missing)("%s → both processes stop with exactly the seed's sentence", async (_, doc) => {
+    const file = await configFile(doc);
+    for (const command of ["api", "worker"]) {
+      const res = occ(
+        [command, "--config", file, "--database-url", "postgres://unused.invalid/x"],
+        {
+          OCC_PREPROVISIONED_NAMESPACE: BINDING,
+        },
+      );
+      expect(res.code).toBe(1);
+      expect(res.stderr.trim()).toBe(`occ: ${EXACT}`);
+    }
+  });
+
+  it.each([
+    ["bad JSON", "{nope", "not valid JSON"],
+    [
+      "an extra key",
+      JSON.stringify({ namespaceId: "ns_example", uid: UID, extra: 1 }),
+      "OCC_PREPROVISIONED_NAMESPACE.extra is not allowed",
+    ],
+    [
+      "an uppercase UID",
+      JSON.stringify({ namespaceId: "ns_example", uid: UID.toUpperCase() }),
+      "uppercase",
+    ],
+    [
+      "a bad ID",
+      JSON.stringify({ namespaceId: "example", uid: UID }),
+      "namespaceId must match ^ns_[a-zA-Z0-9_-]{1,60}$",
+    ],
+  ])(
+    "a malformed OCC_PREPROVISIONED_NAMESPACE (%s) names the problem",
+    async (_, raw, expected) => {
+      const file = await configFile(base);
+      const res = occ(
+        ["worker", "--config", file, "--database-url", "postgres://unused.invalid/x"],
+        {
+          OCC_PREPROVISIONED_NAMESPACE: raw,
+        },
+      );
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(expected);
+    },
+  );
+
+  it("without a binding, executionCluster.enabled: true is refused", async () => {
+    const file = await configFile({ executionCluster: { enabled: true } });
+    const res = occ(["api", "--config", file, "--database-url", "postgres://unused.invalid/x"], {
+      OCC_PREPROVISIONED_NAMESPACE: "",
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("executionCluster.enabled: true is not supported");
+  });
+});
+
+describe("the worker's startup verification", () => {
+  let p: Prepared;
+  beforeAll(async () => {
+    p = await prepare();
+  });
+
+  it("lists every mismatching requirement and stops", async () => {
+    await admin().patch(
+      "Namespace",
+      { name: p.name },
+      {
+        metadata: {
+          labels: {
+            "openclaw-enterprise.io/gateway": "000000000000",
+            "pod-security.kubernetes.io/audit": null,
+          },
+          annotations: { "openclaw.dev/namespace-id": "ns_someone-else" },
+        },
+      },
+      { type: "merge" },
+    );
+    const base = profileDocument();
+    const file = await configFile({
+      ...base,
+      kubernetes: { kubeconfig: p.identities.worker.kubeconfig },
+    });
+    const dir = await mkdtemp(join(inject("env").runDir, "pglite-"));
+    const res = occ(["worker", "--config", file, "--pglite", dir, "--metrics-port", "0"], {
+      OCC_PREPROVISIONED_NAMESPACE: JSON.stringify(p.binding),
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      "Preprovisioned Kubernetes Namespace identity, ownership, gateway membership, Pod Security or lifecycle does not match the Installation.",
+    );
+    expect(res.stderr).toContain("annotation openclaw.dev/namespace-id");
+    expect(res.stderr).toContain("label openclaw-enterprise.io/gateway");
+    expect(res.stderr).toContain("label pod-security.kubernetes.io/audit");
+  });
+});
