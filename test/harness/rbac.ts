@@ -133,15 +133,18 @@ export async function bindTenantRole(
  * from ci/preprovisioned-values.yaml with the given binding, returned as `[worker, api]` like
  * `preprovisionedClusterRbac` (src/drivers/kubernetes/rbac-objects.ts). `names` renames them
  * (the rules are untouched) so that a test can create them beside the normal profile's roles
- * in the shared test cluster.
+ * in the shared test cluster. The rendered RBAC depends on the namespace ID only; `uid` is
+ * needed to render at all and defaults to a placeholder (tests create identities before the
+ * namespace exists).
  */
 export async function preprovisionedChartClusterRoles(
-  binding: { readonly namespaceId: string; readonly uid: string },
+  binding: { readonly namespaceId: string; readonly uid?: string },
   names: { readonly worker: string; readonly api: string } = CHART_NAMESPACE_ROLES,
 ): Promise<readonly [ChartClusterRole, ChartClusterRole]> {
+  const uid = binding.uid ?? "00000000-0000-4000-8000-000000000000";
   const objects = await renderChart({
     valuesFiles: [CI_VALUES.preprovisioned],
-    values: { preprovisionedNamespace: { namespaceId: binding.namespaceId, uid: binding.uid } },
+    values: { preprovisionedNamespace: { namespaceId: binding.namespaceId, uid } },
   });
   const roles = clusterRoles(objects);
   const pick = (rendered: string, name: string): ChartClusterRole => {
