@@ -123,7 +123,7 @@ seccompProfile:
     - { protocol: UDP, port: 5353 }
     - { protocol: TCP, port: 5353 }
 - to:
-    {{- include "occ.peers" (list .Values.database.egress.peers "database.egress.peers") | nindent 4 }}
+    {{- include "occ.peers" (list .Values.database.egress.peers "database.egress.peers") | trim | nindent 4 }}
   ports:
     - { protocol: TCP, port: {{ .Values.database.egress.port }} }
 {{- end -}}
