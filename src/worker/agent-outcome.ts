@@ -82,7 +82,8 @@ export async function settleAgentPass(
             : "agents.lifecycle.teardown",
         resourceKind: "agent",
         resourceId: target.agent.id,
-        outcome: reason === null ? "success" : "failure",
+        // Waiting (a rollout, a deletion in progress) is not a failure.
+        outcome: to === "failed" || to === "retrying" ? "failure" : "success",
         details: {
           to,
           workItem: claim.item.id,
@@ -130,12 +131,9 @@ async function applyOutcome(
   if (kind === "agent.deploy" && revision !== undefined && revision.status === "queued") {
     await setRevisionStatus(tx, revision.id, finished ? "failed" : "queued", reason);
   }
-  if (finished) return "failed";
-  return agent.statusCode === reason.code
-    ? null
-    : verdict.kind === "stopped"
-      ? "failed"
-      : "pending";
+  if (finished || verdict.kind === "stopped") return "failed";
+  if (agent.statusCode === reason.code) return null;
+  return verdict.result.outcome === "pending" ? "pending" : "retrying";
 }
 
 function unreachable(): never {

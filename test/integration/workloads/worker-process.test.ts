@@ -71,5 +71,21 @@ describe("occ worker", () => {
       return (await call(api, "GET", `/namespaces/${id}/agents/${agentId}`)).status === 404;
     });
     expect(await agentObjectsEverywhere(agentId)).toEqual([]);
+    const audit = await api.db.query<{ action: string; outcome: string }>(
+      "SELECT action, outcome FROM audit_events WHERE resource_id = $1 ORDER BY occurred_at, id",
+      [agentId],
+    );
+    // Consecutive lifecycle events of one kind (pending, then done) collapse to one here.
+    const actions = audit.rows
+      .map((r) => r.action)
+      .filter((action, i, all) => action !== all[i - 1]);
+    expect(actions).toEqual([
+      "agents.create",
+      "agents.deploy",
+      "agents.lifecycle.deploy",
+      "agents.delete",
+      "agents.lifecycle.teardown",
+    ]);
+    expect(audit.rows.every((r) => r.outcome === "success")).toBe(true);
   });
 });

@@ -9,6 +9,7 @@ import { AgentSchema } from "../../../src/api/agents/schemas.js";
 import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
 import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/ids.js";
 import { newTenantResourceId } from "../../../src/domain/tenant-resources.js";
+import { insertAgentRevision } from "../../../src/store/agent-revisions.js";
 import { insertConfiguration } from "../../../src/store/configurations.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import {
@@ -216,5 +217,51 @@ describe("DELETE …/agents/{agentId} and the Namespace", () => {
     expect(refused.status).toBe(409);
     expect(errorOf(refused).error.code).toBe("NAMESPACE_NOT_EMPTY");
     expect(errorOf(refused).error.message).toContain("Agents");
+  });
+});
+
+describe("AgentRevisions", () => {
+  it("are immutable: only their lifecycle columns change", async () => {
+    const agent = await newAgent(a, cfgA, "immutable");
+    const revision = await insertAgentRevision(fx.raw, {
+      id: "rev_00000000-0000-4000-8000-0000000000c1",
+      agentId: agent.id,
+      namespaceId: a,
+      configurationId: cfgA,
+      configurationGeneration: 1,
+      configurationDocument: "{}",
+      executionMode: "dedicated",
+      serviceAccountId: null,
+      compute: { source: "bundled", name: "kubernetes" },
+    });
+    expect(revision.number).toBe(1);
+    await expect(
+      fx.raw.query(
+        "UPDATE agent_revisions SET configuration_document = '{\"x\":1}' WHERE id = $1",
+        [revision.id],
+      ),
+    ).rejects.toThrow(/immutable/);
+    await fx.raw.query("UPDATE agent_revisions SET status = 'superseded' WHERE id = $1", [
+      revision.id,
+    ]);
+  });
+
+  it("need agent_revision:read: agent:read alone lists Agents but not their revisions", async () => {
+    const agent = await newAgent(a, cfgA, "revisions-guarded");
+    const reader = await principalWith(
+      fx,
+      "agent-only-reader",
+      [{ action: "read", kind: "agent" }],
+      a,
+    );
+    expect(
+      (await call(fx.app, "GET", `${agents(a)}/${agent.id}`, { key: reader.key })).status,
+    ).toBe(200);
+    const r = await call(fx.app, "GET", `${agents(a)}/${agent.id}/revisions`, { key: reader.key });
+    expect(r.status).toBe(403);
+    const admin = await call(fx.app, "GET", `${agents(a)}/${agent.id}/revisions`, {
+      key: fx.adminKey,
+    });
+    expect(admin.status).toBe(200);
   });
 });
