@@ -1,8 +1,10 @@
 import type {
+  AgentId,
   DeployRevisionResult,
   ExecutionModeValue,
   NamespaceId,
   Placement,
+  RevisionId,
   TeardownAgentResult,
 } from "../domain/index.js";
 
@@ -28,9 +30,9 @@ export interface CredentialSource {
 /** What the worker hands the driver for one revision pass. */
 export interface RevisionPassInput {
   readonly tenant: WorkloadTenant;
-  readonly agentId: string;
+  readonly agentId: AgentId;
   readonly executionMode: ExecutionModeValue;
-  readonly revisionId: string;
+  readonly revisionId: RevisionId;
   /** The revision's configuration snapshot (JSON text). */
   readonly configurationDocument: string;
   /** The ServiceAccount's credential, copied into the revision's credentials Secret. */
@@ -40,7 +42,7 @@ export interface RevisionPassInput {
 /** What the worker hands the driver for one teardown pass. */
 export interface AgentTeardownInput {
   readonly tenant: WorkloadTenant;
-  readonly agentId: string;
+  readonly agentId: AgentId;
 }
 
 /**

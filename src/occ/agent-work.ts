@@ -4,6 +4,7 @@
  * `agent:<id>:revision:<revisionId>` and `agent:<id>:deleted`. The API enqueues and the worker
  * claims by these kinds; the queue never interprets them.
  */
+import { isAgentId, type AgentId, type RevisionId } from "../domain/workload-ids.js";
 import { enqueue, type EnqueueInput } from "../queue/enqueue.js";
 import { DEFAULT_WORK_QUEUE_POLICY, type WorkQueuePolicy } from "../queue/policy.js";
 import { workItemsTable, type QueueConfig, type WorkItem } from "../queue/work-items.js";
@@ -16,22 +17,23 @@ export type AgentWorkKind = (typeof AGENT_WORK_KINDS)[number];
 const SUBJECT_PREFIX = "agent:";
 
 /** The lane of an Agent's work. */
-export function agentWorkSubject(agentId: string): string {
+export function agentWorkSubject(agentId: AgentId): string {
   return `${SUBJECT_PREFIX}${agentId}`;
 }
 
 /** The Agent ID of a lane, or `null` when the subject is not an Agent lane. */
-export function agentIdOfSubject(subject: string): string | null {
-  return subject.startsWith(SUBJECT_PREFIX) ? subject.slice(SUBJECT_PREFIX.length) : null;
+export function agentIdOfSubject(subject: string): AgentId | null {
+  const id = subject.startsWith(SUBJECT_PREFIX) ? subject.slice(SUBJECT_PREFIX.length) : null;
+  return isAgentId(id) ? id : null;
 }
 
 /** The key of the work that deploys one revision. */
-export function revisionWorkKey(agentId: string, revisionId: string): string {
+export function revisionWorkKey(agentId: AgentId, revisionId: RevisionId): string {
   return `agent:${agentId}:revision:${revisionId}`;
 }
 
 /** The key of the work that tears an Agent down. */
-export function agentTeardownWorkKey(agentId: string): string {
+export function agentTeardownWorkKey(agentId: AgentId): string {
   return `agent:${agentId}:deleted`;
 }
 

@@ -6,7 +6,9 @@
  */
 import type { NamespaceId } from "../domain/ids.js";
 import { EXECUTION_MODES, type ExecutionMode } from "./agents.js";
+import { isAgentId, isRevisionId, type AgentId, type RevisionId } from "../domain/workload-ids.js";
 import {
+  branded,
   defineTable,
   integer,
   jsonObject,
@@ -24,8 +26,8 @@ export const REVISION_STATUSES = ["queued", "active", "retired", "superseded", "
 export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
 export const agentRevisionsTable = defineTable("agent_revisions", {
-  id: text,
-  agentId: text,
+  id: branded(isRevisionId, "an AgentRevision ID"),
+  agentId: branded(isAgentId, "an Agent ID"),
   namespaceId: text,
   number: integer,
   configurationId: text,
@@ -46,8 +48,8 @@ export type AgentRevisionRecord = RowOf<typeof agentRevisionsTable.columns>;
 const COLUMNS = agentRevisionsTable.select();
 
 export interface NewAgentRevision {
-  readonly id: string;
-  readonly agentId: string;
+  readonly id: RevisionId;
+  readonly agentId: AgentId;
   readonly namespaceId: NamespaceId;
   readonly configurationId: string;
   readonly configurationGeneration: number;

@@ -6,7 +6,18 @@
  * the Agent may remain in the cluster.
  */
 import type { NamespaceId } from "../domain/ids.js";
-import { defineTable, integer, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
+import type { AgentId } from "../domain/workload-ids.js";
+import { isAgentId, isRevisionId } from "../domain/workload-ids.js";
+import {
+  branded,
+  defineTable,
+  integer,
+  nullable,
+  oneOf,
+  text,
+  timestamp,
+  type RowOf,
+} from "./columns.js";
 import type { Queryable } from "./db.js";
 import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
 
@@ -17,14 +28,14 @@ export const AGENT_STATUSES = ["active", "deleting"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export const agentsTable = defineTable("agents", {
-  id: text,
+  id: branded(isAgentId, "an Agent ID"),
   namespaceId: text,
   name: text,
   configurationId: text,
   executionMode: oneOf(EXECUTION_MODES),
   serviceAccountId: nullable(text),
   status: oneOf(AGENT_STATUSES),
-  currentRevisionId: nullable(text),
+  currentRevisionId: nullable(branded(isRevisionId, "an AgentRevision ID")),
   revisionCount: integer,
   statusCode: nullable(text),
   statusMessage: nullable(text),
@@ -37,7 +48,7 @@ export type AgentRecord = RowOf<typeof agentsTable.columns>;
 const COLUMNS = agentsTable.select();
 
 export interface NewAgent {
-  readonly id: string;
+  readonly id: AgentId;
   readonly namespaceId: NamespaceId;
   readonly name: string;
   readonly configurationId: string;

@@ -5,7 +5,11 @@
  */
 import { expect, inject } from "vitest";
 import {
+  isAgentId,
+  isRevisionId,
   LABELS,
+  type AgentId,
+  type RevisionId,
   workloadNames,
   type DeploymentState,
   type HasMetadata,
@@ -62,7 +66,7 @@ export function workerWorkloads(extra: Partial<KubernetesWorkloadDriverOptions> 
  */
 export async function agentPass(
   api: TenantApi,
-  agentId: string,
+  agentId: AgentId,
   extra: Partial<KubernetesWorkloadDriverOptions> = {},
 ): Promise<PassSummary> {
   const queue = createWorkQueue({
@@ -125,7 +129,7 @@ export async function createAgent(
   executionMode: "embedded" | "dedicated",
   values: Record<string, unknown> = { model: "m1" },
   serviceAccountId?: string,
-): Promise<{ agentId: string; configurationId: string }> {
+): Promise<{ agentId: AgentId; configurationId: string }> {
   const cfg = await call(api, "POST", `/namespaces/${id}/configurations`, {
     body: { kind: "agent", values },
   });
@@ -140,14 +144,22 @@ export async function createAgent(
     },
   });
   expect(agent.status, agent.text).toBe(201);
-  return { agentId: (agent.body.data as { id: string }).id, configurationId };
+  const agentId = (agent.body.data as { id: string }).id;
+  if (!isAgentId(agentId)) throw new Error(`not an Agent ID: ${agentId}`);
+  return { agentId, configurationId };
 }
 
 /** `POST …/deploy`; returns the revision ID. */
-export async function deploy(api: TenantApi, id: NamespaceId, agentId: string): Promise<string> {
+export async function deploy(
+  api: TenantApi,
+  id: NamespaceId,
+  agentId: string,
+): Promise<RevisionId> {
   const res = await call(api, "POST", `/namespaces/${id}/agents/${agentId}/deploy`);
   expect(res.status, res.text).toBe(202);
-  return (res.body.data as { id: string }).id;
+  const revisionId = (res.body.data as { id: string }).id;
+  if (!isRevisionId(revisionId)) throw new Error(`not a revision ID: ${revisionId}`);
+  return revisionId;
 }
 
 /**
@@ -200,7 +212,7 @@ export async function releaseTerminatingClaims(ns: string, agentId: string): Pro
 }
 
 /** Deploys until active: pass (pending), gateway marked available, pass (active). */
-export async function rollOut(api: TenantApi, ns: string, agentId: string): Promise<void> {
+export async function rollOut(api: TenantApi, ns: string, agentId: AgentId): Promise<void> {
   const first = await agentPass(api, agentId);
   expect(first).toMatchObject({
     result: "applied",
@@ -241,7 +253,7 @@ export async function agentObjectsEverywhere(agentId: string): Promise<string[]>
 }
 
 /** Runs teardown passes (releasing terminating claims between them) until the work completes. */
-export async function tearDown(api: TenantApi, ns: string, agentId: string): Promise<void> {
+export async function tearDown(api: TenantApi, ns: string, agentId: AgentId): Promise<void> {
   for (let round = 0; round < 5; round += 1) {
     const summary = await agentPass(api, agentId);
     if (summary.result === "applied" && summary.move === "complete") return;

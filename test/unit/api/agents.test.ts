@@ -9,6 +9,7 @@ import { AgentSchema } from "../../../src/api/agents/schemas.js";
 import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
 import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/ids.js";
 import { newTenantResourceId } from "../../../src/domain/tenant-resources.js";
+import { isAgentId, newRevisionId, type AgentId } from "../../../src/domain/workload-ids.js";
 import { insertAgentRevision } from "../../../src/store/agent-revisions.js";
 import { insertConfiguration } from "../../../src/store/configurations.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
@@ -54,6 +55,11 @@ async function configuration(ns: NamespaceId): Promise<string> {
 }
 
 const agents = (ns: string) => `/namespaces/${ns}/agents`;
+
+function agentIdOf(value: string): AgentId {
+  if (!isAgentId(value)) throw new Error(`not an Agent ID: ${value}`);
+  return value;
+}
 
 beforeAll(async () => {
   fx = await startApi();
@@ -224,8 +230,8 @@ describe("AgentRevisions", () => {
   it("are immutable: only their lifecycle columns change", async () => {
     const agent = await newAgent(a, cfgA, "immutable");
     const revision = await insertAgentRevision(fx.raw, {
-      id: "rev_00000000-0000-4000-8000-0000000000c1",
-      agentId: agent.id,
+      id: newRevisionId(),
+      agentId: agentIdOf(agent.id),
       namespaceId: a,
       configurationId: cfgA,
       configurationGeneration: 1,
