@@ -165,4 +165,25 @@ describe("the OpenShell Sandbox Driver, preprovisioned", () => {
     expect(gw.workspaces.get(p.name)?.labels).toEqual({ other: "owner" });
     gw.workspaces.delete(p.name);
   });
+
+  it("an unreachable gateway is a retryable failure, never ready", async () => {
+    if (p.config.openshell === null) throw new Error("no openshell settings");
+    const down = createOpenShellGateway({
+      ...p.config.openshell,
+      endpoint: "127.0.0.1:1",
+      requestTimeoutMs: 1_000,
+    });
+    try {
+      const result = await driverFor(p, [
+        openshellHook(p.worker, down, p.config, p.binding),
+      ]).ensureNamespace(passInput(p.id));
+      expect(result).toMatchObject({
+        outcome: "failed",
+        code: "SANDBOX_GATEWAY_UNAVAILABLE",
+        retryable: true,
+      });
+    } finally {
+      down.close();
+    }
+  });
 });
