@@ -23,8 +23,10 @@ import {
   createMissing,
   openshellTenantClusterRole,
   preprovisionedClusterRbac,
+  type RbacObject,
   type RbacSubject,
 } from "../../src/drivers/kubernetes/rbac-objects.js";
+import type { PolicyRule } from "../../src/drivers/kubernetes/rbac-rules.js";
 import { uniqueName } from "./kube.js";
 
 /** Where the fresh ServiceAccounts live. */
@@ -156,26 +158,27 @@ export async function preprovisionedIdentities(
 export async function grantOperator(): Promise<void> {
   const role = "occ-test-preprovisioned-operator";
   const all = ["get", "list", "watch", "create", "update", "patch", "delete"];
+  const operatorRole: RbacObject & { readonly rules: readonly PolicyRule[] } = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: role },
+    rules: [
+      { apiGroups: [""], resources: ["namespaces", "serviceaccounts"], verbs: all },
+      { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: all },
+      {
+        apiGroups: ["rbac.authorization.k8s.io"],
+        resources: ["roles", "rolebindings"],
+        verbs: all,
+      },
+      {
+        apiGroups: ["rbac.authorization.k8s.io"],
+        resources: ["clusterroles", "roles"],
+        verbs: ["bind", "escalate"],
+      },
+    ],
+  };
   await createMissing(admin(), [
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: role },
-      rules: [
-        { apiGroups: [""], resources: ["namespaces", "serviceaccounts"], verbs: all },
-        { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: all },
-        {
-          apiGroups: ["rbac.authorization.k8s.io"],
-          resources: ["roles", "rolebindings"],
-          verbs: all,
-        },
-        {
-          apiGroups: ["rbac.authorization.k8s.io"],
-          resources: ["clusterroles", "roles"],
-          verbs: ["bind", "escalate"],
-        },
-      ],
-    } as never,
+    operatorRole,
     clusterRoleBinding(role, role, { kind: "User", name: "operator" }),
   ]);
 }

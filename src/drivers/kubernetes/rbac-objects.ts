@@ -15,7 +15,7 @@ export interface RbacSubject {
   readonly namespace?: string;
 }
 
-interface RbacObject extends KubeObjectLike {
+export interface RbacObject extends KubeObjectLike {
   readonly kind: "ClusterRole" | "ClusterRoleBinding" | "RoleBinding";
 }
 
