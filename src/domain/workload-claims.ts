@@ -10,7 +10,7 @@
 import type { ObjectMeta } from "./k8s-objects.js";
 import { hasMarkers, type Markers } from "./markers.js";
 import { quantityStringsEqual } from "./quantity.js";
-import { workloadMarkers, workloadNames } from "./workload-names.js";
+import { agentObjectNames, workloadMarkers } from "./workload-names.js";
 import type { ExecutionModeValue, WorkloadImages } from "./workload-objects.js";
 import { workloadNotDone, type WorkloadNotDone } from "./workload-outcomes.js";
 
@@ -48,7 +48,7 @@ export function desiredClaims(input: {
   readonly executionMode: ExecutionModeValue;
   readonly workloads: WorkloadImages;
 }): readonly ClaimSpec[] {
-  const names = workloadNames(input.agentId, "");
+  const names = agentObjectNames(input.agentId);
   const markers = workloadMarkers(input.tenantId, input.agentId, { scope: "agent" });
   const base = { markers, storageClassName: input.workloads.storageClassName };
   const state: ClaimSpec = {

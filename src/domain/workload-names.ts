@@ -46,30 +46,48 @@ export const GATEWAY_TOKEN_KEY = "gateway-token";
 /** The data key of the credentials Secret holding the ServiceAccount's provider credential. */
 export const PROVIDER_CREDENTIAL_KEY = "provider-credential";
 
-/** The names of every object of one Agent (and of one of its revisions). */
-export interface WorkloadNames {
+/** The names of the Agent-scoped objects: they live as long as the Agent. */
+export interface AgentObjectNames {
   readonly gateway: string;
   readonly gatewayState: string;
   readonly workspace: string;
   readonly egressPolicy: string;
+}
+
+/** The names of one revision's own objects. */
+export interface RevisionObjectNames {
   readonly config: string;
   readonly credentials: string;
   readonly harness: string;
 }
 
-/** `gateway-<h12(agentId)>` and the rest; revision-scoped names hash the revision ID. */
-export function workloadNames(agentId: string, revisionId: string): WorkloadNames {
+/** The names of every object of one Agent and one of its revisions. */
+export type WorkloadNames = AgentObjectNames & RevisionObjectNames;
+
+/** `gateway-<h12(agentId)>`, `gateway-state-<h12>`, `workspace-<h12>`, `agent-egress-<h12>`. */
+export function agentObjectNames(agentId: string): AgentObjectNames {
   const a = h(agentId, 12);
-  const r = h(revisionId, 12);
   return {
     gateway: `gateway-${a}`,
     gatewayState: `gateway-state-${a}`,
     workspace: `workspace-${a}`,
     egressPolicy: `agent-egress-${a}`,
+  };
+}
+
+/** `agent-config-<h12(revisionId)>`, `agent-credentials-<h12>`, `harness-<h12>`. */
+export function revisionObjectNames(revisionId: string): RevisionObjectNames {
+  const r = h(revisionId, 12);
+  return {
     config: `agent-config-${r}`,
     credentials: `agent-credentials-${r}`,
     harness: `harness-${r}`,
   };
+}
+
+/** Both: what one revision pass renders. */
+export function workloadNames(agentId: string, revisionId: string): WorkloadNames {
+  return { ...agentObjectNames(agentId), ...revisionObjectNames(revisionId) };
 }
 
 /** Which markers an object carries: the Agent's, or the Agent's plus one revision's. */

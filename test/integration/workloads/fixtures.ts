@@ -10,7 +10,7 @@ import {
   LABELS,
   type AgentId,
   type RevisionId,
-  workloadNames,
+  agentObjectNames,
   type DeploymentState,
   type HasMetadata,
   type NamespaceId,
@@ -197,7 +197,7 @@ export async function markAvailable(ns: string, name: string): Promise<void> {
  * does not run it): drop the `kubernetes.io/pvc-protection` finalizer of a terminating claim.
  */
 export async function releaseTerminatingClaims(ns: string, agentId: string): Promise<void> {
-  const names = workloadNames(agentId, "");
+  const names = agentObjectNames(agentId);
   for (const name of [names.gatewayState, names.workspace]) {
     const pvc = await admin.find<HasMetadata>("PersistentVolumeClaim", { name, namespace: ns });
     if (pvc?.metadata?.deletionTimestamp !== undefined) {
@@ -219,7 +219,7 @@ export async function rollOut(api: TenantApi, ns: string, agentId: AgentId): Pro
     move: "defer",
     code: "WORKLOAD_ROLLOUT_PENDING",
   });
-  await markAvailable(ns, workloadNames(agentId, "").gateway);
+  await markAvailable(ns, agentObjectNames(agentId).gateway);
   expect(await agentPass(api, agentId)).toMatchObject({ result: "applied", move: "complete" });
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   LABELS,
   workloadMarkers,
-  workloadNames,
+  agentObjectNames,
   type NamespaceId,
   type ObjectMeta,
 } from "../../../src/domain/index.js";
@@ -108,7 +108,7 @@ describe("Agent teardown", () => {
     await deleteAgent(id, doomed);
     await tearDown(api, ns, doomed);
     expect(await agentObjectsEverywhere(doomed)).toEqual([]);
-    const names = workloadNames(doomed, "");
+    const names = agentObjectNames(doomed);
     expect(await pvc(names.gatewayState, ns)).toBeUndefined();
     expect(await pvc(names.workspace, ns)).toBeUndefined();
     expect(await agentObjectsEverywhere(kept)).toEqual(keptObjects);
@@ -133,7 +133,7 @@ describe("Agent teardown", () => {
   it("refuses a claim whose markers were edited by hand, and does not delete it", async () => {
     const { id, ns } = await readyExternal(api);
     const agentId = await deployed(id, ns, "dedicated");
-    const { workspace } = workloadNames(agentId, "");
+    const { workspace } = agentObjectNames(agentId);
     const edited = await admin.patch<Pvc>(
       "PersistentVolumeClaim",
       { name: workspace, namespace: ns },
@@ -163,7 +163,7 @@ describe("Agent teardown", () => {
   it("does not delete a claim that someone replaced between its verification and its deletion (UID precondition)", async () => {
     const { id, ns } = await readyExternal(api);
     const agentId = await deployed(id, ns, "embedded");
-    const { gatewayState } = workloadNames(agentId, "");
+    const { gatewayState } = agentObjectNames(agentId);
     await deleteAgent(id, agentId);
     let replaced: Pvc | undefined;
     const summary = await agentPass(api, agentId, {
@@ -195,7 +195,7 @@ describe("existing claims are verified, never patched", () => {
     async ({ modes, size }) => {
       const { id, ns } = await readyExternal(api);
       const { agentId } = await createAgent(api, id, "embedded");
-      const { gatewayState, gateway } = workloadNames(agentId, "");
+      const { gatewayState, gateway } = agentObjectNames(agentId);
       const markers = workloadMarkers(id, agentId, { scope: "agent" });
       const existing = await foreignClaim(gatewayState, ns, {
         labels: { ...markers.labels },

@@ -9,7 +9,7 @@ import {
   REVISION_SCOPED_KINDS,
   retirementPlan,
   workloadMarkers,
-  workloadNames,
+  agentObjectNames,
   type HasMetadata,
   type WorkloadNotDone,
 } from "../../../domain/index.js";
@@ -26,7 +26,7 @@ export async function removeEgressPolicy(
   tenantId: string,
   agentId: string,
 ): Promise<WorkloadNotDone | null> {
-  const name = workloadNames(agentId, "").egressPolicy;
+  const name = agentObjectNames(agentId).egressPolicy;
   try {
     const found = await client.find<HasMetadata>("NetworkPolicy", { name, namespace });
     const uid = found?.metadata?.uid;

@@ -11,7 +11,7 @@ import {
   teardownPlan,
   TEARDOWN_ORDER,
   workloadMarkers,
-  workloadNames,
+  agentObjectNames,
   workloadNotDone,
   type HasMetadata,
   type ObservedByKind,
@@ -111,7 +111,7 @@ async function removeClaims(
   namespace: string,
   input: AgentTeardownInput,
 ): Promise<WorkloadNotDone | null> {
-  const names = workloadNames(input.agentId, "");
+  const names = agentObjectNames(input.agentId);
   const markers = workloadMarkers(input.tenant.tenantId, input.agentId, { scope: "agent" });
   let pending = false;
   for (const name of [names.gatewayState, names.workspace]) {
