@@ -115,16 +115,24 @@ describe("Agent teardown", () => {
     expect((await call(api, "GET", `/namespaces/${id}/agents/${doomed}`)).status).toBe(404);
     expect((await call(api, "DELETE", `/namespaces/${id}`)).status).toBe(409);
 
-    await deleteAgent(id, kept);
-    await tearDown(api, ns, kept);
-    expect(await agentObjectsEverywhere(kept)).toEqual([]);
-    // Only the Configurations remain; once they are gone the Namespace deletion proceeds.
+    // Remove the Configurations (the revisions hold their snapshots): only the Agent remains.
     const cfgs = await call(api, "GET", `/namespaces/${id}/configurations`);
     for (const c of cfgs.body.data as { id: string }[]) {
       expect((await call(api, "DELETE", `/namespaces/${id}/configurations/${c.id}`)).status).toBe(
         204,
       );
     }
+    const onlyAgent = await call(api, "DELETE", `/namespaces/${id}`);
+    expect(onlyAgent.status).toBe(409);
+    expect(onlyAgent.body.error?.message).toBe(
+      `The Namespace still holds 1 Agent (${kept}); delete them first.`,
+    );
+
+    await deleteAgent(id, kept);
+    // Still refused while the Agent is being torn down.
+    expect((await call(api, "DELETE", `/namespaces/${id}`)).status).toBe(409);
+    await tearDown(api, ns, kept);
+    expect(await agentObjectsEverywhere(kept)).toEqual([]);
     const accepted = await call(api, "DELETE", `/namespaces/${id}`);
     expect(accepted.status, accepted.text).toBe(202);
     expect(accepted.body.data).toMatchObject({ status: "deleting" });
