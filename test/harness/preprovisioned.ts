@@ -2,8 +2,8 @@
  * The preprovisioned profile's identities on the real cluster. The static `occ-worker` /
  * `occ-api` users hold broader chart roles granted by other tests, so every case gets FRESH
  * identities: a ServiceAccount with a token from the TokenRequest API, a kubeconfig for it,
- * and only what the profile grants — `get` on exactly one namespace (the cluster roles of
- * `preprovisionedClusterRbac`) plus the tenant roles that the operator binds inside it. A
+ * and only what the profile grants — `get` on exactly one namespace (the cluster roles the
+ * chart renders in the preprovisioned profile) plus the tenant roles that the operator binds inside it. A
  * namespace `list` by such an identity is a 403, so a test that passes proves none is made.
  */
 import { spawnSync } from "node:child_process";
@@ -18,16 +18,18 @@ import {
   type ObjectClient,
 } from "../../src/drivers/kubernetes/client/index.js";
 import {
-  chartClusterRbac,
   clusterRoleBinding,
   createMissing,
-  openshellTenantClusterRole,
-  preprovisionedClusterRbac,
   type RbacObject,
   type RbacSubject,
 } from "../../src/drivers/kubernetes/rbac-objects.js";
 import type { PolicyRule } from "../../src/drivers/kubernetes/rbac-rules.js";
 import { uniqueName } from "./kube.js";
+import {
+  chartTenantClusterRoles,
+  ensureChartRoles,
+  preprovisionedChartClusterRoles,
+} from "./rbac.js";
 
 /** Where the fresh ServiceAccounts live. */
 const IDENTITY_NAMESPACE = "occ-test-identities";
@@ -129,21 +131,22 @@ export interface PreprovisionedIdentities {
 }
 
 /**
- * Fresh worker and API identities that may `get` only `namespaceName` (ClusterRoles built by
- * `preprovisionedClusterRbac`, unique per case), and the tenant ClusterRoles rendered unbound
- * — the operator's rendered RoleBindings bind them inside the namespace.
+ * Fresh worker and API identities that may `get` only the bound namespace — with the
+ * ClusterRoles the chart renders for `namespaceId` in the preprovisioned profile (renamed
+ * uniquely per case), and the chart's tenant ClusterRoles, unbound: the operator's rendered
+ * RoleBindings bind them inside the namespace.
  */
 export async function preprovisionedIdentities(
-  namespaceName: string,
+  namespaceId: string,
 ): Promise<PreprovisionedIdentities> {
   const worker = await freshIdentity("pp-worker");
   const api = await freshIdentity("pp-api");
   const names = { worker: `${worker.subject.name}-ns`, api: `${api.subject.name}-ns` };
+  await ensureChartRoles([
+    ...(await chartTenantClusterRoles()),
+    ...(await preprovisionedChartClusterRoles({ namespaceId }, names)),
+  ]);
   await createMissing(admin(), [
-    // The tenant roles (the static-user bindings in this list are other tests' business).
-    ...chartClusterRbac({ kind: "User", name: "occ-worker" }, { kind: "User", name: "occ-api" }),
-    openshellTenantClusterRole(),
-    ...preprovisionedClusterRbac(namespaceName, names),
     clusterRoleBinding(names.worker, names.worker, worker.subject),
     clusterRoleBinding(names.api, names.api, api.subject),
   ]);

@@ -103,6 +103,13 @@ function bindingTo(role: string, who: RbacSubject) {
   };
 }
 
+/** Creates chart-rendered ClusterRoles, each checked against an existing one of that name. */
+export async function ensureChartRoles(roles: readonly ChartClusterRole[]): Promise<void> {
+  await asAdmin(async (c) => {
+    for (const role of roles) await ensureRole(c, role);
+  });
+}
+
 /**
  * The cluster-wide grants of the chart (normal profile): its worker and API namespace roles
  * bound to `occ-worker` / `occ-api`, and its tenant roles created unbound (tests bind them per

@@ -32,7 +32,7 @@ let identities: PreprovisionedIdentities;
 
 beforeAll(async () => {
   await grantOperator();
-  identities = await preprovisionedIdentities(name);
+  identities = await preprovisionedIdentities(id);
   configFile = join(inject("env").runDir, `${uniqueName("pp-config")}.yaml`);
   await writeFile(configFile, JSON.stringify(profileDocument()));
 });

@@ -135,7 +135,7 @@ export interface Prepared {
 export async function prepare(config = profileConfig(), id = newBoundId()): Promise<Prepared> {
   await grantOperator();
   const name = currentManagedName(id);
-  const identities = await preprovisionedIdentities(name);
+  const identities = await preprovisionedIdentities(id);
   const yaml = renderPreprovisionedYaml({
     namespaceId: id,
     config,
