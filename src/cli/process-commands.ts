@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import { createLogger } from "../occ/logger.js";
 import { registerControlPlaneMetrics } from "../occ/metrics.js";
 import { startMetricsServer } from "../occ/metrics-server.js";
-import { namespaceWorkQueue } from "../occ/namespace-queue.js";
+import { workerQueues } from "../occ/namespace-queue.js";
 import { runBootstrap, startApiProcess, startWorkerProcess } from "../occ/processes.js";
 import { loadInstallationConfig, type InstallationConfig } from "../config/installation-config.js";
 import { openDatabase } from "../occ/database.js";
@@ -48,7 +48,7 @@ export function registerProcessCommands(program: Command): void {
     const logger = createLogger("occ-api");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    registerControlPlaneMetrics(registry, db, namespaceWorkQueue(config));
+    registerControlPlaneMetrics(registry, db, workerQueues(config));
     const server = await startApiProcess({
       db,
       config,
@@ -74,7 +74,7 @@ export function registerProcessCommands(program: Command): void {
     const logger = createLogger("occ-worker");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    const metrics = registerControlPlaneMetrics(registry, db, namespaceWorkQueue(config));
+    const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config));
     const server = await startMetricsServer(
       registry,
       opts.metricsHost,

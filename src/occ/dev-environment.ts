@@ -15,7 +15,7 @@ import { openPglite } from "../store/pglite-db.js";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { createLogger } from "./logger.js";
 import { registerControlPlaneMetrics } from "./metrics.js";
-import { namespaceWorkQueue } from "./namespace-queue.js";
+import { workerQueues } from "./namespace-queue.js";
 import { runBootstrap, startApiProcess, startWorkerProcess } from "./processes.js";
 
 export interface DevEnvironmentOptions {
@@ -92,7 +92,7 @@ export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<
 
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    const metrics = registerControlPlaneMetrics(registry, db, namespaceWorkQueue(config));
+    const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config));
     const server = await startApiProcess({ db, config, port: opts.port, logger, registry });
     stops.push(() => server.close());
     const worker = await startWorkerProcess({ db, config, logger, metrics });

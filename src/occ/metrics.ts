@@ -1,5 +1,4 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import type { NamespaceWorkKind } from "./namespace-work.js";
 import type { RequestCounter } from "../drivers/kubernetes/client/index.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
@@ -12,7 +11,7 @@ import type { Db } from "../store/db.js";
  */
 export interface ControlPlaneMetrics {
   /** Times one worker pass; `outcome` is the queue move or `superseded`/`stale`. */
-  observePass(kind: NamespaceWorkKind, outcome: string, seconds: number): void;
+  observePass(kind: string, outcome: string, seconds: number): void;
   /** Counts the Kubernetes requests of this client by verb and code. */
   countKubernetesRequests(counter: RequestCounter): void;
 }
@@ -20,7 +19,7 @@ export interface ControlPlaneMetrics {
 export function registerControlPlaneMetrics(
   registry: Registry,
   db: Db,
-  queue: WorkQueue<NamespaceWorkKind>,
+  queues: readonly WorkQueue<string>[],
 ): ControlPlaneMetrics {
   new Gauge({
     name: "occ_namespace_placements",
@@ -52,11 +51,11 @@ export function registerControlPlaneMetrics(
     labelNames: ["kind", "state"] as const,
     registers: [registry],
     async collect() {
-      const rows = await queue.depth(db);
+      const rows = (await Promise.all(queues.map((q) => q.depth(db)))).flat();
       this.reset();
       oldest.reset();
       // Every kind is reported, idle ones as zeros, so dashboards never see a series vanish.
-      for (const kind of queue.kinds) {
+      for (const kind of queues.flatMap((q) => q.kinds)) {
         const r = rows.find((row) => row.kind === kind) ?? {
           kind,
           queued: 0,

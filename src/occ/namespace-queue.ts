@@ -3,6 +3,7 @@ import {
   namespaceQueueConfig as apiNamespaceQueueConfig,
   type NamespaceWorkKind,
 } from "./namespace-work.js";
+import { AGENT_WORK_KINDS, type AgentWorkKind } from "./agent-work.js";
 import type { InstallationConfig } from "../config/installation-config.js";
 import {
   DEFAULT_WORK_QUEUE_POLICY,
@@ -25,6 +26,16 @@ export function namespaceQueuePolicy(config: InstallationConfig): WorkQueuePolic
 /** The worker's view of the Namespace queue. */
 export function namespaceWorkQueue(config: InstallationConfig): WorkQueue<NamespaceWorkKind> {
   return createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: namespaceQueuePolicy(config) });
+}
+
+/** The worker's view of the Agent queue: same policy, its own kinds and lanes. */
+export function agentWorkQueue(config: InstallationConfig): WorkQueue<AgentWorkKind> {
+  return createWorkQueue({ kinds: AGENT_WORK_KINDS, policy: namespaceQueuePolicy(config) });
+}
+
+/** The worker's queues, for metrics. */
+export function workerQueues(config: InstallationConfig): readonly WorkQueue<string>[] {
+  return [namespaceWorkQueue(config), agentWorkQueue(config)];
 }
 
 /** The API's view: the same kinds and policy, for enqueueing inside its transactions. */

@@ -10,13 +10,13 @@ import { startWorker, type RunningWorker } from "../worker/worker.js";
 import { computeSelectionOf, createComputeRuntime } from "./compute.js";
 import type { ControlPlaneMetrics } from "./metrics.js";
 import {
+  agentWorkQueue,
   namespaceQueueConfig,
   namespaceQueuePolicy,
   namespaceWorkQueue,
 } from "./namespace-queue.js";
-import { AGENT_WORK_KINDS, agentQueueConfig } from "./agent-work.js";
+import { agentQueueConfig } from "./agent-work.js";
 import { KubernetesWorkloadDriver } from "../drivers/kubernetes/workloads/driver.js";
-import { createWorkQueue } from "../queue/index.js";
 import { useTenantNamespaceProfile } from "../drivers/kubernetes/tenant/preprovisioned-namespace.js";
 import {
   preprovisionedExpectationOf,
@@ -119,10 +119,7 @@ export async function startWorkerProcess(opts: {
     ...(workloadClient !== null
       ? {
           agents: {
-            queue: createWorkQueue({
-              kinds: AGENT_WORK_KINDS,
-              policy: namespaceQueuePolicy(opts.config),
-            }),
+            queue: agentWorkQueue(opts.config),
             workloads: new KubernetesWorkloadDriver({
               client: workloadClient,
               settings: opts.config.compute,

@@ -22,7 +22,7 @@ export interface WorkerOptions {
   /** Best-effort Kubernetes Events on tenant namespaces (see `NamespacePassDeps.events`). */
   readonly events?: NamespacePassDeps["events"];
   /** Called after every Namespace pass (metrics). */
-  readonly onPass?: (kind: NamespaceWorkKind, outcome: string, seconds: number) => void;
+  readonly onPass?: (kind: string, outcome: string, seconds: number) => void;
   /**
    * Agent work (revision deploys and teardowns) and the Workload Driver that runs it. Without
    * it the worker claims Namespace work only.
@@ -96,9 +96,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
                   claimed.claim,
                 );
           const outcome = summary.result === "applied" ? summary.move : summary.result;
-          if (claimed.of === "namespace") {
-            opts.onPass?.(claimed.claim.item.kind, outcome, (Date.now() - started) / 1000);
-          }
+          opts.onPass?.(claim.item.kind, outcome, (Date.now() - started) / 1000);
           logger.info(
             {
               slot: index,

@@ -118,6 +118,9 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
       /occ_namespace_placements\{mode="managed",status="ready",reason=""\} [1-9]/,
     );
     expect(api).toMatch(/occ_work_queue_depth\{kind="namespace.ensure",state="queued"\} \d+/);
+    // Agent work is reported too, idle kinds as zeros.
+    expect(api).toMatch(/occ_work_queue_depth\{kind="agent.deploy",state="queued"\} \d+/);
+    expect(api).toMatch(/occ_work_queue_depth\{kind="agent.teardown",state="claimed"\} \d+/);
     const worker = await (await fetch(workerMetricsUrl)).text();
     expect(worker).toMatch(
       /occ_reconcile_duration_seconds_count\{kind="namespace.ensure",outcome="complete"\} [1-9]/,

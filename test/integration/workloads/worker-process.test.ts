@@ -4,9 +4,12 @@
  * kind, woken by NOTIFY.
  */
 import pino from "pino";
+import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { workloadNames } from "../../../src/domain/index.js";
+import { registerControlPlaneMetrics } from "../../../src/occ/metrics.js";
+import { workerQueues } from "../../../src/occ/namespace-queue.js";
 import { startWorkerProcess } from "../../../src/occ/processes.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
@@ -23,13 +26,20 @@ import {
 
 let api: TenantApi;
 let worker: RunningWorker;
+const registry = new Registry();
 beforeAll(async () => {
   api = await startTenantApi();
   const config = validateInstallationConfig(
     { kubernetes: { kubeconfig: inject("env").kubeconfigs["occ-worker"] } },
     "test",
   );
-  worker = await startWorkerProcess({ db: api.db, config, logger: pino({ level: "silent" }) });
+  const metrics = registerControlPlaneMetrics(registry, api.db, workerQueues(config));
+  worker = await startWorkerProcess({
+    db: api.db,
+    config,
+    logger: pino({ level: "silent" }),
+    metrics,
+  });
 });
 afterAll(async () => {
   await worker.stop();
@@ -87,5 +97,15 @@ describe("occ worker", () => {
       "agents.lifecycle.teardown",
     ]);
     expect(audit.rows.every((r) => r.outcome === "success")).toBe(true);
+
+    // Agent passes are measured like Namespace passes, and the Agent queue is reported.
+    const exposed = await registry.metrics();
+    expect(exposed).toMatch(
+      /occ_reconcile_duration_seconds_count\{kind="agent.deploy",outcome="\w+"\} [1-9]/,
+    );
+    expect(exposed).toMatch(
+      /occ_reconcile_duration_seconds_count\{kind="agent.teardown",outcome="\w+"\} [1-9]/,
+    );
+    expect(exposed).toMatch(/occ_work_queue_depth\{kind="agent.deploy",state="claimed"\} 0/);
   });
 });
