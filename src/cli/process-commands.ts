@@ -32,6 +32,14 @@ export function registerProcessCommands(program: Command): void {
       } else {
         console.log(result.apiKey);
       }
+      // On stderr, so `KEY=$(occ bootstrap)` still captures only the key.
+      const def = result.defaultNamespace;
+      console.error(
+        def.state === "retired"
+          ? `default Namespace: ${def.id} (retired: deleted earlier, not recreated)`
+          : `default Namespace: ${def.id} (${def.state}); to bind a preprovisioned namespace to it: ` +
+              `occ preprovisioned render --namespace-id ${def.id}`,
+      );
     } finally {
       await db.close();
     }

@@ -95,6 +95,25 @@ describe("occ namespaces (the operator CLI against the API and worker processes)
     expect(again.stderr).toMatch(/^occ: [A-Z_]+: .+/);
   });
 
+  it("occ bootstrap, run again, names the default Namespace on stderr and keeps stdout for the key", () => {
+    const res = spawnSync(process.execPath, ["bin/occ.js", "bootstrap", ...plane.common], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stdout).toBe(
+      "already bootstrapped: the administrator's API key was issued earlier\n",
+    );
+    const id =
+      /default Namespace: (ns_\S+) \(existing\); to bind a preprovisioned namespace to it: occ preprovisioned render --namespace-id \1/.exec(
+        res.stderr,
+      )?.[1];
+    expect(id).toBeDefined();
+    const got = cli(["namespaces", "get", id ?? "", "-o", "json"]);
+    expect(got.status, got.stderr).toBe(0);
+    expect((JSON.parse(got.stdout) as NamespaceView).name).toBe("default");
+  });
+
   it("names the missing setting and the fix when no server is configured", () => {
     const res = cli(["namespaces", "list"], { OCC_API_URL: undefined });
     expect(res.status).toBe(1);

@@ -12,6 +12,8 @@ export interface ControlPlane {
   readonly apiKey: string;
   readonly apiKeyFile: string;
   readonly workerMetricsUrl: string;
+  /** `--database-url` and `--config` as the processes were started with. */
+  readonly common: readonly string[];
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startControlPlane(): Promise<ControlPlane> {
       apiKey,
       apiKeyFile,
       workerMetricsUrl: worker.match[1] ?? "",
+      common,
       stop,
     };
   } catch (err) {
