@@ -8,6 +8,7 @@
  * `validation.ts`), no body on routes that take none (400), every response carries
  * `x-request-id` and is enveloped, every error comes from the code table.
  */
+import type { NamespaceId } from "../domain/ids.js";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -58,6 +59,12 @@ export interface AppOptions {
   readonly compute?: ComputeSelection;
   /** The namespace OCC runs in, refused as `existingNamespace` (placement.md §8). */
   readonly controllerNamespace: string;
+  /**
+   * The preprovisioned profile's bound Namespace ID (`OCC_PREPROVISIONED_NAMESPACE`), or
+   * undefined in the normal profile. That Namespace is presented with placement mode
+   * `preprovisioned`: its stored mode is the managed default it was created with.
+   */
+  readonly preprovisionedNamespaceId?: NamespaceId | undefined;
   /** Namespace work queue configuration; default the spec's policy and the database clock. */
   readonly queue?: QueueConfig<NamespaceWorkKind>;
   /** Agent work queue configuration (revision deploys, teardowns); default the spec's policy. */
@@ -119,6 +126,7 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
       compute: options.compute ?? BUNDLED_KUBERNETES_COMPUTE,
       controllerNamespace: options.controllerNamespace,
       contentChecks: options.contentChecks ?? DEFAULT_NAMESPACE_CONTENT_CHECKS,
+      preprovisionedNamespaceId: options.preprovisionedNamespaceId,
     };
     await app.register(healthRoutes, { db, registry });
     await app.register(openApiRoutes);

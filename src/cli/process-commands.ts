@@ -56,7 +56,9 @@ export function registerProcessCommands(program: Command): void {
     const logger = createLogger("occ-api");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    registerControlPlaneMetrics(registry, db, workerQueues(config));
+    registerControlPlaneMetrics(registry, db, workerQueues(config), {
+      preprovisionedNamespaceId: startupProfile(config, process.env)?.namespaceId,
+    });
     const server = await startApiProcess({
       db,
       config,
@@ -82,7 +84,9 @@ export function registerProcessCommands(program: Command): void {
     const logger = createLogger("occ-worker");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config));
+    const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config), {
+      preprovisionedNamespaceId: startupProfile(config, process.env)?.namespaceId,
+    });
     const server = await startMetricsServer(
       registry,
       opts.metricsHost,

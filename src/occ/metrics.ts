@@ -20,6 +20,10 @@ export function registerControlPlaneMetrics(
   registry: Registry,
   db: Db,
   queues: readonly WorkQueue<string>[],
+  opts: {
+    /** The preprovisioned profile's bound Namespace, reported with mode `preprovisioned`. */
+    readonly preprovisionedNamespaceId?: string | undefined;
+  } = {},
 ): ControlPlaneMetrics {
   new Gauge({
     name: "occ_namespace_placements",
@@ -28,8 +32,10 @@ export function registerControlPlaneMetrics(
     registers: [registry],
     async collect() {
       const res = await db.query<{ mode: string; status: string; reason: string; n: string }>(
-        `SELECT placement_mode AS mode, status, COALESCE(status_code, '') AS reason, count(*) AS n
+        `SELECT CASE WHEN id = $1 THEN 'preprovisioned' ELSE placement_mode END AS mode,
+                status, COALESCE(status_code, '') AS reason, count(*) AS n
            FROM namespaces WHERE deleted_at IS NULL GROUP BY 1, 2, 3`,
+        [opts.preprovisionedNamespaceId ?? null],
       );
       this.reset();
       for (const r of res.rows) {

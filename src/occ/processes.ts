@@ -64,6 +64,7 @@ export async function startApiProcess(opts: {
     kubernetes,
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
+    preprovisionedNamespaceId: binding?.namespaceId,
     queue: namespaceQueueConfig(opts.config),
     agentQueue: agentQueueConfig({ policy: namespaceQueuePolicy(opts.config) }),
     logger: opts.logger,

@@ -4,6 +4,7 @@
  * in (a reserved name), and the checks that decide whether a Namespace is empty.
  */
 import type { QueueConfig } from "../../queue/work-items.js";
+import type { NamespaceId } from "../../domain/ids.js";
 import type { Db } from "../../store/db.js";
 import type { ComputeSelection } from "../compute-selection.js";
 import type { NamespaceContentCheck } from "./contents.js";
@@ -16,4 +17,6 @@ export interface NamespaceServiceDeps {
   /** The Kubernetes namespace OCC itself runs in; refused as `existingNamespace`. */
   readonly controllerNamespace: string;
   readonly contentChecks: readonly NamespaceContentCheck[];
+  /** The preprovisioned profile's bound Namespace ID, if the process runs in that profile. */
+  readonly preprovisionedNamespaceId?: NamespaceId | undefined;
 }

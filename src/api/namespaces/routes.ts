@@ -3,6 +3,7 @@
  * the envelope out. The check order lives in the services (`create.ts`, `delete.ts`,
  * `read.ts`), which bootstrap and the CLI share.
  */
+import type { NamespaceRecord } from "../../store/namespaces.js";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { isPreprovisionedNamespaceId } from "../../domain/ids.js";
 import {
@@ -34,6 +35,8 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
   deps,
   done,
 ) => {
+  const present = (record: NamespaceRecord) =>
+    presentNamespace(record, deps.preprovisionedNamespaceId);
   app.post(
     "/namespaces",
     {
@@ -47,7 +50,7 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
     },
     async (request, reply) => {
       const created = await createNamespace(deps, callerOf(request), request.body);
-      return reply.status(201).send(envelope(request, presentNamespace(created)));
+      return reply.status(201).send(envelope(request, present(created)));
     },
   );
 
@@ -72,7 +75,7 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
         after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
       });
       const next = page.next === null ? null : encodeCursor(page.next.createdAt, page.next.id);
-      return pageEnvelope(request, page.items.map(presentNamespace), next);
+      return pageEnvelope(request, page.items.map(present), next);
     },
   );
 
@@ -90,7 +93,7 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
     async (request) => {
       const id = request.params.id;
       if (!isPreprovisionedNamespaceId(id)) throw new Error("schema admitted a bad Namespace ID");
-      return envelope(request, presentNamespace(await readNamespace(deps, callerOf(request), id)));
+      return envelope(request, present(await readNamespace(deps, callerOf(request), id)));
     },
   );
 
@@ -110,7 +113,7 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
       const id = request.params.id;
       if (!isPreprovisionedNamespaceId(id)) throw new Error("schema admitted a bad Namespace ID");
       const result = await deleteNamespace(deps, callerOf(request), id);
-      return reply.status(202).send(envelope(request, presentNamespace(result.namespace)));
+      return reply.status(202).send(envelope(request, present(result.namespace)));
     },
   );
   done();

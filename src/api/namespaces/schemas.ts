@@ -3,6 +3,7 @@
  * parameters of its routes. Beyond the upstream product, `placement` says where the tenant
  * lives and `statusReason` why it is not ready.
  */
+import type { NamespaceId } from "../../domain/ids.js";
 import { Type, type Static } from "@sinclair/typebox";
 import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../../domain/ids.js";
 import { currentManagedName } from "../../domain/naming.js";
@@ -102,14 +103,17 @@ function plannedKubernetesNamespace(record: NamespaceRecord): string | null {
 }
 
 /** The response shape of one Namespace. */
-export function presentNamespace(record: NamespaceRecord): NamespaceView {
+export function presentNamespace(
+  record: NamespaceRecord,
+  preprovisionedNamespaceId?: NamespaceId,
+): NamespaceView {
   return {
     id: record.id,
     name: record.name,
     ...(record.existingNamespace === null ? {} : { existingNamespace: record.existingNamespace }),
     status: record.status,
     placement: {
-      mode: record.placementMode,
+      mode: record.id === preprovisionedNamespaceId ? "preprovisioned" : record.placementMode,
       kubernetesNamespace: plannedKubernetesNamespace(record),
       uid: record.kubernetesUid,
     },

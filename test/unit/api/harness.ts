@@ -3,6 +3,7 @@
  * built on it, driven with `inject`. Helpers create principals with exactly the permissions a
  * test needs, through the IAM routes as the bootstrap administrator.
  */
+import type { NamespaceId } from "../../../src/domain/ids.js";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import pino from "pino";
@@ -76,6 +77,8 @@ export interface ApiFixture {
   readonly app: OccApp;
   readonly adminId: string;
   readonly adminKey: string;
+  /** The Namespace bootstrap created. */
+  readonly defaultNamespaceId: NamespaceId;
   readonly deps: NamespaceServiceDeps;
   /** Every log line the app wrote. */
   readonly logs: string[];
@@ -86,6 +89,8 @@ export interface FixtureOptions {
   readonly compute?: ComputeSelection;
   readonly contentChecks?: readonly NamespaceContentCheck[];
   readonly registry?: Registry;
+  /** Run in the preprovisioned profile, bound to the Namespace bootstrap created. */
+  readonly preprovisionDefaultNamespace?: boolean;
 }
 
 export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
@@ -109,6 +114,9 @@ export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
     ...(opts.compute === undefined ? {} : { compute: opts.compute }),
     ...(opts.contentChecks === undefined ? {} : { contentChecks: opts.contentChecks }),
     ...(opts.registry === undefined ? {} : { registry: opts.registry }),
+    ...(opts.preprovisionDefaultNamespace === true
+      ? { preprovisionedNamespaceId: boot.defaultNamespace.id }
+      : {}),
     logger,
   });
   return {
@@ -117,6 +125,7 @@ export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
     app,
     adminId: boot.administratorId,
     adminKey: boot.apiKey,
+    defaultNamespaceId: boot.defaultNamespace.id,
     deps,
     logs,
     async close() {

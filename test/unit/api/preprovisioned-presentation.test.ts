@@ -1,0 +1,75 @@
+/**
+ * In the preprovisioned profile the bound Namespace keeps the managed mode it was created
+ * with in the database; the API and the placements gauge present it as `preprovisioned`, so
+ * an operator sees where and how the tenant really lives. Every other Namespace is unchanged.
+ */
+import { Registry } from "prom-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
+import { currentManagedName } from "../../../src/domain/index.js";
+import { registerControlPlaneMetrics } from "../../../src/occ/metrics.js";
+import { workerQueues } from "../../../src/occ/namespace-queue.js";
+import { validateInstallationConfig } from "../../../src/config/installation-config.js";
+import { call, dataOf, pageOf, startApi, type ApiFixture } from "./harness.js";
+
+let fx: ApiFixture;
+let other: string;
+
+beforeAll(async () => {
+  fx = await startApi({ preprovisionDefaultNamespace: true });
+  const r = await call(fx.app, "POST", "/namespaces", {
+    key: fx.adminKey,
+    body: { name: "second" },
+  });
+  other = dataOf(r, NamespaceSchema).id;
+});
+afterAll(async () => {
+  await fx.close();
+});
+
+describe("the bound Namespace in the preprovisioned profile", () => {
+  it("reads as mode preprovisioned in oce-<hash15>; another Namespace stays managed", async () => {
+    const bound = dataOf(
+      await call(fx.app, "GET", `/namespaces/${fx.defaultNamespaceId}`, { key: fx.adminKey }),
+      NamespaceSchema,
+    );
+    expect(bound.placement).toEqual({
+      mode: "preprovisioned",
+      kubernetesNamespace: currentManagedName(fx.defaultNamespaceId),
+      uid: null,
+    });
+    const second = dataOf(
+      await call(fx.app, "GET", `/namespaces/${other}`, { key: fx.adminKey }),
+      NamespaceSchema,
+    );
+    expect(second.placement.mode).toBe("managed");
+  });
+
+  it("is listed the same way", async () => {
+    const page = pageOf(
+      await call(fx.app, "GET", "/namespaces", { key: fx.adminKey }),
+      NamespaceSchema,
+    );
+    const modes = Object.fromEntries(page.items.map((n) => [n.id, n.placement.mode]));
+    expect(modes).toEqual({ [fx.defaultNamespaceId]: "preprovisioned", [other]: "managed" });
+  });
+
+  it("is counted under mode preprovisioned by the placements gauge", async () => {
+    const registry = new Registry();
+    registerControlPlaneMetrics(
+      registry,
+      fx.raw,
+      workerQueues(validateInstallationConfig({}, "test")),
+      {
+        preprovisionedNamespaceId: fx.defaultNamespaceId,
+      },
+    );
+    const text = await registry.metrics();
+    expect(text).toMatch(
+      /occ_namespace_placements\{mode="preprovisioned",status="provisioning",reason=""\} 1/,
+    );
+    expect(text).toMatch(
+      /occ_namespace_placements\{mode="managed",status="provisioning",reason=""\} 1/,
+    );
+  });
+});
