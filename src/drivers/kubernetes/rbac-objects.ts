@@ -1,5 +1,7 @@
 import {
   API_NAMESPACE_RULES,
+  OPENSHELL_TENANT_ROLE,
+  OPENSHELL_TENANT_RULES,
   TENANT_API_RULES,
   TENANT_CLUSTER_ROLES,
   TENANT_WORKER_RULES,
@@ -137,31 +139,8 @@ export function clusterRoleBinding(name: string, role: string, who: RbacSubject)
   } as RbacObject;
 }
 
-/**
- * The tenant role the OpenShell Sandbox Driver needs in a tenant namespace: read (and, in the
- * normal profile, write) the declared operator workspace resources. Rendered unbound like the
- * other tenant roles; the operator binds it to the worker where OpenShell is used.
- */
-export const OPENSHELL_TENANT_ROLE = "openclaw-enterprise-tenant-openshell";
-
-/** The rules of {@link OPENSHELL_TENANT_ROLE}. */
-export const OPENSHELL_TENANT_RULES: readonly PolicyRule[] = [
-  {
-    apiGroups: [""],
-    resources: ["serviceaccounts"],
-    verbs: ["get", "create", "patch", "delete"],
-  },
-  {
-    apiGroups: ["rbac.authorization.k8s.io"],
-    resources: ["roles", "rolebindings"],
-    verbs: ["get", "create", "patch", "delete"],
-  },
-  {
-    apiGroups: ["networking.k8s.io"],
-    resources: ["networkpolicies"],
-    verbs: ["get", "create", "patch", "delete"],
-  },
-];
+/** Kept importable from here; the rules are stated in rbac-rules.ts with the others. */
+export { OPENSHELL_TENANT_ROLE, OPENSHELL_TENANT_RULES };
 
 /** The OpenShell tenant ClusterRole (unbound). */
 export function openshellTenantClusterRole(): RbacObject {

@@ -50,3 +50,44 @@ export const TENANT_CLUSTER_ROLES = {
   worker: "openclaw-enterprise-tenant-worker",
   api: "openclaw-enterprise-tenant-api",
 } as const;
+
+/**
+ * The tenant ClusterRole of the OpenShell Sandbox Driver: in the normal profile it applies the
+ * operator's declared workspace resources (ServiceAccount, Role, RoleBinding, NetworkPolicy)
+ * into the tenant namespace; in the preprovisioned profile it only reads them. Rendered unbound
+ * like the other tenant roles; the operator binds it to the worker with a RoleBinding in each
+ * tenant namespace where OpenShell is used.
+ */
+export const OPENSHELL_TENANT_ROLE = "openclaw-enterprise-tenant-openshell";
+
+const OPENSHELL_WRITE = ["get", "create", "patch", "delete"] as const;
+
+/**
+ * The rules of {@link OPENSHELL_TENANT_ROLE}. Kubernetes RBAC lets nobody create or update a
+ * Role with rules they do not hold, or a RoleBinding to a role whose rules they do not hold,
+ * unless they have `escalate` (Roles) or `bind` (the referenced Role or ClusterRole). The
+ * declared Role grants what the worker does not hold (e.g. `pods`), so each verb is needed —
+ * proven against the real API server, which answers 403 "is attempting to grant RBAC
+ * permissions not currently held" without it:
+ * - `escalate` on `roles`: create the declared Role, and converge it back after a change;
+ * - `bind` on `roles`: create a declared RoleBinding whose `roleRef` is the declared Role;
+ * - `bind` on `clusterroles`: create a declared RoleBinding whose `roleRef` is a ClusterRole.
+ *
+ * These verbs are namespace-scoped: the operator grants this ClusterRole with a RoleBinding
+ * inside one tenant namespace only, so they apply to Roles and RoleBindings in that namespace
+ * and nowhere else (a RoleBinding never grants a ClusterRole's rules beyond its namespace). The
+ * chart never binds it cluster-wide. Within that namespace they make the worker able to grant
+ * any namespaced permission there — which is why it is bound per tenant namespace and nowhere
+ * else.
+ */
+export const OPENSHELL_TENANT_RULES: readonly PolicyRule[] = [
+  { apiGroups: [""], resources: ["serviceaccounts"], verbs: OPENSHELL_WRITE },
+  {
+    apiGroups: ["rbac.authorization.k8s.io"],
+    resources: ["roles", "rolebindings"],
+    verbs: OPENSHELL_WRITE,
+  },
+  { apiGroups: ["rbac.authorization.k8s.io"], resources: ["roles"], verbs: ["escalate", "bind"] },
+  { apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["bind"] },
+  { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: OPENSHELL_WRITE },
+];

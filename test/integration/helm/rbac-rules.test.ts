@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   API_NAMESPACE_RULES,
+  OPENSHELL_TENANT_ROLE,
+  OPENSHELL_TENANT_RULES,
   TENANT_API_RULES,
   TENANT_CLUSTER_ROLES,
   TENANT_WORKER_RULES,
@@ -8,8 +10,6 @@ import {
 } from "../../../src/drivers/kubernetes/rbac-rules.js";
 import {
   NAMESPACE_CLUSTER_ROLES,
-  OPENSHELL_TENANT_ROLE,
-  OPENSHELL_TENANT_RULES,
   chartClusterRbac,
   openshellTenantClusterRole,
   preprovisionedClusterRbac,

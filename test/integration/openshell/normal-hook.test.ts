@@ -14,28 +14,56 @@ import {
   type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import {
+  clusterRoleBinding,
+  createMissing,
+  openshellTenantRoleBinding,
+  tenantRoleBinding,
+} from "../../../src/drivers/kubernetes/rbac-objects.js";
+import {
   createOpenShellGateway,
   type OpenShellGateway,
 } from "../../../src/drivers/openshell/gateway-client.js";
 import { bundledComputeDriver, openshellHook } from "../../../src/occ/compute.js";
+import { uniqueName } from "../../harness/kube.js";
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
+import { admin, freshIdentity, type FreshIdentity } from "../../harness/preprovisioned.js";
+import {
+  CHART_NAMESPACE_ROLES,
+  ensureChartRoles,
+  normalChartClusterRoles,
+} from "../../harness/rbac.js";
 import { passInput, profileConfig } from "../preprovisioned/fixtures.js";
 
-// The normal profile: OCC applies the declared resources itself. Creating the declared Role
-// needs RBAC escalation rights the tenant roles do not carry, so this case runs the driver as
-// the cluster administrator; the preprovisioned tests run with the profile's real identities.
+// The normal profile: OCC applies the declared resources itself. The driver runs as a FRESH
+// identity holding exactly what the chart and the operator grant the worker: the chart's
+// worker namespace ClusterRole, bound cluster-wide as the chart binds it (namespaces are
+// cluster-scoped: the driver creates the managed namespace and sets its labels), and — inside
+// the tenant namespace only, by RoleBindings the operator creates — the chart-rendered
+// `openclaw-enterprise-tenant-worker` and `openclaw-enterprise-tenant-openshell` ClusterRoles.
+// Creating the declared Role and RoleBinding therefore passes the real RBAC escalation checks
+// only through that tenant-namespace grant.
 let gw: TestGateway;
 let gateway: OpenShellGateway;
-let client: ObjectClient;
+let identity: FreshIdentity;
+let worker: ObjectClient;
 
 beforeAll(async () => {
   gw = await startTestGateway({ token: "s3cret-token" });
-  client = createObjectClient(loadKubeConfig(inject("env").kubeconfigs.admin));
+  identity = await freshIdentity("os-worker");
+  await ensureChartRoles(await normalChartClusterRoles());
+  await createMissing(admin(), [
+    clusterRoleBinding(
+      `${identity.subject.name}-namespaces`,
+      CHART_NAMESPACE_ROLES.worker,
+      identity.subject,
+    ),
+  ]);
+  worker = createObjectClient(loadKubeConfig(identity.kubeconfig));
 });
 
 afterAll(async () => {
   gateway.close();
-  client.close();
+  worker.close();
   await gw.stop();
 });
 
@@ -46,7 +74,15 @@ const RESOURCES = [
   ["NetworkPolicy", "openshell-sandbox-egress"],
 ] as const;
 
-describe("the OpenShell Sandbox Driver, normal profile", () => {
+/** The declared Role of the OpenShell configuration (`profileConfig`), placed in `namespace`. */
+const declaredRole = (namespace: string) => ({
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "Role",
+  metadata: { name: "openshell-sandbox", namespace },
+  rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }],
+});
+
+describe("the OpenShell Sandbox Driver, normal profile, as the worker with the chart's roles", () => {
   const id = newNamespaceId();
   const name = currentManagedName(id);
   let driver: ReturnType<typeof bundledComputeDriver>;
@@ -58,8 +94,17 @@ describe("the OpenShell Sandbox Driver, normal profile", () => {
     if (base.openshell === null) throw new Error("no openshell");
     const config = { ...base, openshell: { ...base.openshell, tokenFile } };
     gateway = createOpenShellGateway(config.openshell);
-    driver = bundledComputeDriver(client, config, null, [
-      openshellHook(client, gateway, config, null),
+    driver = bundledComputeDriver(worker, config, null, [
+      openshellHook(worker, gateway, config, null),
+    ]);
+
+    // OCC creates the managed namespace; inside it the worker holds nothing yet.
+    const first = await driver.ensureNamespace(passInput(id));
+    expect(first).toMatchObject({ outcome: "pending", code: "KUBERNETES_PERMISSION_PENDING" });
+    // What the operator does in that tenant namespace: bind the tenant roles to the worker.
+    await createMissing(admin(), [
+      tenantRoleBinding(name, "worker", identity.subject),
+      openshellTenantRoleBinding(name, identity.subject),
     ]);
 
     let result = await driver.ensureNamespace(passInput(id));
@@ -69,30 +114,44 @@ describe("the OpenShell Sandbox Driver, normal profile", () => {
     }
     expect(result).toMatchObject({ outcome: "ready", namespaceName: name });
     for (const [kind, objectName] of RESOURCES) {
-      const live = await client.get<HasMetadata>(kind, { name: objectName, namespace: name });
+      const live = await worker.get<HasMetadata>(kind, { name: objectName, namespace: name });
       expect(live.metadata?.labels).toMatchObject({
         "app.kubernetes.io/managed-by": "openclaw-enterprise",
         "openclaw.dev/namespace": id,
       });
       expect(live.metadata?.annotations).toMatchObject({ "openclaw.dev/namespace-id": id });
     }
-    const ns = await client.get<K8sNamespace>("Namespace", { name });
+    const ns = await worker.get<K8sNamespace>("Namespace", { name });
     expect(ns.metadata?.labels?.["openshell.nvidia.com/workspace-mode"]).toBe("operator");
     expect(gw.workspaces.get(name)?.phase).toBe("WORKSPACE_PHASE_ACTIVE");
 
-    const writes = client.counter.writes();
+    const writes = worker.counter.writes();
     expect((await driver.ensureNamespace(passInput(id))).outcome).toBe("ready");
-    expect(client.counter.writes()).toBe(writes);
+    expect(worker.counter.writes()).toBe(writes);
   });
 
   it("a changed owned resource is converged back", async () => {
     const ref = { name: "openshell-sandbox", namespace: name };
-    await client.patch("Role", ref, [{ op: "replace", path: "/rules/0/verbs", value: ["get"] }], {
+    // Someone else (the administrator) changes the Role; the worker converges it back.
+    await admin().patch("Role", ref, [{ op: "replace", path: "/rules/0/verbs", value: ["get"] }], {
       type: "json",
     });
     expect((await driver.ensureNamespace(passInput(id))).outcome).toBe("ready");
-    const role = await client.get<HasMetadata & { rules: { verbs: string[] }[] }>("Role", ref);
+    const role = await worker.get<HasMetadata & { rules: { verbs: string[] }[] }>("Role", ref);
     expect(role.rules[0]?.verbs).toEqual(["get", "list"]);
+  });
+
+  it("the grant is namespace-scoped: the worker cannot create the Role where it has no RoleBinding (403)", async () => {
+    const elsewhere = uniqueName("os-elsewhere");
+    await admin().create("Namespace", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: elsewhere },
+    });
+    await expect(worker.create("Role", declaredRole(elsewhere))).rejects.toMatchObject({
+      category: "forbidden",
+      status: 403,
+    });
   });
 
   it("cleanup deletes the Workspace, then the declared resources, then the namespace", async () => {
@@ -100,8 +159,9 @@ describe("the OpenShell Sandbox Driver, normal profile", () => {
     expect(first.outcome).not.toBe("failed");
     expect(gw.workspaces.has(name)).toBe(false);
     expect(gw.calls).toContain("DeleteWorkspace");
+    // Observed as the administrator: the worker's RoleBindings go with the namespace.
     for (const [kind, objectName] of RESOURCES) {
-      const live = await client.find<HasMetadata>(kind, { name: objectName, namespace: name });
+      const live = await admin().find<HasMetadata>(kind, { name: objectName, namespace: name });
       expect(live === undefined || live.metadata?.deletionTimestamp !== undefined).toBe(true);
     }
   });
