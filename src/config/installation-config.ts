@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { Value } from "@sinclair/typebox/value";
+import { Value, type ValueError } from "@sinclair/typebox/value";
 import { parse } from "yaml";
 import {
   validateComputeSettings,
@@ -16,6 +16,8 @@ export interface EgressAuthority {
   readonly namespace: string;
   readonly podLabels: Readonly<Record<string, string>>;
   readonly port: number;
+  /** The Service in front of the proxy pods (workloads' HTTPS_PROXY names it). */
+  readonly service: string;
 }
 
 export type Manifest = Readonly<Record<string, unknown>>;
@@ -117,6 +119,19 @@ function keyOf(path: string): string {
 }
 
 /**
+ * A union's own error ("Expected union value") says nothing useful; for a section that may be
+ * `null` or an object, the object branch's errors name the key that is wrong.
+ */
+function leafErrors(error: ValueError): ValueError[] {
+  if (error.errors.length === 0) return [error];
+  const nested = error.errors
+    .flatMap((branch) => [...branch])
+    .filter((e) => (e.schema as { type?: unknown }).type !== "null")
+    .flatMap(leafErrors);
+  return nested.length === 0 ? [error] : nested;
+}
+
+/**
  * Validates a parsed configuration document: the shape (unknown keys, types) first, then the
  * Compute settings through the domain's rules (quantities, request ≤ limit). Defaults fill in
  * whatever is absent.
@@ -124,10 +139,11 @@ function keyOf(path: string): string {
 export function validateInstallationConfig(doc: unknown, source: string): InstallationConfig {
   const input = doc ?? {};
   if (!Value.Check(InstallationConfigSchema, input)) {
-    const problems = [...Value.Errors(InstallationConfigSchema, input)].map((e) => ({
-      key: keyOf(e.path),
-      message: `${keyOf(e.path)}: ${e.message}`,
-    }));
+    const problems = [...Value.Errors(InstallationConfigSchema, input)]
+      .flatMap(leafErrors)
+      // One problem per key: a missing key is also "not a string"; the first says it best.
+      .filter((e, i, all) => all.findIndex((o) => o.path === e.path) === i)
+      .map((e) => ({ key: keyOf(e.path), message: `${keyOf(e.path)}: ${e.message}` }));
     throw new ConfigurationError(source, problems);
   }
   const file: InstallationConfigFile = input;
@@ -181,6 +197,7 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
             namespace: net.egressAuthority.namespace,
             podLabels: net.egressAuthority.podLabels ?? {},
             port: net.egressAuthority.port,
+            service: net.egressAuthority.service ?? "egress-authority",
           },
     workloads: {
       gatewayImage: file.workloads?.gatewayImage ?? DEFAULTS.workloads.gatewayImage,

@@ -21,6 +21,10 @@ const EgressAuthority = Type.Object(
     namespace: Type.String({ minLength: 1 }),
     podLabels: Type.Optional(StringMap),
     port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    /** The Service in front of the proxy pods; default `egress-authority`. */
+    service: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 63, pattern: "^[a-z]([-a-z0-9]*[a-z0-9])?$" }),
+    ),
   },
   { additionalProperties: false },
 );

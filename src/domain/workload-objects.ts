@@ -40,6 +40,8 @@ export interface EgressAuthoritySetting {
   readonly namespace: string;
   readonly podLabels: Readonly<Record<string, string>>;
   readonly port: number;
+  /** The Service in `namespace` in front of those pods: workloads address the proxy by it. */
+  readonly service: string;
 }
 
 export type ExecutionModeValue = "embedded" | "dedicated";

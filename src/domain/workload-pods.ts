@@ -41,12 +41,12 @@ export const RESTRICTED_CONTAINER_SECURITY = {
 } as const;
 
 /**
- * The proxy URL of the Credential Proxy. The configuration names the authority's namespace,
- * pod labels and port; OCC addresses it through the Service `egress-authority` in that
- * namespace (the chart's name for it).
+ * The proxy URL of the Credential Proxy: its Service in its namespace, on its port
+ * (`network.egressAuthority.service`, default `egress-authority`). The NetworkPolicy opens
+ * egress to the pods behind it by their labels; the URL only names them.
  */
 export function egressProxyUrl(authority: EgressAuthoritySetting): string {
-  return `http://egress-authority.${authority.namespace}.svc:${authority.port}`;
+  return `http://${authority.service}.${authority.namespace}.svc:${authority.port}`;
 }
 
 function proxyEnv(authority: EgressAuthoritySetting | null): Record<string, unknown>[] {

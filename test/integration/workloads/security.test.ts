@@ -31,6 +31,7 @@ describe("Credential Proxy", () => {
       namespace: "egress-system",
       podLabels: { app: "egress" },
       port: 3128,
+      service: "credential-proxy",
     };
     expect(await agentPass(api, agentId, { egressAuthority })).toMatchObject({ move: "defer" });
     const n = workloadNames(agentId, rev);
@@ -60,7 +61,7 @@ describe("Credential Proxy", () => {
         spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
       }>("Deployment", { name, namespace: ns });
       const env = d.spec.template.spec.containers[0]?.env ?? [];
-      const url = "http://egress-authority.egress-system.svc:3128";
+      const url = "http://credential-proxy.egress-system.svc:3128";
       expect(env).toEqual(
         expect.arrayContaining([
           { name: "HTTPS_PROXY", value: url },
@@ -106,7 +107,12 @@ describe("ServiceAccount credentials", () => {
 
     const proxied = (await createAgent(api, id, "embedded", { model: "m1" }, saId)).agentId;
     const rev2 = await deploy(api, id, proxied);
-    const egressAuthority = { namespace: "egress-system", podLabels: {}, port: 3128 };
+    const egressAuthority = {
+      namespace: "egress-system",
+      podLabels: {},
+      port: 3128,
+      service: "egress-authority",
+    };
     expect(await agentPass(api, proxied, { egressAuthority })).toMatchObject({ move: "defer" });
     const m = workloadNames(proxied, rev2);
     const creds2 = await admin.get<Obj>("Secret", { name: m.credentials, namespace: ns });
@@ -120,7 +126,12 @@ describe("Credential Proxy removed", () => {
     const { id, ns } = await readyExternal(api);
     const { agentId } = await createAgent(api, id, "embedded");
     const rev = await deploy(api, id, agentId);
-    const egressAuthority = { namespace: "egress-system", podLabels: {}, port: 3128 };
+    const egressAuthority = {
+      namespace: "egress-system",
+      podLabels: {},
+      port: 3128,
+      service: "egress-authority",
+    };
     expect(await agentPass(api, agentId, { egressAuthority })).toMatchObject({ move: "defer" });
     const { egressPolicy, gateway } = workloadNames(agentId, rev);
     expect(await admin.find("NetworkPolicy", { name: egressPolicy, namespace: ns })).toBeDefined();

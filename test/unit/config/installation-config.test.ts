@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { egressProxyUrl } from "../../../src/domain/workload-pods.js";
 import { describe, expect, it } from "vitest";
 import {
   ConfigurationError,
@@ -36,6 +37,24 @@ describe("Installation configuration", () => {
     expect(c.compute.gatewayRouting).toBeNull();
     expect(c.compute.containerRequests).toEqual({ cpu: "250m", memory: "256Mi" });
     expect(c.kubernetes.controllerNamespace).toBe("openclaw-system");
+  });
+
+  it("addresses the Credential Proxy by its Service, `egress-authority` unless named", () => {
+    const doc = (service?: string) => ({
+      network: {
+        egressAuthority: { namespace: "proxy", port: 3128, ...(service ? { service } : {}) },
+      },
+    });
+    const urlOf = (service?: string) => {
+      const authority = validateInstallationConfig(doc(service), "test").egressAuthority;
+      if (authority === null) throw new Error("no egress authority");
+      return egressProxyUrl(authority);
+    };
+    expect(urlOf()).toBe("http://egress-authority.proxy.svc:3128");
+    expect(urlOf("credential-proxy")).toBe("http://credential-proxy.proxy.svc:3128");
+    expect(() => validateInstallationConfig(doc("Bad_Name"), "test")).toThrow(
+      /network\.egressAuthority\.service/,
+    );
   });
 
   it("accepts an installed Compute Driver module and gateway routing", () => {

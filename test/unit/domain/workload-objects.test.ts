@@ -91,7 +91,9 @@ describe("desiredWorkloadObjects", () => {
       const objects = desiredWorkloadObjects(
         input({
           executionMode: mode,
-          egressAuthority: egress ? { namespace: "egress", podLabels: {}, port: 3128 } : null,
+          egressAuthority: egress
+            ? { namespace: "egress", podLabels: {}, port: 3128, service: "proxy" }
+            : null,
         }),
       );
       expect(names(objects)).toEqual(expected);
@@ -274,7 +276,9 @@ describe("provider credentials", () => {
       const names = envNames(
         input({
           credentialKind,
-          egressAuthority: egress ? { namespace: "egress", podLabels: {}, port: 3128 } : null,
+          egressAuthority: egress
+            ? { namespace: "egress", podLabels: {}, port: 3128, service: "proxy" }
+            : null,
         }),
       );
       expect(names.includes("OPENCLAW_PROVIDER_CREDENTIAL")).toBe(present);

@@ -10,7 +10,7 @@ when openshell.enabled.
 {{- $_ := set $network "gatewayRouting" (dict "gatewayNamespace" .Release.Namespace "gatewayName" $v.gatewayRouting.gatewayName "envoyNamespace" $v.gatewayRouting.envoyNamespace) -}}
 {{- end }}
 {{- if $v.egressAuthority.enabled }}
-{{- $_ := set $network "egressAuthority" (dict "namespace" $v.egressAuthority.namespace "podLabels" $v.egressAuthority.podLabels "port" $v.egressAuthority.port) -}}
+{{- $_ := set $network "egressAuthority" (dict "namespace" $v.egressAuthority.namespace "podLabels" $v.egressAuthority.podLabels "port" $v.egressAuthority.port "service" $v.egressAuthority.service) -}}
 {{- end }}
 {{- $doc := dict
   "drivers" (dict "compute" "kubernetes" "configuration" "kubernetes" "secret" "kubernetes" "sandbox" (ternary "openshell" "none" $v.openshell.enabled))
