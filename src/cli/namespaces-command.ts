@@ -112,11 +112,11 @@ async function untilDeleted(api: ApiClient, id: string, timeout: string): Promis
   });
 }
 
-/** Parses `ns:name` (a ServiceAccount) or `user:name` into an RBAC subject. */
+/** Parses `ns:name` or `ns/name` (a ServiceAccount) or `user:name` into an RBAC subject. */
 export function parseSubject(flag: string, text: string): RbacSubject {
   const user = /^user:(.+)$/.exec(text);
   if (user?.[1] !== undefined) return { kind: "User", name: user[1] };
-  const sa = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?):([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(text);
+  const sa = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)[:/]([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(text);
   if (sa?.[1] !== undefined && sa[3] !== undefined) {
     return { kind: "ServiceAccount", namespace: sa[1], name: sa[3] };
   }

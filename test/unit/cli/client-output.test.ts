@@ -77,6 +77,10 @@ describe("parseSubject and grants", () => {
       { kind: "ServiceAccount", namespace: "openclaw-system", name: "occ-worker" },
     ],
     ["user:occ-worker", { kind: "User", name: "occ-worker" }],
+    [
+      "openclaw-system/occ-worker",
+      { kind: "ServiceAccount", namespace: "openclaw-system", name: "occ-worker" },
+    ],
   ])("%s", (text, subject) => {
     expect(parseSubject("--worker", text)).toEqual(subject);
   });
