@@ -7,7 +7,11 @@
 import { Option, type Command } from "commander";
 import { stringify } from "yaml";
 import type { NamespaceView } from "../api/namespaces/schemas.js";
-import { tenantRoleBinding, type RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
+import {
+  openshellTenantRoleBinding,
+  tenantRoleBinding,
+  type RbacSubject,
+} from "../drivers/kubernetes/rbac-objects.js";
 import {
   ApiRequestError,
   apiClientFrom,
@@ -125,9 +129,21 @@ export function parseSubject(flag: string, text: string): RbacSubject {
   );
 }
 
-/** The RoleBindings for one placed tenant namespace, as a multi-document YAML stream. */
-export function grantsManifest(namespace: string, worker: RbacSubject, api: RbacSubject): string {
-  return [tenantRoleBinding(namespace, "worker", worker), tenantRoleBinding(namespace, "api", api)]
+/**
+ * The RoleBindings for one placed tenant namespace, as a multi-document YAML stream; with
+ * `openshell`, also the worker's binding to the OpenShell tenant role (normal profile).
+ */
+export function grantsManifest(
+  namespace: string,
+  worker: RbacSubject,
+  api: RbacSubject,
+  openshell = false,
+): string {
+  return [
+    tenantRoleBinding(namespace, "worker", worker),
+    tenantRoleBinding(namespace, "api", api),
+    ...(openshell ? [openshellTenantRoleBinding(namespace, worker)] : []),
+  ]
     .map((o) => stringify(o).trimEnd())
     .join("\n---\n");
 }
@@ -225,19 +241,26 @@ export function registerNamespacesCommands(program: Command): void {
       "the API's identity: <namespace>:<serviceaccount> or user:<name>",
       "openclaw-system:occ-api",
     )
-    .action(async (id: string, flags: ClientFlags & { worker: string; api: string }) => {
-      const n = await getOrNull(await client(flags), id);
-      if (n === null) throw new Error(`Namespace ${id} not found (or deleted)`);
-      const target = n.placement.kubernetesNamespace;
-      if (target === null) {
-        throw new Error(`${id} has no Kubernetes namespace yet (${n.status}); retry shortly`);
-      }
-      print(
-        grantsManifest(
-          target,
-          parseSubject("--worker", flags.worker),
-          parseSubject("--api", flags.api),
-        ),
-      );
-    });
+    .option("--openshell", "also bind the OpenShell tenant role to the worker (OpenShell in use)")
+    .action(
+      async (
+        id: string,
+        flags: ClientFlags & { worker: string; api: string; openshell?: boolean },
+      ) => {
+        const n = await getOrNull(await client(flags), id);
+        if (n === null) throw new Error(`Namespace ${id} not found (or deleted)`);
+        const target = n.placement.kubernetesNamespace;
+        if (target === null) {
+          throw new Error(`${id} has no Kubernetes namespace yet (${n.status}); retry shortly`);
+        }
+        print(
+          grantsManifest(
+            target,
+            parseSubject("--worker", flags.worker),
+            parseSubject("--api", flags.api),
+            flags.openshell === true,
+          ),
+        );
+      },
+    );
 }

@@ -27,6 +27,7 @@ import {
 import type { NamespaceHook, NamespacePassInput } from "../compute.js";
 import { isKubeError, type ObjectClient } from "../kubernetes/client/index.js";
 import { outcomeOfKubeError } from "../kubernetes/compute/failures.js";
+import { OPENSHELL_TENANT_ROLE } from "../kubernetes/rbac-rules.js";
 import type { OpenShellGateway } from "./gateway-client.js";
 import { workspaceResources, type WorkspaceResource } from "./manifests.js";
 import { workspaceResourceMatches } from "./resource-equivalence.js";
@@ -108,6 +109,7 @@ export class OpenShellNamespaceHook implements NamespaceHook {
         "after-verification",
         "read the OpenShell workspace resources",
         namespace,
+        OPENSHELL_TENANT_ROLE,
       );
     }
     return ensureWorkspace(this.opts.gateway, namespace, input.namespaceId);
@@ -136,6 +138,7 @@ export class OpenShellNamespaceHook implements NamespaceHook {
           "after-verification",
           `delete ${resource.kind} ${resource.name}`,
           namespace,
+          OPENSHELL_TENANT_ROLE,
         );
       }
     }

@@ -6,6 +6,7 @@ import {
   newNamespaceId,
   currentManagedName,
   type HasMetadata,
+  type EnsureNamespaceResult,
   type K8sNamespace,
 } from "../../../src/domain/index.js";
 import {
@@ -101,13 +102,20 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
     // OCC creates the managed namespace; inside it the worker holds nothing yet.
     const first = await driver.ensureNamespace(passInput(id));
     expect(first).toMatchObject({ outcome: "pending", code: "KUBERNETES_PERMISSION_PENDING" });
-    // What the operator does in that tenant namespace: bind the tenant roles to the worker.
-    await createMissing(admin(), [
-      tenantRoleBinding(name, "worker", identity.subject),
-      openshellTenantRoleBinding(name, identity.subject),
-    ]);
-
+    // What the operator does in that tenant namespace: bind the tenant roles to the worker —
+    // first only tenant-worker: the hook's own refusal names the OpenShell role it lacks.
+    await createMissing(admin(), [tenantRoleBinding(name, "worker", identity.subject)]);
+    const reasonOf = (r: EnsureNamespaceResult) => ("reason" in r ? r.reason : "");
     let result = await driver.ensureNamespace(passInput(id));
+    for (let i = 0; i < 20 && !reasonOf(result).includes("tenant-openshell"); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      result = await driver.ensureNamespace(passInput(id));
+    }
+    expect(result).toMatchObject({ outcome: "pending", code: "KUBERNETES_PERMISSION_PENDING" });
+    expect(reasonOf(result)).toContain(`(ClusterRole openclaw-enterprise-tenant-openshell) there`);
+    await createMissing(admin(), [openshellTenantRoleBinding(name, identity.subject)]);
+
+    result = await driver.ensureNamespace(passInput(id));
     for (let i = 0; i < 20 && result.outcome === "pending"; i++) {
       await new Promise((r) => setTimeout(r, 250));
       result = await driver.ensureNamespace(passInput(id));

@@ -105,6 +105,22 @@ describe("parseSubject and grants", () => {
       ["RoleBinding", "oce-abc", "openclaw-enterprise-tenant-api"],
     ]);
   });
+
+  it("with --openshell adds the worker's binding to the OpenShell tenant role", () => {
+    const docs = grantsManifest(
+      "oce-abc",
+      { kind: "User", name: "w" },
+      { kind: "User", name: "a" },
+      true,
+    )
+      .split("\n---\n")
+      .map((d) => parse(d) as { roleRef: { name: string }; subjects: { name: string }[] });
+    expect(docs.map((d) => [d.roleRef.name, d.subjects[0]?.name])).toEqual([
+      ["openclaw-enterprise-tenant-worker", "w"],
+      ["openclaw-enterprise-tenant-api", "a"],
+      ["openclaw-enterprise-tenant-openshell", "w"],
+    ]);
+  });
 });
 
 describe("wait", () => {

@@ -20,13 +20,15 @@ function failureOf(err: KubeApiError): KubernetesFailure {
  * is not a Kubernetes answer at all is a programming error and is rethrown.
  *
  * `namespace` is the tenant's own selected or bound namespace, safe to name in the reason; it
- * lets a missing-permission reason say exactly which RoleBinding the operator must create.
+ * lets a missing-permission reason say exactly which RoleBinding the operator must create;
+ * `clusterRole` is the tenant role that grants what was refused (default: tenant-worker).
  */
 export function outcomeOfKubeError(
   err: unknown,
   stage: VerificationStage,
   what: string,
   namespace?: string,
+  clusterRole: string = TENANT_CLUSTER_ROLES.worker,
 ): NotDone {
   if (!isKubeError(err)) throw err;
   const code = codeForKubernetesFailure(failureOf(err), stage);
@@ -35,7 +37,7 @@ export function outcomeOfKubeError(
     return notDone(
       code,
       `the worker may not ${what} in namespace ${namespace ?? "?"}: grant the worker RoleBinding ` +
-        `(ClusterRole ${TENANT_CLUSTER_ROLES.worker}) there; provisioning resumes by itself`,
+        `(ClusterRole ${clusterRole}) there; provisioning resumes by itself`,
     );
   }
   return notDone(code, `Kubernetes ${answer} to ${what}`);
