@@ -3,6 +3,8 @@ import { Value, type ValueError } from "@sinclair/typebox/value";
 import { parse } from "yaml";
 import {
   validateComputeSettings,
+  type EgressAuthoritySetting,
+  type WorkloadImages,
   type ComputeSettings,
   type ConfigurationProblem,
 } from "../domain/index.js";
@@ -12,13 +14,7 @@ import { openshellGatewayProblems } from "./openshell-settings.js";
 export type DriverSelection = "kubernetes" | { readonly module: string };
 
 /** The Credential Proxy: egress from Agent workloads goes only to these pods on `port`. */
-export interface EgressAuthority {
-  readonly namespace: string;
-  readonly podLabels: Readonly<Record<string, string>>;
-  readonly port: number;
-  /** The Service in front of the proxy pods (workloads' HTTPS_PROXY names it). */
-  readonly service: string;
-}
+export type EgressAuthority = EgressAuthoritySetting;
 
 export type Manifest = Readonly<Record<string, unknown>>;
 
@@ -34,16 +30,8 @@ export interface OpenShellSettings {
   readonly networkPolicyResources: readonly Manifest[];
 }
 
-export interface WorkloadSettings {
-  readonly gatewayImage: string;
-  readonly harnessImage: string;
-  readonly gatewayResources: { readonly cpu: string; readonly memory: string };
-  readonly harnessResources: { readonly cpu: string; readonly memory: string };
-  readonly gatewayStateSize: string;
-  readonly workspaceSize: string;
-  /** Absent → the cluster's default StorageClass. */
-  readonly storageClassName: string | undefined;
-}
+/** What Agent workloads run (`workloads.*`), as the domain renders them. */
+export type WorkloadSettings = WorkloadImages;
 
 /** The validated Installation configuration every process runs with. */
 export interface InstallationConfig {
