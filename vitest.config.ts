@@ -9,6 +9,8 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
           include: ["test/unit/**/*.test.ts"],
           testTimeout: 30_000,
+          // Setting up PGlite (migrations, bootstrap) takes seconds; on 2 busy cores, more.
+          hookTimeout: 60_000,
         },
       },
       {

@@ -120,6 +120,30 @@ export async function firstAgentIds(
   return { count: res.rows[0]?.n ?? 0, ids: res.rows.map((r) => r.id) };
 }
 
+/**
+ * The Agents of a Namespace that reference a Configuration or a ServiceAccount (any status:
+ * a deleting Agent's teardown may still need them), oldest first, at most `limit` names.
+ * Callers hold the Namespace row lock, as Agent creation does, so the answer cannot go stale
+ * before they commit.
+ */
+export async function agentsReferencing(
+  q: Queryable,
+  namespaceId: NamespaceId,
+  ref: { readonly configurationId: string } | { readonly serviceAccountId: string },
+  limit = 5,
+): Promise<{ readonly count: number; readonly names: readonly string[] }> {
+  const [column, value] =
+    "configurationId" in ref
+      ? ["configuration_id", ref.configurationId]
+      : ["service_account_id", ref.serviceAccountId];
+  const res = await q.query<{ name: string; n: number }>(
+    `SELECT name, (count(*) OVER ())::int AS n FROM agents
+     WHERE namespace_id = $1 AND ${column} = $2 ORDER BY created_at, id LIMIT $3`,
+    [namespaceId, value, limit],
+  );
+  return { count: res.rows[0]?.n ?? 0, names: res.rows.map((r) => r.name) };
+}
+
 /** `active` → `deleting`; returns the row as it is now. */
 export async function markAgentDeleting(q: Queryable, id: string): Promise<AgentRecord> {
   const res = await q.query(

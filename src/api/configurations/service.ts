@@ -8,6 +8,7 @@
  * deleted by UID, an update is put back under its new resourceVersion). A delete removes the
  * row, then the ConfigMap as the last step before COMMIT, so a refused delete changes nothing.
  */
+import { refuseWhileAgentsReference } from "../tenant/in-use.js";
 import type { NamespaceId } from "../../domain/ids.js";
 import { contentDigest, newTenantResourceId } from "../../domain/tenant-resources.js";
 import { KubernetesConfigurationDriver } from "../../drivers/kubernetes/tenant/configuration-driver.js";
@@ -172,6 +173,7 @@ export function deleteConfiguration(
     await compensatedTransaction(deps, async (tx) => {
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
       const current = await found(tx, namespaceId, id, true);
+      await refuseWhileAgentsReference(tx, namespaceId, { configurationId: id }, "Configuration");
       const driver = driverOf(deps);
       const bound = await driver.resolve(tenantPlacementOf(ns));
       await driver.read(bound, namespaceId, current);

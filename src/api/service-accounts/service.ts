@@ -4,6 +4,7 @@
  * (404), then state (a `failed` or `deleting` Namespace takes no new records: 409). A
  * credential's `secretRef` must name a Secret of the same Namespace (400 otherwise).
  */
+import { refuseWhileAgentsReference } from "../tenant/in-use.js";
 import type { NamespaceId } from "../../domain/ids.js";
 import { newTenantResourceId } from "../../domain/tenant-resources.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
@@ -106,6 +107,7 @@ export function deleteServiceAccount(
     const grant = await access.authorize(deps, caller, namespaceId, "delete", id);
     await deps.db.transaction(async (tx) => {
       await liveNamespace(tx, namespaceId, { lock: true });
+      await refuseWhileAgentsReference(tx, namespaceId, { serviceAccountId: id }, "ServiceAccount");
       if (!(await deleteServiceAccountRow(tx, namespaceId, id))) {
         throw new ApiError("NOT_FOUND", "No such ServiceAccount.");
       }

@@ -271,3 +271,38 @@ describe("AgentRevisions", () => {
     expect(admin.status).toBe(200);
   });
 });
+
+describe("what an Agent references", () => {
+  it("cannot be deleted: the Configuration and the ServiceAccount answer 409 naming the Agent", async () => {
+    const sa = await call(fx.app, "POST", `/namespaces/${b}/service-accounts`, {
+      key: fx.adminKey,
+      body: { name: "runner" },
+    });
+    expect(sa.status, sa.text).toBe(201);
+    const saId = (sa.body as { data: { id: string } }).data.id;
+    const agent = await call(fx.app, "POST", agents(b), {
+      key: fx.adminKey,
+      body: {
+        name: "uses-both",
+        configurationId: cfgB,
+        executionMode: "embedded",
+        serviceAccountId: saId,
+      },
+    });
+    expect(agent.status, agent.text).toBe(201);
+
+    for (const path of [`configurations/${cfgB}`, `service-accounts/${saId}`]) {
+      const refused = await call(fx.app, "DELETE", `/namespaces/${b}/${path}`, {
+        key: fx.adminKey,
+      });
+      expect(refused.status, path).toBe(409);
+      expect(errorOf(refused).error.code).toBe("RESOURCE_CONFLICT");
+      expect(errorOf(refused).error.message).toMatch(/is used by \d+ Agent\(s\): .*uses-both/);
+    }
+    const still = await fx.raw.query(
+      "SELECT (SELECT count(*) FROM configurations WHERE id = $1)::int AS c, (SELECT count(*) FROM service_accounts WHERE id = $2)::int AS s",
+      [cfgB, saId],
+    );
+    expect(still.rows[0]).toEqual({ c: 1, s: 1 });
+  });
+});
