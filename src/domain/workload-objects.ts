@@ -165,7 +165,12 @@ export function desiredWorkloadObjects(input: WorkloadInput): readonly DesiredWo
     const selector = { ...harnessSelector(input.agentId), [LABELS.revision]: input.revisionId };
     out.push({
       scope: revision,
-      object: deployment(meta(names.harness, revision), selector, harnessPodSpec(pods), {}),
+      object: deployment(
+        meta(names.harness, revision),
+        selector,
+        { ...harnessPodSpec(pods), affinity: besideTheGateway(input.agentId) },
+        {},
+      ),
     });
   }
   out.push({
@@ -185,6 +190,24 @@ export function desiredWorkloadObjects(input: WorkloadInput): readonly DesiredWo
     createOnly: d.createOnly === true,
     object: withSpecHash(d.object),
   }));
+}
+
+/**
+ * The harness shares the workspace claim with the gateway, and the claim is `ReadWriteOnce`
+ * (the one access mode every storage class offers): both pods must run on one node, so the
+ * harness is scheduled beside the Agent's gateway pod.
+ */
+export function besideTheGateway(agentId: string): Record<string, unknown> {
+  return {
+    podAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        {
+          labelSelector: { matchLabels: gatewaySelector(agentId) },
+          topologyKey: "kubernetes.io/hostname",
+        },
+      ],
+    },
+  };
 }
 
 /** The gateway pods: the Agent, the gateway role and the profile the tenant policies select. */

@@ -117,6 +117,38 @@ describe("desiredWorkloadObjects", () => {
     },
   );
 
+  it("schedules the harness beside the gateway pod, the two sharing one ReadWriteOnce workspace claim", () => {
+    const objects = desiredWorkloadObjects(input());
+    const deployments = objects.filter((d) => d.object.kind === "Deployment");
+    const spec = (name: string) => {
+      const found = deployments.find((d) => d.object.metadata.name === name)?.object as
+        | {
+            spec: {
+              template: {
+                metadata: { labels: Record<string, string> };
+                spec: Record<string, unknown>;
+              };
+            };
+          }
+        | undefined;
+      if (found === undefined) throw new Error(`no Deployment ${name}`);
+      return found.spec.template;
+    };
+    const gateway = spec(`gateway-${a}`);
+    const harness = spec(`harness-${r1}`);
+    expect(harness.spec.affinity).toEqual({
+      podAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: { matchLabels: gateway.metadata.labels },
+            topologyKey: "kubernetes.io/hostname",
+          },
+        ],
+      },
+    });
+    expect(gateway.spec.affinity).toBeUndefined();
+  });
+
   it("gives the gateway 1 replica, Recreate, restricted security, the gateway role and the network profile the tenant policies select", () => {
     const gateway = desiredWorkloadObjects(input()).at(-1)?.object;
     expect(gateway?.metadata.labels).toMatchObject({
