@@ -3,13 +3,16 @@
  * `occ-api` users hold broader chart roles granted by other tests, so every case gets FRESH
  * identities: a ServiceAccount with a token from the TokenRequest API, a kubeconfig for it,
  * and only what the profile grants — `get` on exactly one namespace (the cluster roles the
- * chart renders in the preprovisioned profile) plus the tenant roles that the operator binds inside it. A
- * namespace `list` by such an identity is a 403, so a test that passes proves none is made.
+ * chart renders in the preprovisioned profile) plus the tenant roles of that same rendering
+ * (the OpenShell one read-only), which the operator binds inside it. A namespace `list` by
+ * such an identity is a 403, so a test that passes proves none is made; a write by the
+ * OpenShell hook would be a 403 too.
  */
 import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { inject } from "vitest";
+import { parseAllDocuments, stringify } from "yaml";
 import { kubeconfigYaml } from "../../src/devcluster/kubeconfig.js";
 import {
   createObjectClient,
@@ -128,13 +131,25 @@ export function kubectl(
 export interface PreprovisionedIdentities {
   readonly worker: FreshIdentity;
   readonly api: FreshIdentity;
+  /**
+   * The chart's tenant ClusterRole names (what `occ preprovisioned render` binds) → the names
+   * under which this case created the preprovisioned chart's tenant roles.
+   */
+  readonly tenantRoles: Readonly<Record<string, string>>;
 }
 
 /**
  * Fresh worker and API identities that may `get` only the bound namespace — with the
  * ClusterRoles the chart renders for `namespaceId` in the preprovisioned profile (renamed
- * uniquely per case), and the chart's tenant ClusterRoles, unbound: the operator's rendered
- * RoleBindings bind them inside the namespace.
+ * uniquely per case), and the tenant ClusterRoles of the preprovisioned rendering, unbound:
+ * the operator's rendered RoleBindings bind them inside the namespace (after
+ * {@link retargetTenantRoleRefs}).
+ *
+ * The tenant roles are renamed per case too (`<chart name>-<worker identity>`, rules
+ * untouched): their chart names exist in the shared test cluster already with the NORMAL
+ * profile's rules (tenant-openshell with write verbs, `escalate` and `bind`), which
+ * `ensureChartRoles` rightly refuses to treat as the same role — and binding those would prove
+ * nothing about the preprovisioned role.
  */
 export async function preprovisionedIdentities(
   namespaceId: string,
@@ -142,15 +157,60 @@ export async function preprovisionedIdentities(
   const worker = await freshIdentity("pp-worker");
   const api = await freshIdentity("pp-api");
   const names = { worker: `${worker.subject.name}-ns`, api: `${api.subject.name}-ns` };
+  const tenant = (await chartTenantClusterRoles("preprovisioned")).map((role) => ({
+    chartName: role.metadata.name,
+    role: { ...role, metadata: { name: `${role.metadata.name}-${worker.subject.name}` } },
+  }));
   await ensureChartRoles([
-    ...(await chartTenantClusterRoles()),
+    ...tenant.map((t) => t.role),
     ...(await preprovisionedChartClusterRoles({ namespaceId }, names)),
   ]);
   await createMissing(admin(), [
     clusterRoleBinding(names.worker, names.worker, worker.subject),
     clusterRoleBinding(names.api, names.api, api.subject),
   ]);
-  return { worker, api };
+  const tenantRoles = Object.fromEntries(tenant.map((t) => [t.chartName, t.role.metadata.name]));
+  return { worker, api, tenantRoles };
+}
+
+interface RenderedDocument extends Readonly<Record<string, unknown>> {
+  readonly kind?: unknown;
+  readonly roleRef?: { readonly kind?: unknown; readonly name?: unknown };
+}
+
+/** The non-empty documents of a multi-document YAML stream. */
+function documents(yaml: string): RenderedDocument[] {
+  return parseAllDocuments(yaml)
+    .map((d) => d.toJS() as RenderedDocument | null)
+    .filter((o): o is RenderedDocument => o !== null);
+}
+
+/**
+ * The chart's tenant ClusterRole names that the RoleBindings of `occ preprovisioned render`
+ * output reference, in order.
+ */
+export function renderedTenantRoleRefs(yaml: string): string[] {
+  return documents(yaml)
+    .filter((o) => o.kind === "RoleBinding" && o.roleRef?.kind === "ClusterRole")
+    .map((o) => String(o.roleRef?.name));
+}
+
+/**
+ * `occ preprovisioned render` output with each RoleBinding's ClusterRole `roleRef.name` mapped
+ * from the chart's tenant role name to this case's copy ({@link PreprovisionedIdentities}
+ * `tenantRoles`); every other field is left exactly as rendered. Throws on a ClusterRole
+ * reference it has no copy for, so no binding can silently fall back to a normal-profile role.
+ */
+export function retargetTenantRoleRefs(yaml: string, identities: PreprovisionedIdentities): string {
+  return documents(yaml)
+    .map((o) => {
+      if (o.kind !== "RoleBinding" || o.roleRef?.kind !== "ClusterRole") return stringify(o);
+      const from = String(o.roleRef.name);
+      const to = identities.tenantRoles[from];
+      if (to === undefined) throw new Error(`no preprovisioned copy of ClusterRole ${from}`);
+      return stringify({ ...o, roleRef: { ...o.roleRef, name: to } });
+    })
+    .join("---\n");
 }
 
 /**

@@ -66,13 +66,34 @@ export function normalChartClusterRoles(): Promise<ChartClusterRole[]> {
   return normalRender;
 }
 
+let preprovisionedRender: Promise<ChartClusterRole[]> | undefined;
+
+/**
+ * Every ClusterRole the chart renders in the preprovisioned profile with
+ * ci/preprovisioned-values.yaml (OpenShell enabled, bound to its example namespace); rendered
+ * once per test file. Its tenant roles do not depend on the bound namespace.
+ */
+function preprovisionedChartRoles(): Promise<ChartClusterRole[]> {
+  preprovisionedRender ??= renderChart({ valuesFiles: [CI_VALUES.preprovisioned] }).then(
+    clusterRoles,
+  );
+  return preprovisionedRender;
+}
+
 /**
  * The tenant ClusterRoles the chart renders unbound (tenant-worker, tenant-api and, with
- * OpenShell, tenant-openshell), for tests that create them without the namespace roles.
+ * OpenShell, tenant-openshell) in `profile`, for tests that create them without the namespace
+ * roles. The names are the same in both profiles; the rules of tenant-openshell are not (it is
+ * read-only in the preprovisioned profile), so preprovisioned roles must be created under other
+ * names beside the normal ones in the shared test cluster (see `ensureRole`).
  */
-export async function chartTenantClusterRoles(): Promise<ChartClusterRole[]> {
+export async function chartTenantClusterRoles(
+  profile: "normal" | "preprovisioned" = "normal",
+): Promise<ChartClusterRole[]> {
   const namespaceRoles: readonly string[] = Object.values(CHART_NAMESPACE_ROLES);
-  return (await normalChartClusterRoles()).filter((r) => !namespaceRoles.includes(r.metadata.name));
+  const rendered =
+    profile === "normal" ? await normalChartClusterRoles() : await preprovisionedChartRoles();
+  return rendered.filter((r) => !namespaceRoles.includes(r.metadata.name));
 }
 
 /**

@@ -1,11 +1,13 @@
 import {
   API_NAMESPACE_RULES,
   OPENSHELL_TENANT_ROLE,
+  OPENSHELL_TENANT_READ_RULES,
   OPENSHELL_TENANT_RULES,
   TENANT_API_RULES,
   TENANT_CLUSTER_ROLES,
   TENANT_WORKER_RULES,
   WORKER_NAMESPACE_RULES,
+  openshellTenantRules,
   type PolicyRule,
 } from "./rbac-rules.js";
 import { isKubeError, type Kind, type KubeObjectLike, type ObjectClient } from "./client/index.js";
@@ -140,11 +142,14 @@ export function clusterRoleBinding(name: string, role: string, who: RbacSubject)
 }
 
 /** Kept importable from here; the rules are stated in rbac-rules.ts with the others. */
-export { OPENSHELL_TENANT_ROLE, OPENSHELL_TENANT_RULES };
+export { OPENSHELL_TENANT_ROLE, OPENSHELL_TENANT_READ_RULES, OPENSHELL_TENANT_RULES };
 
-/** The OpenShell tenant ClusterRole (unbound). */
-export function openshellTenantClusterRole(): RbacObject {
-  return clusterRole(OPENSHELL_TENANT_ROLE, OPENSHELL_TENANT_RULES);
+/**
+ * The OpenShell tenant ClusterRole (unbound) of one profile: the same name in both, the full
+ * rules in the normal profile, read-only ones in the preprovisioned profile.
+ */
+export function openshellTenantClusterRole(profile: "normal" | "preprovisioned"): RbacObject {
+  return clusterRole(OPENSHELL_TENANT_ROLE, openshellTenantRules(profile));
 }
 
 /** The RoleBinding of the OpenShell tenant role to the worker in one tenant namespace. */

@@ -63,7 +63,7 @@ export const OPENSHELL_TENANT_ROLE = "openclaw-enterprise-tenant-openshell";
 const OPENSHELL_WRITE = ["get", "create", "patch", "delete"] as const;
 
 /**
- * The rules of {@link OPENSHELL_TENANT_ROLE}. Kubernetes RBAC lets nobody create or update a
+ * The rules of {@link OPENSHELL_TENANT_ROLE} in the normal profile. Kubernetes RBAC lets nobody create or update a
  * Role with rules they do not hold, or a RoleBinding to a role whose rules they do not hold,
  * unless they have `escalate` (Roles) or `bind` (the referenced Role or ClusterRole). The
  * declared Role grants what the worker does not hold (e.g. `pods`), so each verb is needed —
@@ -91,3 +91,26 @@ export const OPENSHELL_TENANT_RULES: readonly PolicyRule[] = [
   { apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], verbs: ["bind"] },
   { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: OPENSHELL_WRITE },
 ];
+
+/**
+ * The rules of {@link OPENSHELL_TENANT_ROLE} in the preprovisioned profile (preprovisioned.md
+ * §4, §6): the hook applies nothing there, it only reads each declared workspace resource
+ * (`get` through `ObjectClient.find`) and compares it — so `get` on the four declared kinds and
+ * nothing else: no write verb, no `escalate`, no `bind`. The namespace labels it also reads are
+ * covered by the profile's cluster role (`get` on exactly the bound namespace). Same role name
+ * as in the normal profile; the chart renders one rule set or the other.
+ */
+export const OPENSHELL_TENANT_READ_RULES: readonly PolicyRule[] = [
+  { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get"] },
+  {
+    apiGroups: ["rbac.authorization.k8s.io"],
+    resources: ["roles", "rolebindings"],
+    verbs: ["get"],
+  },
+  { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: ["get"] },
+];
+
+/** The rules of {@link OPENSHELL_TENANT_ROLE} in one profile. */
+export function openshellTenantRules(profile: "normal" | "preprovisioned"): readonly PolicyRule[] {
+  return profile === "preprovisioned" ? OPENSHELL_TENANT_READ_RULES : OPENSHELL_TENANT_RULES;
+}

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   API_NAMESPACE_RULES,
+  OPENSHELL_TENANT_READ_RULES,
   OPENSHELL_TENANT_ROLE,
   OPENSHELL_TENANT_RULES,
   TENANT_API_RULES,
   TENANT_CLUSTER_ROLES,
   TENANT_WORKER_RULES,
   WORKER_NAMESPACE_RULES,
+  openshellTenantRules,
 } from "../../../src/drivers/kubernetes/rbac-rules.js";
 import {
   NAMESPACE_CLUSTER_ROLES,
@@ -47,7 +49,7 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
         ].sort(),
       );
       if (openshell)
-        expect(rulesOf(objects, OPENSHELL_TENANT_ROLE)).toEqual(OPENSHELL_TENANT_RULES);
+        expect(rulesOf(objects, OPENSHELL_TENANT_ROLE)).toEqual(openshellTenantRules("normal"));
       expect(CHART_NAMESPACE_ROLES).toEqual(NAMESPACE_CLUSTER_ROLES);
       expect(rulesOf(objects, NAMESPACE_CLUSTER_ROLES.worker)).toEqual(WORKER_NAMESPACE_RULES);
       expect(rulesOf(objects, NAMESPACE_CLUSTER_ROLES.api)).toEqual(API_NAMESPACE_RULES);
@@ -55,6 +57,35 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
       expect(rulesOf(objects, TENANT_CLUSTER_ROLES.api)).toEqual(TENANT_API_RULES);
     });
   }
+
+  it("preprovisioned profile (ci/preprovisioned-values.yaml): names and rules; OpenShell tenant role read-only", async () => {
+    const objects = await renderChart({ valuesFiles: [CI_VALUES.preprovisioned] });
+    const roles = objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata.name);
+    expect(roles.sort()).toEqual(
+      [
+        NAMESPACE_CLUSTER_ROLES.worker,
+        NAMESPACE_CLUSTER_ROLES.api,
+        TENANT_CLUSTER_ROLES.worker,
+        TENANT_CLUSTER_ROLES.api,
+        OPENSHELL_TENANT_ROLE,
+      ].sort(),
+    );
+    expect(rulesOf(objects, OPENSHELL_TENANT_ROLE)).toEqual(openshellTenantRules("preprovisioned"));
+    expect(rulesOf(objects, TENANT_CLUSTER_ROLES.worker)).toEqual(TENANT_WORKER_RULES);
+    expect(rulesOf(objects, TENANT_CLUSTER_ROLES.api)).toEqual(TENANT_API_RULES);
+  });
+
+  it("the two OpenShell rule sets: the preprovisioned one is `get` only, on the kinds the normal one writes", () => {
+    expect(openshellTenantRules("normal")).toBe(OPENSHELL_TENANT_RULES);
+    expect(openshellTenantRules("preprovisioned")).toBe(OPENSHELL_TENANT_READ_RULES);
+    expect(new Set(OPENSHELL_TENANT_READ_RULES.flatMap((r) => r.verbs))).toEqual(new Set(["get"]));
+    const kinds = (rules: typeof OPENSHELL_TENANT_RULES, verb: string) =>
+      rules
+        .filter((r) => r.verbs.includes(verb))
+        .flatMap((r) => r.resources)
+        .sort();
+    expect(kinds(OPENSHELL_TENANT_READ_RULES, "get")).toEqual(kinds(OPENSHELL_TENANT_RULES, "get"));
+  });
 
   it("binds only the namespace roles, each to its own ServiceAccount; tenant roles unbound", async () => {
     const objects = await renderChart({
@@ -101,11 +132,27 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
     expect(roles.find((r) => r.metadata.name === TENANT_CLUSTER_ROLES.worker)?.rules).toEqual(
       TENANT_WORKER_RULES,
     );
+    expect(roles.find((r) => r.metadata.name === OPENSHELL_TENANT_ROLE)?.rules).toEqual(
+      OPENSHELL_TENANT_RULES,
+    );
+  });
+
+  it("…and the preprovisioned rendering's tenant roles: the same names, OpenShell read-only", async () => {
+    const roles = await chartTenantClusterRoles("preprovisioned");
+    expect(roles.map((r) => r.metadata.name).sort()).toEqual(
+      [TENANT_CLUSTER_ROLES.api, OPENSHELL_TENANT_ROLE, TENANT_CLUSTER_ROLES.worker].sort(),
+    );
+    expect(roles.find((r) => r.metadata.name === OPENSHELL_TENANT_ROLE)?.rules).toEqual(
+      OPENSHELL_TENANT_READ_RULES,
+    );
+    expect(roles.find((r) => r.metadata.name === TENANT_CLUSTER_ROLES.worker)?.rules).toEqual(
+      TENANT_WORKER_RULES,
+    );
   });
 
   it("the roles `occ dev up` grants (rbac-objects.ts) are the chart's, name for name", async () => {
     const subject = { kind: "User", name: "x" } as const;
-    const fromSrc = [...chartClusterRbac(subject, subject), openshellTenantClusterRole()]
+    const fromSrc = [...chartClusterRbac(subject, subject), openshellTenantClusterRole("normal")]
       .filter((o) => o.kind === "ClusterRole")
       .map((o) => ({ name: o.metadata?.name, rules: (o as unknown as { rules: unknown }).rules }));
     const fromChart = (await normalChartClusterRoles()).map((r) => ({
@@ -128,5 +175,19 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
       (r) => ({ name: r.metadata.name, rules: r.rules }),
     );
     expect(fromChart).toEqual(fromSrc);
+  });
+
+  it("the preprovisioned OpenShell tenant role of rbac-objects.ts is the chart's", async () => {
+    const role = openshellTenantClusterRole("preprovisioned") as unknown as {
+      metadata: { name: string };
+      rules: unknown;
+    };
+    const fromChart = (await chartTenantClusterRoles("preprovisioned")).find(
+      (r) => r.metadata.name === OPENSHELL_TENANT_ROLE,
+    );
+    expect({ name: fromChart?.metadata.name, rules: fromChart?.rules }).toEqual({
+      name: role.metadata.name,
+      rules: role.rules,
+    });
   });
 });

@@ -5,12 +5,18 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
 import { currentManagedName, type NetworkPolicy } from "../../../src/domain/index.js";
+import {
+  OPENSHELL_TENANT_ROLE,
+  TENANT_CLUSTER_ROLES,
+} from "../../../src/drivers/kubernetes/rbac-rules.js";
 import { uniqueName } from "../../harness/kube.js";
 import {
   admin,
   grantOperator,
   kubectl,
   preprovisionedIdentities,
+  renderedTenantRoleRefs,
+  retargetTenantRoleRefs,
   type PreprovisionedIdentities,
 } from "../../harness/preprovisioned.js";
 import { newBoundId, profileDocument } from "./fixtures.js";
@@ -70,7 +76,18 @@ describe("occ preprovisioned", () => {
       sa("api"),
     ]);
     expect(rendered.code, rendered.stderr).toBe(0);
-    kubectl("operator", ["apply", "-f", "-"], rendered.stdout);
+    // The CLI binds the chart's tenant roles by their fixed names — right for a cluster with
+    // the chart installed (one release per cluster). In this shared test cluster those names
+    // hold the NORMAL profile's rules (the OpenShell one with writes, `escalate` and `bind`),
+    // so the test applies the CLI's output with each RoleBinding's roleRef.name pointed at this
+    // case's copy of the PREPROVISIONED chart's tenant role — nothing else is changed, and the
+    // names are checked first. (A CLI flag to rename roles would be product surface for tests.)
+    expect(renderedTenantRoleRefs(rendered.stdout)).toEqual([
+      TENANT_CLUSTER_ROLES.worker,
+      TENANT_CLUSTER_ROLES.api,
+      OPENSHELL_TENANT_ROLE,
+    ]);
+    kubectl("operator", ["apply", "-f", "-"], retargetTenantRoleRefs(rendered.stdout, identities));
 
     const values = occ([
       "preprovisioned",

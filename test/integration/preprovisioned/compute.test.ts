@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   PREPROVISIONED_MESSAGES,
@@ -27,6 +28,45 @@ describe("preprovisioned placement (Compute)", () => {
   it("the worker identity may not list namespaces (so the driver never does)", async () => {
     const err = await p.worker.list("Namespace").catch((e: unknown) => e);
     expect(isKubeError(err, "forbidden")).toBe(true);
+  });
+
+  it("inside the namespace the worker may only read the declared OpenShell resources: no write, escalate or bind on RBAC", () => {
+    // `kubectl auth can-i -n <namespace>` as the worker: a SelfSubjectAccessReview answered by
+    // the real RBAC authorizer from the grants of the preprovisioned chart (exit 0 yes, 1 no).
+    const can = (verb: string, resource: string): boolean => {
+      const res = spawnSync(
+        ".tools/bin/kubectl",
+        [
+          "--kubeconfig",
+          p.identities.worker.kubeconfig,
+          "auth",
+          "can-i",
+          verb,
+          resource,
+          "-n",
+          p.name,
+        ],
+        { encoding: "utf8", timeout: 60_000 },
+      );
+      if (res.status !== 0 && res.status !== 1) throw new Error(res.stderr);
+      return res.stdout.trim() === "yes";
+    };
+    for (const resource of ["roles", "rolebindings", "serviceaccounts", "networkpolicies"]) {
+      expect(can("get", resource), `get ${resource}`).toBe(true);
+    }
+    for (const [verb, resource] of [
+      ["create", "roles"],
+      ["patch", "roles"],
+      ["delete", "roles"],
+      ["create", "rolebindings"],
+      ["patch", "rolebindings"],
+      ["delete", "rolebindings"],
+      ["escalate", "roles"],
+      ["bind", "roles"],
+      ["bind", "clusterroles"],
+    ] as const) {
+      expect(can(verb, resource), `${verb} ${resource}`).toBe(false);
+    }
   });
 
   it("a rendered namespace applied by the operator passes; quota, limit range and policies are created", async () => {

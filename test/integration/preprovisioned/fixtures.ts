@@ -24,6 +24,7 @@ import {
   grantOperator,
   kubectl,
   preprovisionedIdentities,
+  retargetTenantRoleRefs,
   type PreprovisionedIdentities,
 } from "../../harness/preprovisioned.js";
 
@@ -130,7 +131,9 @@ export interface Prepared {
 /**
  * What the operator does: `occ preprovisioned render` (here its function; the CLI test runs
  * the real command) applied by the `operator` identity with kubectl, then the binding of the
- * created namespace's UID.
+ * created namespace's UID. The rendered RoleBindings are pointed at this case's copies of the
+ * preprovisioned chart's tenant roles (`retargetTenantRoleRefs`: only `roleRef.name` changes),
+ * since the chart names carry the normal profile's rules in the shared test cluster.
  */
 export async function prepare(config = profileConfig(), id = newBoundId()): Promise<Prepared> {
   await grantOperator();
@@ -142,7 +145,7 @@ export async function prepare(config = profileConfig(), id = newBoundId()): Prom
     worker: identities.worker.subject,
     api: identities.api.subject,
   });
-  kubectl("operator", ["apply", "-f", "-"], yaml);
+  kubectl("operator", ["apply", "-f", "-"], retargetTenantRoleRefs(yaml, identities));
   const ns = await admin().get<K8sNamespace>("Namespace", { name });
   const uid = ns.metadata?.uid ?? "";
   return {
