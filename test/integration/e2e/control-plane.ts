@@ -11,10 +11,20 @@ export interface ControlPlane {
   readonly apiUrl: string;
   readonly apiKey: string;
   readonly apiKeyFile: string;
+  /** The current worker's metrics URL (it changes when the worker is restarted). */
   readonly workerMetricsUrl: string;
   /** `--database-url` and `--config` as the processes were started with. */
   readonly common: readonly string[];
+  /** SIGKILLs the worker process (no cleanup, its leases simply expire). */
+  killWorker(): Promise<void>;
+  /** Starts a new worker process (after {@link killWorker}). */
+  startWorker(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface ControlPlaneOptions {
+  /** Extra Installation configuration YAML, appended to the file (e.g. a `worker:` block). */
+  readonly workerConfig?: { readonly leaseSeconds?: number; readonly concurrency?: number };
 }
 
 /**
@@ -22,7 +32,7 @@ export interface ControlPlane {
  * `occ api` and `occ worker` (the worker as the `occ-worker` identity) and waits until both
  * announce themselves.
  */
-export async function startControlPlane(): Promise<ControlPlane> {
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const dir = await mkdtemp(join(tmpdir(), "occ-e2e-"));
   const database = await createTestDatabase();
   const processes: OccProcess[] = [];
@@ -35,7 +45,11 @@ export async function startControlPlane(): Promise<ControlPlane> {
     const config = join(dir, "config.yaml");
     await writeFile(
       config,
-      `kubernetes:\n  kubeconfig: ${inject("env").kubeconfigs["occ-worker"]}\nworker:\n  concurrency: 2\n`,
+      `kubernetes:\n  kubeconfig: ${inject("env").kubeconfigs["occ-worker"]}\n` +
+        `worker:\n  concurrency: ${opts.workerConfig?.concurrency ?? 2}\n` +
+        (opts.workerConfig?.leaseSeconds === undefined
+          ? ""
+          : `  leaseSeconds: ${opts.workerConfig.leaseSeconds}\n`),
     );
     const common = ["--database-url", database.url, "--config", config];
     occ(["migrate", "--database-url", database.url]);
@@ -44,18 +58,32 @@ export async function startControlPlane(): Promise<ControlPlane> {
     const apiKey = (await readFile(apiKeyFile, "utf8")).trim();
     const api = await startOcc(["api", ...common, "--port", "0"], /listening on (http:\/\/\S+)/);
     processes.push(api);
-    const worker = await startOcc(
-      ["worker", ...common, "--metrics-port", "0"],
-      /"metrics":"(http:\/\/[^"]+\/metrics)"/,
-    );
+    const launchWorker = () =>
+      startOcc(
+        ["worker", ...common, "--metrics-port", "0"],
+        /"metrics":"(http:\/\/[^"]+\/metrics)"/,
+      );
+    let worker = await launchWorker();
     processes.push(worker);
     return {
       dir,
       apiUrl: api.match[1] ?? "",
       apiKey,
       apiKeyFile,
-      workerMetricsUrl: worker.match[1] ?? "",
+      get workerMetricsUrl() {
+        return worker.match[1] ?? "";
+      },
       common,
+      async killWorker() {
+        if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
+        const exited = new Promise((r) => worker.child.once("exit", r));
+        worker.child.kill("SIGKILL");
+        await exited;
+      },
+      async startWorker() {
+        worker = await launchWorker();
+        processes.push(worker);
+      },
       stop,
     };
   } catch (err) {
