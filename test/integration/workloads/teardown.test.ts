@@ -115,24 +115,35 @@ describe("Agent teardown", () => {
     expect((await call(api, "GET", `/namespaces/${id}/agents/${doomed}`)).status).toBe(404);
     expect((await call(api, "DELETE", `/namespaces/${id}`)).status).toBe(409);
 
-    // Remove the Configurations (the revisions hold their snapshots): only the Agent remains.
+    // The torn-down Agent's Configuration can go; the kept Agent's is in use: 409 naming it.
     const cfgs = await call(api, "GET", `/namespaces/${id}/configurations`);
+    const answers: number[] = [];
+    let keptConfiguration = "";
     for (const c of cfgs.body.data as { id: string }[]) {
-      expect((await call(api, "DELETE", `/namespaces/${id}/configurations/${c.id}`)).status).toBe(
-        204,
-      );
+      const res = await call(api, "DELETE", `/namespaces/${id}/configurations/${c.id}`);
+      answers.push(res.status);
+      if (res.status === 409) {
+        keptConfiguration = c.id;
+        expect(res.body.error?.message).toMatch(/^The Configuration is used by 1 Agent\(s\): /);
+      }
     }
+    expect(answers.sort()).toEqual([204, 409]);
     const onlyAgent = await call(api, "DELETE", `/namespaces/${id}`);
     expect(onlyAgent.status).toBe(409);
-    expect(onlyAgent.body.error?.message).toBe(
-      `The Namespace still holds 1 Agent (${kept}); delete them first.`,
-    );
+    expect(onlyAgent.body.error?.message).toContain(`1 Agent (${kept})`);
 
     await deleteAgent(id, kept);
     // Still refused while the Agent is being torn down.
     expect((await call(api, "DELETE", `/namespaces/${id}`)).status).toBe(409);
     await tearDown(api, ns, kept);
     expect(await agentObjectsEverywhere(kept)).toEqual([]);
+    // Its Configuration is free now, and then nothing is left.
+    const freed = await call(
+      api,
+      "DELETE",
+      `/namespaces/${id}/configurations/${keptConfiguration}`,
+    );
+    expect(freed.status).toBe(204);
     const accepted = await call(api, "DELETE", `/namespaces/${id}`);
     expect(accepted.status, accepted.text).toBe(202);
     expect(accepted.body.data).toMatchObject({ status: "deleting" });
