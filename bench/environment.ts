@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -20,11 +20,20 @@ import { startTestPostgres, type TestPostgres } from "../test/harness/postgres.j
 
 /** A real cluster and a real PostgreSQL for one benchmark run, with the chart's grants. */
 export interface BenchEnvironment {
+  /** A scratch folder, removed by `stop`. */
+  readonly dir: string;
   readonly cluster: LocalCluster;
   readonly postgres: TestPostgres;
   readonly databaseUrl: string;
   readonly db: Db;
   readonly config: InstallationConfig;
+  /**
+   * An Installation configuration file for `occ api` / `occ worker` child processes: the
+   * worker as `occ-worker`, the API as `occ-api`, worker concurrency 8.
+   */
+  readonly configFile: string;
+  /** A fresh, migrated database on the same PostgreSQL (closed by `stop`). */
+  database(name: string): Promise<{ readonly url: string; readonly db: Db }>;
   stop(): Promise<void>;
 }
 
@@ -55,13 +64,34 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     { kubernetes: { kubeconfig: cluster.kubeconfigs["occ-worker"] }, worker: { concurrency: 8 } },
     "bench",
   );
+  const configFile = join(dir, "config.yaml");
+  await writeFile(
+    configFile,
+    `kubernetes:\n  kubeconfig: ${cluster.kubeconfigs["occ-worker"]}\n` +
+      `  apiKubeconfig: ${cluster.kubeconfigs["occ-api"]}\nworker:\n  concurrency: 8\n`,
+  );
+  const opened: Db[] = [];
   return {
+    dir,
     cluster,
     postgres,
     databaseUrl,
     db,
     config,
+    configFile,
+    async database(name) {
+      const admin = new pg.Client({ connectionString: postgres.adminUrl });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      const url = postgres.adminUrl.replace(/\/postgres$/, `/${name}`);
+      const fresh = openPostgres(url, { max: 10 });
+      opened.push(fresh);
+      await migrate(fresh);
+      return { url, db: fresh };
+    },
     async stop() {
+      for (const d of opened) await d.close();
       await db.close();
       await cluster.stop();
       await postgres.stop();

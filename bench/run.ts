@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: the performance bars of quality.md §2 that exist so far, each measured side
- * by side in one run on a real cluster and a real PostgreSQL, printed as a table.
+ * `npm run bench`: the performance bars P1–P6 of quality.md §2, each measured side by side in
+ * one run on a real cluster and a real PostgreSQL, printed as a table (P4–P6 in their own
+ * modules). Counts and durations can be made smaller with BENCH_* variables for development.
  * `npm run bench -- --record` also writes the table to bench/RESULTS.md with machine and date.
  */
 import { cpus, totalmem } from "node:os";
@@ -17,8 +18,18 @@ import { runBootstrap, startApiProcess } from "../src/occ/processes.js";
 import { startWorker } from "../src/worker/worker.js";
 import { bareProvisioning } from "./bare-provisioning.js";
 import { percentile, startBenchEnvironment } from "./environment.js";
+import { measureConfigReads } from "./p4-config-reads.js";
+import { measureCreateThroughput } from "./p5-create-throughput.js";
+import { measureMemory, type ProcessMemory } from "./p6-memory.js";
+import { buildOcc } from "./occ-process.js";
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
+const P4_SMALL = Number(process.env.BENCH_P4_SMALL ?? 20);
+const P4_TENANTS = Number(process.env.BENCH_P4_TENANTS ?? 2000);
+const P4_READS = Number(process.env.BENCH_P4_READS ?? 200);
+const P5_SECONDS = Number(process.env.BENCH_P5_SECONDS ?? 10);
+const P6_TENANTS = Number(process.env.BENCH_P6_TENANTS ?? 2000);
+const P6_WORK_SECONDS = Number(process.env.BENCH_P6_WORK_SECONDS ?? 120);
 const CONCURRENCY = 8;
 const rows: [string, string, string, string][] = [];
 const log = (line: string) => {
@@ -133,9 +144,64 @@ try {
   ]);
   client.close();
 
+  // P4: configuration reads with P4_SMALL tenant namespaces, then P4_TENANTS (worker running).
+  const p4 = await measureConfigReads(env, key, {
+    small: P4_SMALL,
+    large: P4_TENANTS,
+    reads: P4_READS,
+    log,
+  });
+  const p4Ratio = p4.largeP50 / p4.smallP50;
+  rows.push([
+    `P4 configuration read p50 (API, ${P4_READS} reads): ${p4.large} vs ${p4.small} tenant namespaces`,
+    `${p4.largeP50.toFixed(2)} ms / ${p4.smallP50.toFixed(2)} ms = ${p4Ratio.toFixed(2)}`,
+    "≤ 1.5",
+    p4Ratio <= 1.5 ? "pass" : "FAIL",
+  ]);
+
+  // P5 and P6 run `occ` child processes on databases of their own: the in-process API and
+  // worker stop first.
   await worker.stop();
   compute.close();
   await api.close();
+
+  log("P5, P6: compiling the sources as the image does (tsc -p tsconfig.build.json)");
+  const occ = await buildOcc(env.dir);
+  const p5 = await measureCreateThroughput(env, {
+    occ,
+    concurrency: CONCURRENCY,
+    seconds: P5_SECONDS,
+    log,
+  });
+  const p5Ratio = p5.apiPerSecond / p5.pgbenchTps;
+  rows.push([
+    `P5 POST /namespaces (compiled occ api process, no worker) vs pgbench, same writes per transaction, ${CONCURRENCY} clients, ${P5_SECONDS} s`,
+    `${p5.apiPerSecond.toFixed(0)}/s / ${p5.pgbenchTps.toFixed(0)} tps = ${p5Ratio.toFixed(2)}`,
+    "≥ 0.5",
+    p5Ratio >= 0.5 ? "pass" : "FAIL",
+  ]);
+
+  const p6 = await measureMemory(env, {
+    occ,
+    tenants: P6_TENANTS,
+    concurrency: CONCURRENCY,
+    workSeconds: P6_WORK_SECONDS,
+    log,
+  });
+  const mb = (bytes: number) => bytes / 1e6;
+  const memoryRow = (who: string, m: ProcessMemory): [string, string, string, string] => [
+    `P6 ${who} (compiled, as the image runs it) resident memory, ${p6.tenants} Namespaces created (${p6.ready} ready after ${p6.workedSeconds.toFixed(0)} s of work)`,
+    `${mb(m.rss).toFixed(0)} MB (peak ${mb(m.peak).toFixed(0)} MB)`,
+    "≤ 200 MB",
+    mb(m.rss) <= 200 ? "pass" : "FAIL",
+  ];
+  rows.push(memoryRow("occ api", p6.api), memoryRow("occ worker", p6.worker));
+  rows.push([
+    "(not the bar) occ api run from the sources through tsx (`node bin/occ.js` without dist/), same listing",
+    `${mb(p6.apiFromSources.rss).toFixed(0)} MB (peak ${mb(p6.apiFromSources.peak).toFixed(0)} MB)`,
+    "",
+    "",
+  ]);
 } finally {
   await env.stop();
 }

@@ -1,0 +1,151 @@
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { promisify } from "node:util";
+import { runBootstrap } from "../src/occ/processes.js";
+import { WORK_CHANNEL } from "../src/queue/index.js";
+import type { Db } from "../src/store/db.js";
+import type { BenchEnvironment } from "./environment.js";
+import { postNamespace, startOcc } from "./occ-process.js";
+
+export interface CreateThroughputResult {
+  readonly apiPerSecond: number;
+  readonly pgbenchTps: number;
+}
+
+/**
+ * P5: `POST /namespaces` throughput of an `occ api` child process (`opts.occ`: the compiled
+ * entry point, as the image runs it; no worker running) with
+ * `concurrency` clients for `seconds`, vs pgbench on the same PostgreSQL with the same
+ * concurrency and duration, each transaction making the writes the API makes for one create
+ * (namespace row, work item, pg_notify, audit event; literals copied from a row the API
+ * wrote). Both run on one fresh database of their own.
+ */
+export async function measureCreateThroughput(
+  env: BenchEnvironment,
+  opts: { occ: string; concurrency: number; seconds: number; log: (line: string) => void },
+): Promise<CreateThroughputResult> {
+  const pgbench = findPgbench(); // before anything starts: no pgbench, no P5
+  const { url, db } = await env.database("occ_p5");
+  const boot = await runBootstrap(db, env.config);
+  const key = boot.apiKey ?? "";
+  const api = await startOcc(
+    opts.occ,
+    ["api", "--database-url", url, "--config", env.configFile, "--port", "0"],
+    /listening on (http:\/\/\S+)/,
+  );
+  let apiPerSecond: number;
+  try {
+    const load = async (prefix: string, ms: number): Promise<number> => {
+      let done = 0;
+      const until = performance.now() + ms;
+      await Promise.all(
+        Array.from({ length: opts.concurrency }, async (_, c) => {
+          for (let i = 0; performance.now() < until; i++) {
+            await postNamespace(api.announced, key, `${prefix}-${c}-${i}`);
+            done += 1;
+          }
+        }),
+      );
+      return done;
+    };
+    opts.log(`P5: POST /namespaces, ${opts.concurrency} clients, 2 s warm-up + ${opts.seconds} s`);
+    await load("p5-warm", 2_000);
+    const xacts = () =>
+      db
+        .query<{ n: string }>(
+          "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()",
+        )
+        .then((r) => Number(r.rows[0]?.n));
+    await new Promise((r) => setTimeout(r, 1_500)); // statistics are flushed within ~1 s
+    const [xact0, cpu0] = [await xacts(), await api.cpuSeconds()];
+    const start = performance.now();
+    const created = await load("p5", opts.seconds * 1_000);
+    const seconds = (performance.now() - start) / 1_000;
+    apiPerSecond = created / seconds;
+    const cpu = (await api.cpuSeconds()) - cpu0;
+    await new Promise((r) => setTimeout(r, 1_500));
+    opts.log(
+      `P5: ${created} creates; per create ${((1_000 * cpu) / created).toFixed(2)} ms of API ` +
+        `process CPU (${((100 * cpu) / seconds).toFixed(0)}% of a core); ` +
+        `${(((await xacts()) - xact0 - 1) / created).toFixed(1)} database transactions per create`,
+    );
+  } finally {
+    await api.stop();
+  }
+
+  const script = join(env.dir, "p5-create.sql");
+  await writeFile(script, await pgbenchScript(db));
+  opts.log(`P5: pgbench -c ${opts.concurrency} -T ${opts.seconds} with the same writes`);
+  const c = String(opts.concurrency);
+  const out = await promisify(execFile)(
+    pgbench,
+    ["-n", "-M", "simple", "-c", c, "-j", c, "-T", String(opts.seconds), "-f", script, url],
+    { maxBuffer: 1 << 20 },
+  );
+  const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out.stdout)?.[1];
+  if (tps === undefined) throw new Error(`P5: no tps in pgbench output:\n${out.stdout}`);
+  const failed = /number of failed transactions: (\d+)/.exec(out.stdout)?.[1];
+  if (failed !== undefined && failed !== "0") {
+    throw new Error(`P5: pgbench transactions failed:\n${out.stdout}`);
+  }
+  return { apiPerSecond, pgbenchTps: Number(tps) };
+}
+
+/** pgbench from Debian's PostgreSQL (highest major version), else from PATH; never skipped. */
+function findPgbench(): string {
+  const base = "/usr/lib/postgresql";
+  const versioned = existsSync(base)
+    ? readdirSync(base)
+        .sort((a, b) => Number(b) - Number(a))
+        .map((v) => join(base, v, "bin", "pgbench"))
+        .filter((p) => existsSync(p))
+    : [];
+  const onPath = (process.env.PATH ?? "")
+    .split(":")
+    .map((d) => join(d, "pgbench"))
+    .filter((p) => existsSync(p));
+  const found = [...versioned, ...onPath][0];
+  if (found === undefined) {
+    throw new Error(
+      "P5 needs pgbench, which is not installed: install Debian's postgresql-contrib / " +
+        "postgresql-client (it ships /usr/lib/postgresql/<major>/bin/pgbench) or put it on PATH.",
+    );
+  }
+  return found;
+}
+
+/**
+ * One pgbench transaction making the writes of one API create, in the same statements: the
+ * namespace insert, the work item insert, pg_notify and the audit insert, each with the
+ * RETURNING the store uses. Actor, attempts, deadline, request ID shape and audit details are
+ * copied from a create the API made.
+ */
+async function pgbenchScript(db: Db): Promise<string> {
+  const work = await db.query<{ actor: string; max_attempts: number; deadline_ms: string }>(
+    `SELECT actor, max_attempts,
+            extract(epoch FROM deadline_at - available_at) * 1000 AS deadline_ms
+     FROM work_items WHERE subject LIKE 'namespace:%' ORDER BY created_at DESC LIMIT 1`,
+  );
+  const audit = await db.query<{ request_id: string | null; details: unknown }>(
+    `SELECT request_id, details FROM audit_events
+     WHERE action = 'namespaces.create' ORDER BY occurred_at DESC LIMIT 1`,
+  );
+  const w = work.rows[0];
+  const a = audit.rows[0];
+  if (w === undefined || a === undefined) throw new Error("P5: the API wrote no create to copy");
+  const lit = (v: string) => `'${v.replace(/'/g, "''")}'`;
+  const id = "'ns_pgb_' || :client_id::text || '_' || :r::text";
+  return [
+    "\\set r random(1, 1000000000000000)",
+    "BEGIN;",
+    `INSERT INTO namespaces (id, name, placement_mode, existing_namespace) VALUES (${id}, 'pgb-' || :client_id::text || '-' || :r::text, 'managed', NULL) ON CONFLICT DO NOTHING RETURNING *;`,
+    `INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts, available_at, deadline_at, created_at, updated_at) SELECT 'namespace:' || ${id} || ':ready', 'namespace.ensure', 'namespace:' || ${id}, ${lit(w.actor)}, ${w.max_attempts}, n.t, n.t + ${Number(w.deadline_ms)}::float8 * interval '1 millisecond', n.t, n.t FROM (SELECT COALESCE(NULL::timestamptz, statement_timestamp()) AS t) AS n ON CONFLICT (idempotency_key) DO NOTHING RETURNING *;`,
+    `SELECT pg_notify(${lit(WORK_CHANNEL)}, 'namespace.ensure');`,
+    `INSERT INTO audit_events (occurred_at, kind, actor, action, resource_kind, resource_id, outcome, request_id, details) VALUES (COALESCE(NULL::timestamptz, now()), 'mutation', ${lit(w.actor)}, 'namespaces.create', 'namespace', ${id}, 'success', ${a.request_id === null ? "NULL" : `${lit(a.request_id)} || :r::text`}, ${lit(JSON.stringify(a.details))}::jsonb) RETURNING *;`,
+    "END;",
+    "",
+  ].join("\n");
+}
