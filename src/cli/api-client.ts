@@ -120,3 +120,26 @@ export async function apiClientFrom(
     },
   };
 }
+
+/** GET `path`; `null` when the API answers 404 (absent, deleted, or not visible). */
+export async function getOrNull<T>(client: ApiClient, path: string): Promise<T | null> {
+  try {
+    return (await client.request<T>("GET", path)).data;
+  } catch (err) {
+    if (err instanceof ApiRequestError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+/** Every item of a paged collection at `path`, following `nextCursor`. */
+export async function listAll<T>(client: ApiClient, path: string): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`;
+    const page = await client.request<T[]>("GET", `${path}?limit=100${query}`);
+    items.push(...page.data);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return items;
+}

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { registerMigrateCommand } from "./migrate-command.js";
+import { registerAgentsCommands } from "./agents-command.js";
 import { registerDevCommand } from "./dev-command.js";
 import { registerNamespacesCommands } from "./namespaces-command.js";
 import { registerPreprovisionedCommands } from "./preprovisioned-command.js";
@@ -16,6 +17,7 @@ registerMigrateCommand(program);
 registerProcessCommands(program);
 registerDevCommand(program);
 registerNamespacesCommands(program);
+registerAgentsCommands(program);
 registerPreprovisionedCommands(program);
 
 await runCli(program, process.argv);

@@ -13,12 +13,13 @@ import {
   type RbacSubject,
 } from "../drivers/kubernetes/rbac-objects.js";
 import {
-  ApiRequestError,
   apiClientFrom,
+  getOrNull,
+  listAll,
   withApiClientOptions,
   type ApiClient,
 } from "./api-client.js";
-import { outputOption, render, type Column, type OutputFormat } from "./output.js";
+import { outputOption, print, render, say, type Column, type OutputFormat } from "./output.js";
 import { registerPreflightCommand } from "./preflight-command.js";
 import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
 
@@ -42,13 +43,6 @@ interface WaitFlags extends ClientFlags {
   timeout: string;
 }
 
-const print = (text: string) => {
-  process.stdout.write(`${text}\n`);
-};
-const say = (line: string) => {
-  process.stderr.write(`${line}\n`);
-};
-
 function progressOf(n: NamespaceView): string {
   const reason =
     n.statusReason === null ? "" : ` — ${n.statusReason.code}: ${n.statusReason.message}`;
@@ -67,32 +61,13 @@ export function readyVerdict(n: NamespaceView | null): WaitVerdict {
   return { kind: "waiting" };
 }
 
-async function getOrNull(client: ApiClient, id: string): Promise<NamespaceView | null> {
-  try {
-    return (await client.request<NamespaceView>("GET", `/namespaces/${encodeURIComponent(id)}`))
-      .data;
-  } catch (err) {
-    if (err instanceof ApiRequestError && err.status === 404) return null;
-    throw err;
-  }
-}
-
-async function listAll(client: ApiClient): Promise<NamespaceView[]> {
-  const items: NamespaceView[] = [];
-  let cursor: string | null = null;
-  do {
-    const query: string = cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`;
-    const page = await client.request<NamespaceView[]>("GET", `/namespaces?limit=100${query}`);
-    items.push(...page.data);
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return items;
-}
+const getNamespace = (client: ApiClient, id: string) =>
+  getOrNull<NamespaceView>(client, `/namespaces/${encodeURIComponent(id)}`);
 
 function untilReady(api: ApiClient, id: string, timeout: string): Promise<NamespaceView | null> {
   return waitFor({
     what: `${id} to become ready`,
-    poll: () => getOrNull(api, id),
+    poll: () => getNamespace(api, id),
     judge: readyVerdict,
     progress: (n) => (n === null ? `${id}: deleted` : progressOf(n)),
     timeoutMs: parseDuration(timeout),
@@ -103,7 +78,7 @@ function untilReady(api: ApiClient, id: string, timeout: string): Promise<Namesp
 async function untilDeleted(api: ApiClient, id: string, timeout: string): Promise<void> {
   await waitFor({
     what: `${id} to be deleted`,
-    poll: () => getOrNull(api, id),
+    poll: () => getNamespace(api, id),
     judge: (n) =>
       n === null
         ? { kind: "done" }
@@ -159,13 +134,19 @@ export function registerNamespacesCommands(program: Command): void {
   withApiClientOptions(ns.command("list").description("list the Namespaces you may read"))
     .addOption(outputOption())
     .action(async (flags: ClientFlags) => {
-      print(render(flags.output, await listAll(await client(flags)), COLUMNS));
+      print(
+        render(
+          flags.output,
+          await listAll<NamespaceView>(await client(flags), "/namespaces"),
+          COLUMNS,
+        ),
+      );
     });
 
   withApiClientOptions(ns.command("get <id>").description("show one Namespace"))
     .addOption(outputOption())
     .action(async (id: string, flags: ClientFlags) => {
-      const n = await getOrNull(await client(flags), id);
+      const n = await getNamespace(await client(flags), id);
       if (n === null) throw new Error(`Namespace ${id} not found (or deleted)`);
       print(render(flags.output, n, COLUMNS));
     });
@@ -247,7 +228,7 @@ export function registerNamespacesCommands(program: Command): void {
         id: string,
         flags: ClientFlags & { worker: string; api: string; openshell?: boolean },
       ) => {
-        const n = await getOrNull(await client(flags), id);
+        const n = await getNamespace(await client(flags), id);
         if (n === null) throw new Error(`Namespace ${id} not found (or deleted)`);
         const target = n.placement.kubernetesNamespace;
         if (target === null) {

@@ -62,3 +62,13 @@ export function render<T>(
       return table(list ? (value as readonly T[]) : [value as T], columns);
   }
 }
+
+/** A result line on stdout (what scripts capture). */
+export function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/** A progress or status line on stderr (never mixed into the result). */
+export function say(line: string): void {
+  process.stderr.write(`${line}\n`);
+}

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { NamespaceView } from "../../../src/api/namespaces/schemas.js";
+import type { RevisionView } from "../../../src/api/agents/schemas.js";
+import { revisionVerdict } from "../../../src/cli/agents-command.js";
 import { apiClientFrom } from "../../../src/cli/api-client.js";
 import { grantsManifest, parseSubject, readyVerdict } from "../../../src/cli/namespaces-command.js";
 import { render, table } from "../../../src/cli/output.js";
@@ -189,5 +191,35 @@ describe("apiClientFrom", () => {
     await expect(client.request("GET", "/namespaces")).rejects.toThrow(
       /cannot reach the OCC API at http:\/\/127\.0\.0\.1:1: .*check --server/,
     );
+  });
+});
+
+describe("revisionVerdict (occ agents deploy --wait)", () => {
+  const rev = (status: RevisionView["status"], code?: string): RevisionView => ({
+    id: "rev_1",
+    agentId: "agt_1",
+    namespaceId: "ns_a",
+    number: 2,
+    configurationId: "cfg_1",
+    configurationGeneration: 1,
+    executionMode: "embedded",
+    serviceAccountId: null,
+    compute: {},
+    status,
+    statusReason: code === undefined ? null : { code, message: "why" },
+    createdAt: "2026-11-29T00:00:00.000Z",
+    activatedAt: null,
+  });
+  it.each([
+    [rev("queued", "WORKLOAD_ROLLOUT_PENDING"), { kind: "waiting" }],
+    [rev("active"), { kind: "done" }],
+    [
+      rev("failed", "WORKLOAD_CLAIM_MISMATCH"),
+      { kind: "failed", message: "revision 2 is failed: WORKLOAD_CLAIM_MISMATCH: why" },
+    ],
+    [rev("superseded"), { kind: "failed", message: "revision 2 is superseded" }],
+    [null, { kind: "failed", message: "the revision is gone (its Agent was deleted)" }],
+  ] as const)("%#", (r, verdict) => {
+    expect(revisionVerdict(r)).toEqual(verdict);
   });
 });
