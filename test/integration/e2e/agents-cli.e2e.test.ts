@@ -10,7 +10,7 @@ import {
   markAvailable,
   releaseTerminatingClaims,
 } from "../workloads/fixtures.js";
-import { startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
 
 let plane: ControlPlane;
 
@@ -33,15 +33,7 @@ function occ(
 }
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${plane.apiUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${plane.apiKey}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return ((await res.json()) as { data: T }).data;
+  return ((await callApi(plane, method, path, body)).body as { data: T }).data;
 }
 
 beforeAll(async () => {

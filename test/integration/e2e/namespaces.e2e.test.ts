@@ -3,7 +3,7 @@ import { LABELS, currentManagedName, type K8sNamespace } from "../../../src/doma
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
 
 interface NamespaceView {
   id: string;
@@ -18,15 +18,8 @@ let apiKey: string;
 let workerMetricsUrl: string;
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${apiUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, json: (await res.json()) as { data: NamespaceView } };
+  const res = await callApi({ apiUrl, apiKey }, method, path, body);
+  return { status: res.status, json: res.body as { data: NamespaceView } };
 }
 
 async function until(id: string, what: string, ok: (n: NamespaceView | null) => boolean) {

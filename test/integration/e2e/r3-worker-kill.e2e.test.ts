@@ -16,7 +16,7 @@ import {
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
 
 const MANAGED = Number(process.env.OCC_R3_TENANTS ?? 8);
 const EXTERNAL = 3;
@@ -31,15 +31,8 @@ interface View {
 }
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${plane.apiUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${plane.apiKey}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, json: (await res.json()) as { data: View } };
+  const res = await callApi(plane, method, path, body);
+  return { status: res.status, json: res.body as { data: View } };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
