@@ -25,6 +25,20 @@ export default defineConfig({
           maxWorkers: 2,
         },
       },
+      {
+        // A real node (containerd, kubelet, kube-proxy, CNI bridge) running the image built by
+        // `npm run image`, inside a network namespace of the run: run through
+        // `npm run test:deployed` (tools/test-deployed.sh), which creates and removes it.
+        test: {
+          name: "deployed",
+          sequence: { groupOrder: 2 },
+          include: ["test/deployed/**/*.test.ts"],
+          exclude: ["test/deployed/leftovers.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -1,15 +1,33 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh machine of this project's kind, each step only when
-# missing: PostgreSQL (Debian package), the npm dependencies, and the cluster binaries + helm.
+# missing: PostgreSQL and the node runtime (Debian packages), the npm dependencies, and the
+# cluster binaries + helm.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+apt_updated=0
+apt_install() { # $1 = what it is for, rest = Debian packages
+  local why=$1; shift
+  echo "prereqs: installing $why (Debian packages $*)"
+  [ $apt_updated -eq 1 ] || { $SUDO apt-get update -qq; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
 if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && ! command -v postgres >/dev/null; then
-  echo "prereqs: installing PostgreSQL (Debian package postgresql)"
-  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
+  apt_install PostgreSQL postgresql
+fi
+
+# The deployed tests' node and image tools: containerd + runc (the container runtime), the CNI
+# plugins (bridge, host-local, loopback), iptables (kube-proxy), ipset, iproute2 (the run's
+# network namespace), and mmdebstrap + umoci + skopeo (`npm run image`).
+node_packages=(containerd runc containernetworking-plugins iptables ipset iproute2 mmdebstrap umoci
+  skopeo)
+missing=()
+for p in "${node_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  apt_install "the node runtime and image tools" "${missing[@]}"
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

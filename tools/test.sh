@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: prerequisites, static checks, unit and integration tests.
+# The whole test suite, as CI runs it: prerequisites, static checks, unit and integration tests,
+# then the deployed tests (tools/test-deployed.sh: the image on a real node).
 # The integration tests start a real etcd + kube-apiserver + kube-controller-manager and a real
 # PostgreSQL; if either cannot start, the run fails (it never skips).
 set -euo pipefail
@@ -10,12 +11,22 @@ echo "== lint";         npx eslint . --max-warnings 0
 echo "== format";       npx prettier --check . --log-level warn
 echo "== tests"
 report=$(mktemp)
+deployed=$(mktemp)
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-# One plain closing line with the counts, whatever the runner printed above it.
+npx vitest run --project unit --project integration --reporter=default --reporter=json \
+  --outputFile.json="$report" "$@" || status=$?
+echo "== deployed tests"
+OCC_DEPLOYED_REPORT="$deployed" bash tools/test-deployed.sh || status=$?
+# One plain closing line with the counts of both runs, whatever the runners printed above it.
 node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
-' "$report" || echo "tests: no test report was written (the run did not start)"
-rm -f "$report"
+  const fs = require("fs");
+  const t = { passed: 0, failed: 0, skipped: 0 };
+  for (const f of process.argv.slice(1)) {
+    if (fs.statSync(f).size === 0) { console.log(`tests: no report in ${f} (a run did not start)`); t.failed++; continue; }
+    const r = JSON.parse(fs.readFileSync(f, "utf8"));
+    t.passed += r.numPassedTests; t.failed += r.numFailedTests; t.skipped += r.numPendingTests + r.numTodoTests;
+  }
+  console.log(`tests: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`);
+' "$report" "$deployed" || echo "tests: the test reports could not be read"
+rm -f "$report" "$deployed"
 exit "$status"

@@ -1,0 +1,154 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../harness/helm.js";
+import {
+  IMAGE_DIR,
+  IMAGE_TAG,
+  layerFiles,
+  readOciImage,
+  type OciImage,
+} from "../harness/node/oci-image.js";
+
+/**
+ * The image `npm run image` builds without a container engine is the image the Dockerfile
+ * describes: the same image configuration and exactly the same files under /app. The Dockerfile
+ * cannot be built here (no engine), so its final stage is read as data and compared.
+ */
+
+interface FinalStage {
+  readonly user: string;
+  readonly workdir: string;
+  readonly env: readonly string[];
+  readonly entrypoint: readonly string[];
+  readonly cmd: readonly string[];
+  /** COPY destination under WORKDIR → its source (`context:<path>` or `<stage>:<path>`). */
+  readonly copies: ReadonlyMap<string, string>;
+}
+
+function finalStage(text: string): FinalStage {
+  const lines = text
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+  const from = lines.map((l, i) => (l.startsWith("FROM ") ? i : -1)).filter((i) => i >= 0);
+  const stage = lines.slice(from[from.length - 1]);
+  const value = (word: string): string => {
+    const line = stage.filter((l) => l.startsWith(`${word} `)).pop();
+    if (line === undefined) throw new Error(`the Dockerfile's final stage has no ${word}`);
+    return line.slice(word.length + 1).trim();
+  };
+  const copies = new Map<string, string>();
+  for (const l of stage.filter((s) => s.startsWith("COPY "))) {
+    const parts = l.split(/\s+/).slice(1);
+    const fromStage =
+      parts[0]?.startsWith("--from=") === true ? parts.shift()?.slice(7) : undefined;
+    const [src, dest] = parts;
+    if (src === undefined || dest === undefined) throw new Error(`cannot read ${l}`);
+    copies.set(dest.replace(/^\.\//, ""), `${fromStage ?? "context"}:${src}`);
+  }
+  return {
+    user: value("USER"),
+    workdir: value("WORKDIR"),
+    env: stage.filter((l) => l.startsWith("ENV ")).map((l) => l.slice(4).trim()),
+    entrypoint: JSON.parse(value("ENTRYPOINT")) as string[],
+    cmd: JSON.parse(value("CMD")) as string[],
+    copies,
+  };
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : [path];
+  });
+}
+
+let image: OciImage;
+let stage: FinalStage;
+let appFiles: string[];
+
+beforeAll(() => {
+  image = readOciImage(join(IMAGE_DIR, "oci"), IMAGE_TAG.split(":")[1] ?? "");
+  stage = finalStage(readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8"));
+  const appLayer = image.layers[image.layers.length - 1] ?? "";
+  appFiles = layerFiles(appLayer)
+    .filter((p) => p.startsWith("app/"))
+    .map((p) => p.slice(4))
+    .sort();
+});
+
+describe("npm run image builds what the Dockerfile describes", () => {
+  it("has the Dockerfile's user, working directory, environment, entrypoint and command", () => {
+    expect(image.config.User).toBe(stage.user);
+    expect(image.config.User).toBe("1000:1000");
+    expect(image.config.WorkingDir).toBe(stage.workdir);
+    expect(image.config.Entrypoint).toEqual(stage.entrypoint);
+    expect(image.config.Cmd).toEqual(stage.cmd);
+    for (const env of stage.env) expect(image.config.Env).toContain(env);
+  });
+
+  it("holds under /app exactly the top-level entries the Dockerfile copies there", () => {
+    expect(stage.workdir).toBe("/app");
+    const top = new Set(appFiles.map((p) => p.split("/")[0]));
+    expect([...top].sort()).toEqual([...stage.copies.keys()].sort());
+  });
+
+  it("copies bin/ and migrations/ from the repository file for file", () => {
+    for (const [dest, src] of stage.copies) {
+      if (!src.startsWith("context:")) continue;
+      const from = join(REPO_ROOT, src.slice("context:".length));
+      const expected = walk(from).map((f) => join(dest, relative(from, f)));
+      expect(appFiles.filter((f) => f.startsWith(`${dest}/`))).toEqual(expected.sort());
+    }
+  });
+
+  it("has one compiled module in dist/ per TypeScript module of src/, and nothing else", () => {
+    expect(stage.copies.get("dist")).toBe("build:/src/dist");
+    const src = join(REPO_ROOT, "src");
+    const expected = walk(src).map((f) => {
+      const rel = relative(src, f);
+      return join("dist", rel.endsWith(".ts") ? `${rel.slice(0, -3)}.js` : rel);
+    });
+    expect(appFiles.filter((f) => f.startsWith("dist/"))).toEqual(expected.sort());
+  });
+
+  it("has in node_modules exactly the production packages of package-lock.json", () => {
+    expect(stage.copies.get("node_modules")).toBe("deps:/app/node_modules");
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { dev?: boolean; optional?: boolean; os?: string[] }>;
+    };
+    const production = Object.entries(lock.packages)
+      .filter(([path, p]) => path.startsWith("node_modules/") && p.dev !== true)
+      .filter(([, p]) => p.os === undefined || p.os.includes(process.platform))
+      .map(([path]) => path)
+      .sort();
+    const installed = appFiles
+      .map((f) => /^(.*)\/package\.json$/.exec(f)?.[1] ?? "")
+      .filter((dir) => /(^|\/)node_modules\/(@[^/]+\/)?[^/.][^/]*$/.test(dir))
+      .sort();
+    expect(installed).toEqual(production);
+  });
+
+  it("runs Debian's Node.js, a release `engines` allows", () => {
+    const base = image.layers[0] ?? "";
+    const status = execFileSync("tar", ["-xzOf", base, "var/lib/dpkg/status"], {
+      maxBuffer: 64 * 1024 * 1024,
+    }).toString();
+    const nodejs = /Package: nodejs\n(?:[^\n]+\n)*?Version: ([^\n]+)/.exec(status)?.[1] ?? "";
+    const engines = (
+      JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+        engines: { node: string };
+      }
+    ).engines.node;
+    const [wantMajor, wantMinor] = (/>=(\d+)\.(\d+)/.exec(engines) ?? []).slice(1).map(Number);
+    const [major, minor] = (/^(\d+)\.(\d+)/.exec(nodejs) ?? []).slice(1).map(Number);
+    expect(nodejs).not.toBe("");
+    expect((major ?? 0) * 1000 + (minor ?? 0)).toBeGreaterThanOrEqual(
+      (wantMajor ?? 99) * 1000 + (wantMinor ?? 0),
+    );
+    expect(layerFiles(base)).toContain("usr/bin/node");
+  });
+});

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `npm run image`: builds the `occ` container image without a container engine or a registry.
+#
+#   1. compile and prune on the host: `tsc` into <out>/app/dist (plus any non-TypeScript asset of
+#      src/), `npm ci --omit=dev` for the production node_modules, bin/ and migrations/;
+#   2. a Debian trixie root file system with Debian's Node.js (mmdebstrap, minbase), cached in
+#      <out>/cache and reused while the package list below is unchanged;
+#   3. an OCI image of two layers (the root file system, then /app) with umoci, running as
+#      1000:1000 with `node /app/bin/occ.js` (the `occ` executable) as its entrypoint;
+#   4. the same image as a docker-archive (skopeo), for `ctr images import` or `docker load`.
+#
+# The Dockerfile at the repository root builds the same image for those with a container engine;
+# test/deployed/image.test.ts keeps the two equal (file list of /app and the image config).
+#
+# Environment: OCC_IMAGE_DIR (default <repo>/.image), OCC_IMAGE_TAG (default occ:<version>),
+# DEBIAN_MIRROR (default Debian's own). Prints the manifest digest on the last line.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=${OCC_IMAGE_DIR:-$root/.image}
+version=$(node -p 'require("./package.json").version')
+tag=${OCC_IMAGE_TAG:-occ:$version}
+ref=${tag##*:}
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# What the base layer holds: Debian trixie's nodejs (20.19.x, allowed by `engines`).
+packages="nodejs,ca-certificates"
+start=$SECONDS
+
+for tool in mmdebstrap umoci skopeo; do
+  command -v "$tool" >/dev/null || {
+    echo "image: $tool not found; run bash tools/prereqs.sh (installs Debian's $tool)" >&2
+    exit 1
+  }
+done
+mkdir -p "$out/cache"
+
+echo "image: compiling and pruning on the host"
+app="$out/app"
+rm -rf "$app"
+mkdir -p "$app"
+cp package.json package-lock.json "$app/"
+cp -r bin migrations "$app/"
+npx tsc -p tsconfig.build.json --outDir "$app/dist"
+(cd src && find . -type f ! -name '*.ts' -exec cp --parents {} "$app/dist/" \;)
+(cd "$app" && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
+rm -f "$app/package-lock.json"
+
+rootfs="$out/cache/rootfs-trixie-$(echo "$packages" | tr ',' '-').tar"
+if [ ! -s "$rootfs" ]; then
+  echo "image: Debian trixie root file system with $packages (mmdebstrap, about a minute)"
+  mmdebstrap --quiet --variant=minbase --format=tar --include="$packages" \
+    --customize-hook='rm -rf "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*' \
+    trixie "$rootfs.partial" "$mirror"
+  mv "$rootfs.partial" "$rootfs"
+fi
+
+echo "image: OCI layout $out/oci ($tag)"
+layout="$out/oci"
+bundle="$out/bundle"
+rm -rf "$layout" "$bundle"
+umoci init --layout "$layout"
+umoci new --image "$layout:$ref"
+umoci unpack --image "$layout:$ref" "$bundle" >/dev/null
+tar -xf "$rootfs" -C "$bundle/rootfs" --exclude='./dev/*'
+umoci repack --image "$layout:$ref" "$bundle"
+cp -a "$app" "$bundle/rootfs/app"
+chown -R 0:0 "$bundle/rootfs/app"
+umoci repack --image "$layout:$ref" "$bundle"
+rm -rf "$bundle"
+umoci config --image "$layout:$ref" --author="occ tools/image.sh" \
+  --config.user=1000:1000 --config.workingdir=/app \
+  --config.env=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  --config.env=NODE_ENV=production \
+  --config.entrypoint=node --config.entrypoint=/app/bin/occ.js --config.cmd=--help
+umoci gc --layout "$layout"
+
+archive="$out/occ.tar"
+rm -f "$archive"
+skopeo copy --quiet "oci:$layout:$ref" "docker-archive:$archive:$tag"
+digest=$(node -e '
+  const idx = JSON.parse(require("fs").readFileSync(process.argv[1] + "/index.json", "utf8"));
+  const m = idx.manifests.find((d) => d.annotations?.["org.opencontainers.image.ref.name"] === process.argv[2]);
+  if (!m) { console.error("image: no manifest tagged " + process.argv[2]); process.exit(1); }
+  console.log(m.digest);
+' "$layout" "$ref")
+echo "image: $tag built in $((SECONDS - start)) s: OCI layout $layout, docker-archive $archive ($(du -sh "$archive" | cut -f1))"
+echo "image: digest $digest"
