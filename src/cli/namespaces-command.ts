@@ -32,6 +32,20 @@ const COLUMNS: readonly Column<NamespaceView>[] = [
   { header: "reason", cell: (n) => n.statusReason?.code ?? "" },
 ];
 
+/**
+ * `get` shows one Namespace in full: beside the list's columns, the recorded and observed
+ * namespace UIDs (they differ when the namespace was recreated), when the worker last reached
+ * a verdict, since when the reason holds, and its message.
+ */
+const DETAIL_COLUMNS: readonly Column<NamespaceView>[] = [
+  ...COLUMNS,
+  { header: "uid", cell: (n) => n.placement.uid ?? "-" },
+  { header: "observed uid", cell: (n) => n.placement.observedUid ?? "-" },
+  { header: "last reconciled", cell: (n) => n.lastReconciledAt ?? "never" },
+  { header: "since", cell: (n) => n.statusReason?.since ?? "" },
+  { header: "message", cell: (n) => n.statusReason?.message ?? "" },
+];
+
 interface ClientFlags {
   server?: string;
   apiKeyFile?: string;
@@ -148,7 +162,7 @@ export function registerNamespacesCommands(program: Command): void {
     .action(async (id: string, flags: ClientFlags) => {
       const n = await getNamespace(await client(flags), id);
       if (n === null) throw new Error(`Namespace ${id} not found (or deleted)`);
-      print(render(flags.output, n, COLUMNS));
+      print(render(flags.output, n, DETAIL_COLUMNS));
     });
 
   withApiClientOptions(

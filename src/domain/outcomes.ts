@@ -18,8 +18,13 @@ export type OutcomeClass = "pending" | "retryable" | "permanent";
 export const OUTCOME_CLASS_BY_CODE = {
   /** Foreign/partial markers, wrong lifecycle, Pod Security, duplicate claim, UID changed… */
   KUBERNETES_OWNERSHIP_CONFLICT: "permanent",
-  /** The selected or preprovisioned namespace does not exist. */
+  /** The selected, preprovisioned or bound namespace does not exist (lifecycle.md §3). */
   KUBERNETES_NAMESPACE_MISSING: "permanent",
+  /**
+   * The bound namespace was deleted and recreated under the same name: its metadata.uid is not
+   * the recorded one (lifecycle.md §3). Never used silently.
+   */
+  KUBERNETES_NAMESPACE_REPLACED: "permanent",
   /** An external or preprovisioned namespace is not Active or is terminating. */
   KUBERNETES_NAMESPACE_INACTIVE: "permanent",
   /** A managed namespace is not created/Active yet, or a deletion is still in progress. */

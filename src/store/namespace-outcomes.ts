@@ -36,7 +36,11 @@ export type ProvisioningOutcome =
       readonly reason: StatusReasonInput;
       readonly binding?: KubernetesBinding;
     }
-  | { readonly to: "failed"; readonly reason: StatusReasonInput };
+  | {
+      readonly to: "failed";
+      readonly reason: StatusReasonInput;
+      readonly binding?: KubernetesBinding;
+    };
 
 /**
  * What a teardown pass leaves behind: `tombstoned` (teardown complete: `deleted_at` set, the
@@ -64,45 +68,62 @@ function reasonParams(reason: StatusReasonInput): [string, string] {
 }
 
 /**
- * Applies an ensure pass to a `provisioning` Namespace. The binding is written once: recording
- * a different name or UID than the one already stored is refused by the database
- * (`namespaces_binding_write_once`) and throws — the domain fails such a pass closed before it
- * gets here, so reaching it is a bug, not an outcome.
+ * Applies an ensure pass to a `provisioning` Namespace, stamping `last_reconciled_at` and the
+ * observed UID. The binding is written once: a UID other than the recorded one is accepted
+ * only while an administrator's retry is pending (`retry_requested_at`, cleared by the first
+ * outcome that records a binding, and by ready or failed); otherwise this throws — the domain
+ * fails such a pass closed before it gets here, so reaching it is a bug, not an outcome.
  */
 export async function applyProvisioningOutcome(
   q: Queryable,
   id: NamespaceId,
   outcome: ProvisioningOutcome,
 ): Promise<ApplyOutcomeResult> {
-  const guard = "WHERE id = $1 AND status = 'provisioning' AND deleted_at IS NULL";
-  let sql: string;
-  let params: (string | null)[];
+  // $4 is the UID the pass saw (or null), $5 the namespace name it was seen under.
+  const guard = `WHERE id = $1 AND status = 'provisioning' AND deleted_at IS NULL
+    AND ($4::text IS NULL OR kubernetes_uid IS NULL OR kubernetes_uid = $4::text
+         OR retry_requested_at IS NOT NULL)`;
+  const stamp = `last_reconciled_at = now(), updated_at = now(),
+    observed_kubernetes_uid = COALESCE($4::text, observed_kubernetes_uid)`;
+  const binding = outcome.binding;
+  const uid = binding?.uid ?? null;
+  const params = [
+    id,
+    ...(outcome.to === "ready" ? [null, null] : reasonParams(outcome.reason)),
+    uid,
+    binding?.namespace ?? null,
+  ];
+  // A binding seen on the way is recorded whatever the outcome (UID from the start, §5).
+  const keepOrRecord = `kubernetes_namespace = COALESCE($5::text, kubernetes_namespace),
+    kubernetes_uid = COALESCE($4::text, kubernetes_uid)`;
+  let set: string;
   switch (outcome.to) {
     case "ready":
-      sql = `UPDATE namespaces SET status = 'ready', status_code = NULL, status_reason = NULL,
-               status_since = NULL, kubernetes_namespace = $2, kubernetes_uid = $3,
-               updated_at = now() ${guard} RETURNING ${COLUMNS}`;
-      params = [id, outcome.binding.namespace, outcome.binding.uid];
+      // $2 and $3 are null here: ready clears the reason.
+      set = `status = 'ready', status_code = $2::text, status_reason = $3::text,
+             status_since = NULL, ${keepOrRecord}, retry_requested_at = NULL`;
       break;
     case "provisioning":
-      sql = `UPDATE namespaces SET ${REASON_SET},
-               kubernetes_namespace = COALESCE($4, kubernetes_namespace),
-               kubernetes_uid = COALESCE($5, kubernetes_uid),
-               updated_at = now() ${guard} RETURNING ${COLUMNS}`;
-      params = [
-        id,
-        ...reasonParams(outcome.reason),
-        outcome.binding?.namespace ?? null,
-        outcome.binding?.uid ?? null,
-      ];
+      set = `${REASON_SET}, ${keepOrRecord},
+             retry_requested_at = CASE WHEN $4::text IS NULL THEN retry_requested_at END`;
       break;
     case "failed":
-      sql = `UPDATE namespaces SET status = 'failed', ${REASON_SET}, updated_at = now()
-             ${guard} RETURNING ${COLUMNS}`;
-      params = [id, ...reasonParams(outcome.reason)];
+      set = `status = 'failed', ${REASON_SET}, ${keepOrRecord}, retry_requested_at = NULL`;
       break;
   }
-  return settle(q, id, await q.query(sql, params));
+  const sql = `UPDATE namespaces SET ${set}, ${stamp} ${guard} RETURNING ${COLUMNS}`;
+  const result = await settle(q, id, await q.query(sql, params));
+  if (
+    result.outcome === "superseded" &&
+    result.current?.status === "provisioning" &&
+    result.current.deletedAt === null &&
+    uid !== null
+  ) {
+    throw new Error(
+      `namespace ${id}: binding is written once (recorded UID ${String(result.current.kubernetesUid)}, pass saw ${uid}) and no retry is pending`,
+    );
+  }
+  return result;
 }
 
 /**

@@ -6,8 +6,17 @@
 import { OUTCOME_CODES, type OutcomeCode } from "../domain/outcomes.js";
 import type { PlacementMode } from "../domain/placement.js";
 
-/** provisioning → ready | failed; any → deleting → (tombstoned, `deletedAt` set). */
-export const NAMESPACE_STATUSES = ["provisioning", "ready", "failed", "deleting"] as const;
+/**
+ * provisioning → ready | failed; ready ⇄ degraded; failed | degraded → provisioning (an
+ * administrator's retry); any → deleting → (tombstoned, `deletedAt` set). lifecycle.md §2.
+ */
+export const NAMESPACE_STATUSES = [
+  "provisioning",
+  "ready",
+  "degraded",
+  "failed",
+  "deleting",
+] as const;
 export type NamespaceStatus = (typeof NAMESPACE_STATUSES)[number];
 
 /** Every placement mode, in the order the spec introduces them. */

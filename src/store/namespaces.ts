@@ -27,6 +27,12 @@ export const namespacesTable = defineTable("namespaces", {
   statusSince: nullable(timestamp),
   kubernetesNamespace: nullable(text),
   kubernetesUid: nullable(text),
+  /** When the last pass reached a verdict (lifecycle.md §2); `null` before the first one. */
+  lastReconciledAt: nullable(timestamp),
+  /** The metadata.uid that pass saw, `null` when the namespace was absent or not read. */
+  observedKubernetesUid: nullable(text),
+  /** Set by an administrator's retry until the retried pass records what it observed. */
+  retryRequestedAt: nullable(timestamp),
   createdAt: timestamp,
   updatedAt: timestamp,
   deletedAt: nullable(timestamp),

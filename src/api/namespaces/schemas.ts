@@ -61,6 +61,12 @@ export const PlacementSchema = Type.Object(
       }),
     ),
     uid: Nullable(Type.String({ description: "metadata.uid of the bound namespace, once bound." })),
+    observedUid: Nullable(
+      Type.String({
+        description:
+          "metadata.uid of the Kubernetes namespace the last pass saw; null when it was absent or not read. Differs from `uid` when the namespace was recreated.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -82,6 +88,13 @@ export const NamespaceSchema = Type.Object(
     status: literalUnion(NAMESPACE_STATUSES),
     placement: PlacementSchema,
     statusReason: Nullable(StatusReasonSchema),
+    lastReconciledAt: Nullable(
+      Type.String({
+        format: "date-time",
+        description:
+          "When the worker's last pass over this Namespace reached a verdict (lifecycle.md §2); null before the first.",
+      }),
+    ),
     createdAt: DateTime,
   },
   { additionalProperties: false },
@@ -116,6 +129,7 @@ export function presentNamespace(
       mode: record.id === preprovisionedNamespaceId ? "preprovisioned" : record.placementMode,
       kubernetesNamespace: plannedKubernetesNamespace(record),
       uid: record.kubernetesUid,
+      observedUid: record.observedKubernetesUid,
     },
     statusReason:
       record.statusCode === null || record.statusReason === null || record.statusSince === null
@@ -125,6 +139,7 @@ export function presentNamespace(
             message: record.statusReason,
             since: record.statusSince.toISOString(),
           },
+    lastReconciledAt: record.lastReconciledAt?.toISOString() ?? null,
     createdAt: record.createdAt.toISOString(),
   };
 }

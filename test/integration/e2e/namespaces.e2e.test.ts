@@ -62,6 +62,7 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
       mode: "managed",
       kubernetesNamespace: name,
       uid: ns?.metadata?.uid,
+      observedUid: ns?.metadata?.uid,
     });
     expect(
       await admin.find("NetworkPolicy", { name: "default-deny", namespace: name }),

@@ -70,7 +70,9 @@ describe("GET /namespaces/{id}", () => {
       mode: "managed",
       kubernetesNamespace: expect.stringMatching(/^oce-/) as unknown,
       uid: null,
+      observedUid: null,
     });
+    expect(Date.parse(ns.lastReconciledAt ?? "")).not.toBeNaN();
   });
 
   it("authorizes before existence: another tenant's ID and a missing ID look the same", async () => {

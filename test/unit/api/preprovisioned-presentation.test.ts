@@ -37,6 +37,7 @@ describe("the bound Namespace in the preprovisioned profile", () => {
       mode: "preprovisioned",
       kubernetesNamespace: currentManagedName(fx.defaultNamespaceId),
       uid: null,
+      observedUid: null,
     });
     const second = dataOf(
       await call(fx.app, "GET", `/namespaces/${other}`, { key: fx.adminKey }),

@@ -12,8 +12,9 @@ const ns = (over: Partial<NamespaceView>): NamespaceView => ({
   id: "ns_a",
   name: "support",
   status: "provisioning",
-  placement: { mode: "managed", kubernetesNamespace: "oce-abc", uid: null },
+  placement: { mode: "managed", kubernetesNamespace: "oce-abc", uid: null, observedUid: null },
   statusReason: null,
+  lastReconciledAt: null,
   createdAt: "2026-11-29T00:00:00.000Z",
   ...over,
 });

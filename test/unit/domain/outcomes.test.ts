@@ -11,10 +11,11 @@ import {
 } from "../../../src/domain/index.js";
 
 describe("outcome codes", () => {
-  it("is the closed §7 vocabulary plus the pending code for converging namespaces", () => {
+  it("is the closed §7 vocabulary plus the pending code for converging namespaces and the replaced-namespace code of the lifecycle", () => {
     expect(OUTCOME_CODES).toEqual([
       "KUBERNETES_OWNERSHIP_CONFLICT",
       "KUBERNETES_NAMESPACE_MISSING",
+      "KUBERNETES_NAMESPACE_REPLACED",
       "KUBERNETES_NAMESPACE_INACTIVE",
       "KUBERNETES_NAMESPACE_PENDING",
       "KUBERNETES_PERMISSION_PENDING",
@@ -32,6 +33,7 @@ describe("outcome codes", () => {
   it.each([
     ["KUBERNETES_OWNERSHIP_CONFLICT", "permanent"],
     ["KUBERNETES_NAMESPACE_MISSING", "permanent"],
+    ["KUBERNETES_NAMESPACE_REPLACED", "permanent"],
     ["KUBERNETES_NAMESPACE_INACTIVE", "permanent"],
     ["KUBERNETES_NAMESPACE_PENDING", "pending"],
     ["KUBERNETES_PERMISSION_PENDING", "pending"],

@@ -299,7 +299,30 @@ describe("applyProvisioningOutcome", () => {
         to: "ready",
         binding: { ...binding, uid: "1f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6" },
       }),
-    ).rejects.toMatchObject({ constraint: "namespaces_binding_write_once" });
+    ).rejects.toThrow(/binding is written once/);
+  });
+
+  it("accepts a new UID while an administrator's retry is pending, and clears the retry", async () => {
+    const ns = await create();
+    const name = unique("oce");
+    await applyProvisioningOutcome(db, ns.id, {
+      to: "provisioning",
+      reason: { code: "KUBERNETES_PERMISSION_PENDING", message: "no RoleBinding yet" },
+      binding: { namespace: name, uid: UID },
+    });
+    await db.query("UPDATE namespaces SET retry_requested_at = now() WHERE id = $1", [ns.id]);
+    const other = "2f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
+    const res = await applyProvisioningOutcome(db, ns.id, {
+      to: "provisioning",
+      reason: { code: "KUBERNETES_PERMISSION_PENDING", message: "no RoleBinding yet" },
+      binding: { namespace: name, uid: other },
+    });
+    expect(res.outcome === "applied" && res.namespace).toMatchObject({
+      kubernetesUid: other,
+      observedKubernetesUid: other,
+      retryRequestedAt: null,
+    });
+    expect(res.outcome === "applied" && res.namespace.lastReconciledAt).toBeInstanceOf(Date);
   });
 
   it("failed stores the code and a sanitized reason", async () => {

@@ -78,6 +78,21 @@ describe("namespaces CHECK constraints (insert)", () => {
     ["ready without a binding", { status: "ready" }, "namespaces_ready_is_bound"],
     ["failed without a reason", { status: "failed" }, "namespaces_failed_has_reason"],
     [
+      "degraded without a binding",
+      { status: "degraded", status_code: "X", status_reason: "r", status_since: new Date() },
+      "namespaces_degraded_is_bound",
+    ],
+    [
+      "degraded without a reason",
+      { status: "degraded", kubernetes_namespace: "oce-dg-1", kubernetes_uid: UID },
+      "namespaces_degraded_is_bound",
+    ],
+    [
+      "an observed UID that is not a lowercase UUID",
+      { observed_kubernetes_uid: "not-a-uid" },
+      "namespaces_observed_kubernetes_uid_format",
+    ],
+    [
       "a code without a message",
       { status_code: "KUBERNETES_CONFLICT" },
       "namespaces_status_reason_complete",
@@ -222,11 +237,60 @@ describe("namespaces update guard (trigger)", () => {
       "namespaces_selection_immutable",
     ],
     [
-      "replacing the recorded UID",
-      { kubernetes_namespace: "oce-uid-1", kubernetes_uid: UID },
+      "replacing the recorded UID of a ready Namespace",
+      { status: "ready", kubernetes_namespace: "oce-uid-1", kubernetes_uid: UID },
       "kubernetes_uid = $2",
       [OTHER_UID],
       "namespaces_binding_write_once",
+    ],
+    [
+      "replacing the recorded UID of a failed Namespace",
+      {
+        status: "failed",
+        status_code: "X",
+        status_reason: "r",
+        status_since: new Date(),
+        kubernetes_namespace: "oce-uid-4",
+        kubernetes_uid: UID,
+      },
+      "kubernetes_uid = $2",
+      [OTHER_UID],
+      "namespaces_binding_write_once",
+    ],
+    [
+      "clearing the recorded UID of a degraded Namespace",
+      {
+        status: "degraded",
+        status_code: "X",
+        status_reason: "r",
+        status_since: new Date(),
+        kubernetes_namespace: "oce-uid-5",
+        kubernetes_uid: UID,
+      },
+      "kubernetes_uid = NULL, kubernetes_namespace = NULL",
+      [],
+      "namespaces_binding_write_once",
+    ],
+    [
+      "ready to failed",
+      { status: "ready", kubernetes_namespace: "oce-r-2", kubernetes_uid: UID },
+      "status = 'failed', status_code = 'X', status_reason = 'r', status_since = now()",
+      [],
+      "namespaces_status_transition",
+    ],
+    [
+      "degraded to failed",
+      {
+        status: "degraded",
+        status_code: "X",
+        status_reason: "r",
+        status_since: new Date(),
+        kubernetes_namespace: "oce-d-1",
+        kubernetes_uid: UID,
+      },
+      "status = 'failed'",
+      [],
+      "namespaces_status_transition",
     ],
     [
       "moving the binding to another name",
@@ -270,6 +334,76 @@ describe("namespaces update guard (trigger)", () => {
   });
 
   it.each<[string, Row, string]>([
+    [
+      "ready → degraded",
+      { status: "ready", kubernetes_namespace: "oce-ok-4", kubernetes_uid: UID },
+      "status = 'degraded', status_code = 'X', status_reason = 'r', status_since = now()",
+    ],
+    [
+      "degraded → ready",
+      {
+        status: "degraded",
+        status_code: "X",
+        status_reason: "r",
+        status_since: new Date(),
+        kubernetes_namespace: "oce-ok-5",
+        kubernetes_uid: UID,
+      },
+      "status = 'ready', status_code = NULL, status_reason = NULL, status_since = NULL",
+    ],
+    [
+      "failed → provisioning (retry)",
+      { status: "failed", status_code: "X", status_reason: "r", status_since: new Date() },
+      "status = 'provisioning', status_code = NULL, status_reason = NULL, status_since = NULL",
+    ],
+    [
+      "degraded → provisioning (retry)",
+      {
+        status: "degraded",
+        status_code: "X",
+        status_reason: "r",
+        status_since: new Date(),
+        kubernetes_namespace: "oce-ok-6",
+        kubernetes_uid: UID,
+      },
+      "status = 'provisioning'",
+    ],
+    [
+      "degraded → deleting",
+      {
+        status: "degraded",
+        status_code: "X",
+        status_reason: "r",
+        status_since: new Date(),
+        kubernetes_namespace: "oce-ok-7",
+        kubernetes_uid: UID,
+      },
+      "status = 'deleting'",
+    ],
+    [
+      "a new UID while provisioning (a managed namespace recreated after a retry)",
+      { kubernetes_namespace: "oce-ok-8", kubernetes_uid: UID },
+      "kubernetes_uid = '" + OTHER_UID + "'",
+    ],
+    [
+      "a new UID and ready in the update that leaves degraded (the preprovisioned rebind)",
+      {
+        status: "degraded",
+        status_code: "X",
+        status_reason: "r",
+        status_since: new Date(),
+        kubernetes_namespace: "oce-ok-9",
+        kubernetes_uid: UID,
+      },
+      "kubernetes_uid = '" +
+        OTHER_UID +
+        "', status = 'ready', status_code = NULL, status_reason = NULL, status_since = NULL",
+    ],
+    [
+      "recording the last verdict and the observed UID",
+      {},
+      "last_reconciled_at = now(), observed_kubernetes_uid = '" + OTHER_UID + "'",
+    ],
     [
       "provisioning → ready",
       { kubernetes_namespace: "oce-ok-1", kubernetes_uid: UID },
