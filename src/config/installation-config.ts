@@ -60,6 +60,11 @@ export interface InstallationConfig {
     readonly maxAttempts: number;
     readonly leaseSeconds: number;
     readonly convergenceDeadlineSeconds: number;
+    /**
+     * Preprovisioned profile only: how often the bound namespace is read again by `get` (its
+     * RBAC grants no list/watch). The normal profile watches instead.
+     */
+    readonly pollSeconds: number;
   };
 }
 
@@ -222,6 +227,7 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
       maxAttempts: file.worker?.maxAttempts ?? 5,
       leaseSeconds: file.worker?.leaseSeconds ?? 15,
       convergenceDeadlineSeconds: file.worker?.convergenceDeadlineSeconds ?? 900,
+      pollSeconds: file.worker?.pollSeconds ?? 60,
     },
   };
 }

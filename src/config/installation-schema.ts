@@ -168,6 +168,7 @@ export const InstallationConfigSchema = Type.Object(
           maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
           leaseSeconds: Type.Optional(Type.Integer({ minimum: 2, maximum: 600 })),
           convergenceDeadlineSeconds: Type.Optional(Type.Integer({ minimum: 10 })),
+          pollSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
         },
         { additionalProperties: false },
       ),

@@ -31,6 +31,8 @@ export interface LocalClusterOptions {
   /** Where the binaries are; default `$OCC_CLUSTER_BIN_DIR` or `<repo>/.tools/bin`. */
   readonly binDir?: string;
   readonly readyTimeoutMs?: number;
+  /** Extra kube-apiserver flags (tests: e.g. a short `--etcd-compaction-interval`). */
+  readonly apiServerArgs?: readonly string[];
 }
 
 export interface LocalCluster {
@@ -40,6 +42,11 @@ export interface LocalCluster {
   /** One kubeconfig file per identity. */
   readonly kubeconfigs: Readonly<Record<ClusterIdentity, string>>;
   readonly logDir: string;
+  /**
+   * Stops kube-apiserver (SIGTERM) and starts it again on the same port with the same
+   * certificates, etcd untouched; resolves once it is ready again. `whileDown` runs in between.
+   */
+  restartApiServer(whileDown?: () => Promise<void>): Promise<void>;
   /** Stops the controller manager, the API server and etcd, in that order. */
   stop(): Promise<void>;
 }
@@ -94,6 +101,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   );
 
   const started: RunningProcess[] = [];
+  let restartApiServer: LocalCluster["restartApiServer"] = () =>
+    Promise.reject(new Error("kube-apiserver not started"));
   const stop = async (): Promise<void> => {
     for (const p of [...started].reverse()) await stopProcess(p);
   };
@@ -129,33 +138,45 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     });
 
     const server = `https://127.0.0.1:${apiPort}`;
-    const api = startProcess(
-      "kube-apiserver",
-      join(binDir, "kube-apiserver"),
-      [
-        `--etcd-servers=${etcdUrl}`,
-        "--bind-address=127.0.0.1",
-        "--advertise-address=127.0.0.1",
-        `--secure-port=${apiPort}`,
-        `--cert-dir=${join(pki, "apiserver")}`,
-        "--authorization-mode=RBAC",
-        `--token-auth-file=${join(pki, "tokens.csv")}`,
-        "--service-cluster-ip-range=10.0.0.0/24",
-        "--service-account-issuer=https://kubernetes.default.svc",
-        `--service-account-key-file=${saPub}`,
-        `--service-account-signing-key-file=${saKey}`,
-        "--enable-priority-and-fairness=false",
-        "--endpoint-reconciler-type=none",
-      ],
-      logDir,
-    );
-    started.push(api);
     const caFile = join(pki, "apiserver", "apiserver.crt");
-    await waitUntil("kube-apiserver", () => readyz(server, caFile, tokens.admin), {
-      timeoutMs,
-      died: api.exited,
-      describe: () => logTail(api),
-    });
+    // The API server's slot in `started` (after etcd), replaced on a restart.
+    const apiSlot = started.length;
+    const startApi = async (): Promise<RunningProcess> => {
+      const api = startProcess(
+        "kube-apiserver",
+        join(binDir, "kube-apiserver"),
+        [
+          `--etcd-servers=${etcdUrl}`,
+          "--bind-address=127.0.0.1",
+          "--advertise-address=127.0.0.1",
+          `--secure-port=${apiPort}`,
+          `--cert-dir=${join(pki, "apiserver")}`,
+          "--authorization-mode=RBAC",
+          `--token-auth-file=${join(pki, "tokens.csv")}`,
+          "--service-cluster-ip-range=10.0.0.0/24",
+          "--service-account-issuer=https://kubernetes.default.svc",
+          `--service-account-key-file=${saPub}`,
+          `--service-account-signing-key-file=${saKey}`,
+          "--enable-priority-and-fairness=false",
+          "--endpoint-reconciler-type=none",
+          ...(opts.apiServerArgs ?? []),
+        ],
+        logDir,
+      );
+      started[apiSlot] = api;
+      await waitUntil("kube-apiserver", () => readyz(server, caFile, tokens.admin), {
+        timeoutMs,
+        died: api.exited,
+        describe: () => logTail(api),
+      });
+      return api;
+    };
+    let api = await startApi();
+    restartApiServer = async (whileDown) => {
+      await stopProcess(api);
+      await whileDown?.();
+      api = await startApi();
+    };
     const caPem = await readFile(caFile, "utf8");
 
     const kubeconfigs = {} as Record<ClusterIdentity, string>;
@@ -189,7 +210,15 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       () => httpsOk(`https://127.0.0.1:${kcmPort}/healthz`),
       { timeoutMs, died: kcm.exited, describe: () => logTail(kcm) },
     );
-    return { server, caPem, tokens, kubeconfigs, logDir, stop };
+    return {
+      server,
+      caPem,
+      tokens,
+      kubeconfigs,
+      logDir,
+      stop,
+      restartApiServer: (whileDown) => restartApiServer(whileDown),
+    };
   } catch (err) {
     await stop();
     throw err;

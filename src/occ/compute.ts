@@ -107,12 +107,15 @@ export function openshellHook(
 export async function createComputeRuntime(
   config: InstallationConfig,
   binding: PreprovisionedBinding | null = null,
+  /** The bundled driver's reads go through this (the worker's watch caches); default as is. */
+  readsVia: (client: ObjectClient) => ObjectClient = (c) => c,
 ): Promise<ComputeRuntime> {
   const selected = config.drivers.compute;
   if (selected === "kubernetes") {
-    const client = createObjectClient(loadKubeConfig(config.kubernetes.kubeconfig), {
+    const direct = createObjectClient(loadKubeConfig(config.kubernetes.kubeconfig), {
       timeoutMs: config.kubernetes.requestTimeoutMs,
     });
+    const client = readsVia(direct);
     const gateway =
       config.drivers.sandbox === "openshell" && config.openshell !== null
         ? createOpenShellGateway(config.openshell)
@@ -122,10 +125,10 @@ export async function createComputeRuntime(
     return {
       driver,
       requests: client.counter,
-      events: (namespace, event) => recordNamespaceEvent(client, namespace, event),
+      events: (namespace, event) => recordNamespaceEvent(direct, namespace, event),
       close: () => {
         gateway?.close();
-        client.close();
+        direct.close();
       },
     };
   }

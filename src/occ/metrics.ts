@@ -14,6 +14,12 @@ export interface ControlPlaneMetrics {
   observePass(kind: string, outcome: string, seconds: number): void;
   /** Counts the Kubernetes requests of this client by verb and code. */
   countKubernetesRequests(counter: RequestCounter): void;
+  /** One watch stream opened again, by kind and reason (`ended`, `gone`, `error`). */
+  watchRestarted(kind: string, reason: string): void;
+  /** Reports the watch caches' object counts by kind when scraped. */
+  watchCacheSizes(sizes: () => Readonly<Record<string, number>>): void;
+  /** Tenant passes queued because a watched object changed. */
+  watchRequestedPasses(count: number): void;
 }
 
 export function registerControlPlaneMetrics(
@@ -92,7 +98,38 @@ export function registerControlPlaneMetrics(
     labelNames: ["verb", "code"] as const,
     registers: [registry],
   });
+  const restarts = new Counter({
+    name: "occ_watch_restarts_total",
+    help: "Watch streams opened again, by kind and reason (ended by the server, 410 gone: relisted, error: backed off).",
+    labelNames: ["kind", "reason"] as const,
+    registers: [registry],
+  });
+  let cacheSizes: () => Readonly<Record<string, number>> = () => ({});
+  new Gauge({
+    name: "occ_watch_cache_objects",
+    help: "Objects held in the worker's watch caches, by kind.",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [kind, n] of Object.entries(cacheSizes())) this.set({ kind }, n);
+    },
+  });
+  const watchPasses = new Counter({
+    name: "occ_watch_requested_passes_total",
+    help: "Tenant passes queued because a watched Kubernetes object changed.",
+    registers: [registry],
+  });
   return {
+    watchRestarted(kind, reason) {
+      restarts.inc({ kind, reason });
+    },
+    watchCacheSizes(sizes) {
+      cacheSizes = sizes;
+    },
+    watchRequestedPasses(count) {
+      watchPasses.inc(count);
+    },
     observePass(kind, outcome, seconds) {
       passes.observe({ kind, outcome }, seconds);
     },

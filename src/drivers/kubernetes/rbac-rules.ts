@@ -11,12 +11,25 @@ export interface PolicyRule {
   readonly resourceNames?: readonly string[];
 }
 
-/** Cluster-wide, for the worker: managed namespaces are created, bound and deleted by it. */
+/**
+ * Cluster-wide, for the worker: managed namespaces are created, bound and deleted by it; and
+ * read-only `list`/`watch` on the kinds its watches follow (lifecycle.md §1) — namespaces,
+ * quotas, limit ranges, NetworkPolicies and RoleBindings — so a change anywhere in a tenant
+ * namespace queues that tenant's pass. Never Secrets or ConfigMaps: those stay per namespace.
+ * The preprovisioned profile renders none of this (it watches nothing).
+ */
 export const WORKER_NAMESPACE_RULES: readonly PolicyRule[] = [
   {
     apiGroups: [""],
     resources: ["namespaces"],
-    verbs: ["get", "list", "create", "patch", "delete"],
+    verbs: ["get", "list", "watch", "create", "patch", "delete"],
+  },
+  { apiGroups: [""], resources: ["resourcequotas", "limitranges"], verbs: ["list", "watch"] },
+  { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: ["list", "watch"] },
+  {
+    apiGroups: ["rbac.authorization.k8s.io"],
+    resources: ["rolebindings"],
+    verbs: ["list", "watch"],
   },
 ];
 

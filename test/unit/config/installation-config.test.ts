@@ -33,6 +33,7 @@ describe("Installation configuration", () => {
       maxAttempts: 5,
       leaseSeconds: 15,
       convergenceDeadlineSeconds: 900,
+      pollSeconds: 60,
     });
     expect(c.compute.gatewayRouting).toBeNull();
     expect(c.compute.containerRequests).toEqual({ cpu: "250m", memory: "256Mi" });

@@ -17,7 +17,7 @@ export const KUBE_ERROR_CATEGORIES = [
 ] as const;
 export type KubeErrorCategory = (typeof KUBE_ERROR_CATEGORIES)[number];
 
-export type KubeVerb = "get" | "list" | "create" | "patch" | "delete";
+export type KubeVerb = "get" | "list" | "watch" | "create" | "patch" | "delete";
 
 export function categoryOfStatus(status: number): KubeErrorCategory {
   switch (status) {

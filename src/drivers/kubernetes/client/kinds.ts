@@ -61,6 +61,12 @@ export function collectionPath(kind: Kind, namespace?: string): string {
   return base(kind, namespace);
 }
 
+/** The collection of a kind across every namespace (a cluster-wide list or watch). */
+export function clusterCollectionPath(kind: Kind): string {
+  const { apiVersion, plural } = KINDS[kind];
+  return `${apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`}/${plural}`;
+}
+
 /** The path of one object. */
 export function objectPath(kind: Kind, ref: ObjectRef): string {
   return `${base(kind, ref.namespace)}/${encodeURIComponent(ref.name)}`;

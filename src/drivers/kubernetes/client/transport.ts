@@ -69,6 +69,105 @@ export class KubeTransport {
     this.agent.destroy();
   }
 
+  /**
+   * A long-lived GET whose body is newline-delimited JSON (a watch): `onLine` receives each
+   * complete line as it arrives. Resolves when the server ends the stream; rejects with a
+   * `KubeApiError` (verb `watch`) on a non-2xx answer, a network failure, or when nothing
+   * arrived for `idleMs` (a half-open connection). `opened` is called once the server accepted
+   * the stream. Aborting `signal` ends the stream and resolves.
+   */
+  async stream(
+    path: string,
+    handlers: { readonly onLine: (line: string) => void; readonly opened?: () => void },
+    opts: { readonly idleMs: number; readonly signal: AbortSignal },
+  ): Promise<void> {
+    const req: RequestOptions = {
+      method: "GET",
+      agent: this.agent,
+      headers: { accept: "application/json" },
+    };
+    await this.kc.applyToHTTPSOptions(req);
+    const fail = (category: "timeout" | "network", err: unknown) => {
+      this.counter.record("watch", category);
+      return new KubeApiError({ verb: "watch", path, category, detail: String(err), cause: err });
+    };
+    return new Promise<void>((resolve, reject) => {
+      let idle: NodeJS.Timeout | undefined;
+      let failed: Error | undefined;
+      const call = request(new URL(path, this.server), req, (res) => {
+        const status = res.statusCode ?? 0;
+        this.counter.record("watch", String(status));
+        if (status < 200 || status >= 300) {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            clearTimeout(idle);
+            reject(statusError("watch", path, status, Buffer.concat(chunks).toString("utf8")));
+          });
+          return;
+        }
+        handlers.opened?.();
+        let pending = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          arm();
+          pending += chunk;
+          let nl: number;
+          while ((nl = pending.indexOf("\n")) >= 0) {
+            const line = pending.slice(0, nl);
+            pending = pending.slice(nl + 1);
+            if (line.trim() === "") continue;
+            try {
+              handlers.onLine(line);
+            } catch (err) {
+              // The handler refused the stream (e.g. an expired resourceVersion): end it.
+              clearTimeout(idle);
+              failed = err instanceof Error ? err : new Error(String(err));
+              res.destroy();
+              return;
+            }
+          }
+        });
+        res.on("end", () => {
+          clearTimeout(idle);
+          resolve();
+        });
+        res.on("close", () => {
+          clearTimeout(idle);
+          if (failed !== undefined) reject(failed);
+          else resolve();
+        });
+        res.on("error", (err) => {
+          clearTimeout(idle);
+          reject(failed ?? fail("network", err));
+        });
+      });
+      const arm = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          call.destroy(new DeadlineError(`watch idle for ${opts.idleMs} ms`));
+        }, opts.idleMs);
+      };
+      const abort = () => {
+        clearTimeout(idle);
+        call.destroy();
+        resolve();
+      };
+      opts.signal.addEventListener("abort", abort, { once: true });
+      call.on("close", () => {
+        opts.signal.removeEventListener("abort", abort);
+      });
+      call.on("error", (err) => {
+        clearTimeout(idle);
+        if (failed !== undefined) reject(failed);
+        else if (opts.signal.aborted) resolve();
+        else reject(fail(err instanceof DeadlineError ? "timeout" : "network", err));
+      });
+      arm();
+      call.end();
+    });
+  }
+
   private backoff(attempt: number, retryAfterMs: number | undefined): number {
     const exp = Math.min(this.maxBackoffMs, 100 * 2 ** (attempt - 1));
     const jittered = exp / 2 + Math.random() * (exp / 2);
@@ -89,21 +188,8 @@ export class KubeTransport {
       });
     });
     this.counter.record(c.verb, String(res.status));
-    const parsed = parseJson(res.body);
-    if (res.status >= 200 && res.status < 300) return parsed;
-    const statusReason =
-      isRecord(parsed) && typeof parsed.reason === "string" ? parsed.reason : undefined;
-    const message =
-      isRecord(parsed) && typeof parsed.message === "string" ? parsed.message : res.body;
-    throw new KubeApiError({
-      verb: c.verb,
-      path: c.path,
-      category: categoryOfStatus(res.status),
-      status: res.status,
-      ...(statusReason !== undefined ? { reason: statusReason } : {}),
-      detail: message.slice(0, 1_000),
-      ...(res.retryAfterMs !== undefined ? { retryAfterMs: res.retryAfterMs } : {}),
-    });
+    if (res.status >= 200 && res.status < 300) return parseJson(res.body);
+    throw statusError(c.verb, c.path, res.status, res.body, res.retryAfterMs);
   }
 
   private async send(c: HttpCall): Promise<Response> {
@@ -149,6 +235,29 @@ export class KubeTransport {
       req.end(payload);
     });
   }
+}
+
+/** The `KubeApiError` for a non-2xx answer, with the API's `Status.reason` and message. */
+function statusError(
+  verb: KubeVerb,
+  path: string,
+  status: number,
+  body: string,
+  retryAfterMs?: number,
+): KubeApiError {
+  const parsed = parseJson(body);
+  const statusReason =
+    isRecord(parsed) && typeof parsed.reason === "string" ? parsed.reason : undefined;
+  const message = isRecord(parsed) && typeof parsed.message === "string" ? parsed.message : body;
+  return new KubeApiError({
+    verb,
+    path,
+    category: categoryOfStatus(status),
+    status,
+    ...(statusReason !== undefined ? { reason: statusReason } : {}),
+    detail: message.slice(0, 1_000),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
 }
 
 class DeadlineError extends Error {

@@ -1,0 +1,152 @@
+import { KINDS, type Kind } from "../client/index.js";
+
+/** The metadata a cached object keeps (everything the API server sent but `managedFields`). */
+export interface CachedMeta {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly [key: string]: unknown;
+}
+
+/** One cached object: the server's JSON reduced to the fields a pass reads, deep-frozen. */
+export interface Cached {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: CachedMeta;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The top-level fields each watched kind keeps beside `metadata`. A ResourceQuota's `status`
+ * (usage, rewritten by the quota controller on every Pod change) is dropped: no pass reads it,
+ * and keeping it would turn usage updates into tenant passes. A RoleBinding is watched as a
+ * trigger only (a tenant's grant appearing), so it keeps nothing but its identity.
+ */
+const KEPT_FIELDS: Partial<Record<Kind, readonly string[]>> = {
+  Namespace: ["spec", "status"],
+  NetworkPolicy: ["spec"],
+  ResourceQuota: ["spec"],
+  LimitRange: ["spec"],
+  RoleBinding: [],
+};
+
+const IDENTITY_ONLY: ReadonlySet<Kind> = new Set(["RoleBinding"]);
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const child of Object.values(v)) deepFreeze(child);
+  }
+  return v;
+}
+
+/** Reduces a watched object to what is cached; `null` when it has no name. */
+export function projectObject(kind: Kind, raw: unknown): Cached | null {
+  if (!isRecord(raw) || !isRecord(raw.metadata)) return null;
+  // managedFields is the bulk of most objects and no pass reads it.
+  const meta: Record<string, unknown> = { ...raw.metadata };
+  delete meta.managedFields;
+  if (typeof meta.name !== "string" || meta.name === "") return null;
+  const metadata: CachedMeta = IDENTITY_ONLY.has(kind)
+    ? {
+        name: meta.name,
+        ...(typeof meta.namespace === "string" ? { namespace: meta.namespace } : {}),
+        ...(typeof meta.resourceVersion === "string"
+          ? { resourceVersion: meta.resourceVersion }
+          : {}),
+      }
+    : (meta as CachedMeta);
+  const kept: Record<string, unknown> = {};
+  for (const field of KEPT_FIELDS[kind] ?? []) if (field in raw) kept[field] = raw[field];
+  return deepFreeze({ apiVersion: KINDS[kind].apiVersion, kind, metadata, ...kept });
+}
+
+/** True when two cached objects differ in anything but their resourceVersion. */
+export function contentChanged(a: Cached, b: Cached): boolean {
+  const strip = (c: Cached) => {
+    const meta: Record<string, unknown> = { ...c.metadata };
+    delete meta.resourceVersion;
+    return JSON.stringify({ ...c, metadata: meta });
+  };
+  return strip(a) !== strip(b);
+}
+
+/** One change the store saw: what was there before and what is there now. */
+export interface StoreChange {
+  readonly namespace: string;
+  readonly name: string;
+  readonly previous: Cached | null;
+  readonly current: Cached | null;
+}
+
+/** Objects of one kind by namespace (`""` for cluster-scoped kinds) and name. */
+export class ObjectStore {
+  private readonly byNamespace = new Map<string, Map<string, Cached>>();
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  get(namespace: string, name: string): Cached | undefined {
+    return this.byNamespace.get(namespace)?.get(name);
+  }
+
+  /** Every object in one namespace, or every object when `namespace` is undefined. */
+  list(namespace?: string): Cached[] {
+    if (namespace !== undefined) return [...(this.byNamespace.get(namespace)?.values() ?? [])];
+    return [...this.byNamespace.values()].flatMap((m) => [...m.values()]);
+  }
+
+  upsert(obj: Cached): StoreChange {
+    const namespace = obj.metadata.namespace ?? "";
+    let names = this.byNamespace.get(namespace);
+    if (names === undefined) {
+      names = new Map();
+      this.byNamespace.set(namespace, names);
+    }
+    const previous = names.get(obj.metadata.name) ?? null;
+    if (previous === null) this.count++;
+    names.set(obj.metadata.name, obj);
+    return { namespace, name: obj.metadata.name, previous, current: obj };
+  }
+
+  remove(namespace: string, name: string): StoreChange {
+    const names = this.byNamespace.get(namespace);
+    const previous = names?.get(name) ?? null;
+    if (previous !== null) {
+      names?.delete(name);
+      this.count--;
+      if (names?.size === 0) this.byNamespace.delete(namespace);
+    }
+    return { namespace, name, previous, current: null };
+  }
+
+  /**
+   * Replaces the whole content with a fresh list and returns what differs from before (added,
+   * changed in content, removed), so a relist after `410 Gone` or an outage loses no change.
+   */
+  replace(items: readonly Cached[]): StoreChange[] {
+    const changes: StoreChange[] = [];
+    const seen = new Set<string>();
+    for (const obj of items) {
+      const change = this.upsert(obj);
+      seen.add(`${change.namespace}/${change.name}`);
+      if (change.previous === null || contentChanged(change.previous, obj)) changes.push(change);
+    }
+    for (const obj of this.list()) {
+      const namespace = obj.metadata.namespace ?? "";
+      if (!seen.has(`${namespace}/${obj.metadata.name}`)) {
+        changes.push(this.remove(namespace, obj.metadata.name));
+      }
+    }
+    return changes;
+  }
+}
