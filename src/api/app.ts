@@ -45,9 +45,20 @@ import { namespaceRoutes } from "./namespaces/routes.js";
 import { namespaceQueueConfig, type NamespaceWorkKind } from "../occ/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";
 import { registerNotFound } from "./not-found.js";
-import { newRequestId, registerAuthentication, registerRequestContext } from "./request-context.js";
+import {
+  newRequestId,
+  registerAuthentication,
+  registerRequestContext,
+  requestLogView,
+} from "./request-context.js";
+import {
+  clientErrorHandler,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  registerClosingGuard,
+} from "./client-errors.js";
 import { NoQuerySchema, SHARED_SCHEMAS } from "./schemas.js";
 import { validatorCompiler } from "./validation.js";
+import { registerJsonBodyParser } from "./json-body.js";
 
 /** The largest request body accepted: 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -76,8 +87,10 @@ export interface AppOptions {
    * Drivers; without one their routes answer 503.
    */
   readonly kubernetes?: ObjectClient;
-  /** A pino logger; default no logging. */
+  /** A pino logger; default no logging. Requests are logged without their query string. */
   readonly logger?: FastifyBaseLogger;
+  /** How long a whole request may take to arrive before 408; default 30 s. */
+  readonly requestTimeoutMs?: number;
   /** Where HTTP metrics go and what `/metrics` serves; default a fresh registry. */
   readonly registry?: Registry;
 }
@@ -99,8 +112,10 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
   async (app: FastifyInstance, options: AppOptions): Promise<void> => {
     const db = guardDatabase(options.db);
     const registry = options.registry ?? new Registry();
+    registerClosingGuard(app);
     app.setValidatorCompiler(validatorCompiler);
     app.removeContentTypeParser("text/plain");
+    registerJsonBodyParser(app);
     registerRequestContext(app);
     registerErrorHandler(app);
     registerNotFound(app);
@@ -156,12 +171,35 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
 
 /** A ready app: configured instance, the API plugin registered, routes and schemas compiled. */
 export async function buildApp(options: AppOptions): Promise<OccApp> {
+  const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     bodyLimit: MAX_BODY_BYTES,
     genReqId: newRequestId,
     requestIdHeader: false,
     frameworkErrors: frameworkErrorHandler,
-    ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger }),
+    clientErrorHandler,
+    return503OnClosing: false,
+    requestTimeout: timeout,
+    // Node applies the request timeout to bodies only when given at construction; it checks
+    // for expired requests on this interval: a quarter of the timeout, at most 30 s.
+    http: {
+      requestTimeout: timeout,
+      headersTimeout: timeout,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(timeout / 4))),
+    },
+    ...(options.logger === undefined
+      ? { logger: false }
+      : {
+          loggerInstance: options.logger.child(
+            {},
+            {
+              serializers: {
+                req: requestLogView,
+                res: (r: { statusCode: number }) => ({ statusCode: r.statusCode }),
+              },
+            },
+          ),
+        }),
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(occApi, options);
   await app.ready();

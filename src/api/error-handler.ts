@@ -44,6 +44,16 @@ function validationDetails(err: FastifyLikeError): ErrorDetail[] {
   });
 }
 
+/** The sentences naming a broken rule (display names), beyond the bare detail codes. */
+function validationRules(err: FastifyLikeError): string[] {
+  const list: unknown[] = Array.isArray(err.validation) ? err.validation : [];
+  const rules = list.flatMap((v) => {
+    const item = asFastifyLike(v) as { keyword?: unknown; message?: unknown };
+    return typeof item.message === "string" && item.message !== item.keyword ? [item.message] : [];
+  });
+  return [...new Set(rules)];
+}
+
 /**
  * Maps any thrown value to an {@link ApiError}. Fastify's own 4xx errors are mapped by status;
  * only `ApiError`, the database guard's error and Fastify's are trusted — anything else is 500.
@@ -63,7 +73,9 @@ export function toApiError(err: unknown): ApiError {
   if (f.validation !== undefined) {
     const details = validationDetails(f);
     const fields = [...new Set(details.map((d) => `${d.path} (${d.code})`))].join(", ");
-    return new ApiError("INVALID_REQUEST", `Invalid request: ${fields}.`, { details, cause: err });
+    const rules = validationRules(f);
+    const message = `Invalid request: ${fields}.${rules.length === 0 ? "" : ` ${rules.join(" ")}`}`;
+    return new ApiError("INVALID_REQUEST", message, { details, cause: err });
   }
   const status = typeof f.statusCode === "number" ? f.statusCode : 500;
   if (status === 413) return new ApiError("PAYLOAD_TOO_LARGE", undefined, { cause: err });

@@ -14,8 +14,10 @@ export const ERROR_STATUS = {
   RESOURCE_CONFLICT: 409,
   NAMESPACE_NOT_READY: 409,
   NAMESPACE_NOT_EMPTY: 409,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   DEPENDENCY_UNAVAILABLE: 503,
 } as const;
@@ -36,8 +38,10 @@ export const DEFAULT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   RESOURCE_CONFLICT: "The request conflicts with the current state.",
   NAMESPACE_NOT_READY: "The Namespace is not ready.",
   NAMESPACE_NOT_EMPTY: "The Namespace still holds resources.",
+  REQUEST_TIMEOUT: "The request did not arrive in time; send it again.",
   PAYLOAD_TOO_LARGE: "The request body exceeds 64 KiB.",
   UNSUPPORTED_MEDIA_TYPE: "The request body must be application/json.",
+  HEADERS_TOO_LARGE: "The request's URL and headers exceed 16 KiB.",
   INTERNAL_ERROR: "An internal error occurred; it has been logged.",
   DEPENDENCY_UNAVAILABLE: "A service OCC depends on is unavailable; retry later.",
 };

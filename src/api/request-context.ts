@@ -91,3 +91,17 @@ export function registerAuthentication(app: FastifyInstance, db: Db): void {
     request.caller = { principalId: result.principal.id, requestId: request.id };
   });
 }
+
+/**
+ * How a request appears in the log: method and path only. The query string is dropped — it
+ * is where a misconfigured client puts an API key (`?api_key=…`) — and headers and bodies
+ * are never logged.
+ */
+export function requestLogView(request: Pick<FastifyRequest, "method" | "url">): {
+  method: string;
+  url: string;
+} {
+  const url = typeof request.url === "string" ? request.url : "";
+  const query = url.indexOf("?");
+  return { method: request.method, url: query < 0 ? url : `${url.slice(0, query)}?…` };
+}

@@ -5,7 +5,7 @@
  */
 import { Type, type Static, type TLiteral, type TSchema } from "@sinclair/typebox";
 import { ApiError, DETAIL_CODES, ERROR_CODES, type ErrorStatus } from "./errors.js";
-import { PLAIN_TEXT_FORMAT } from "./validation.js";
+import { DISPLAY_NAME_FORMAT, PLAIN_TEXT_FORMAT } from "./validation.js";
 
 /** A string that is one of `values` (an `enum` in the OpenAPI document). */
 export function literalUnion<const V extends readonly string[]>(
@@ -28,6 +28,22 @@ export function PlainText(opts: {
   readonly description?: string;
 }) {
   return Type.String({ format: PLAIN_TEXT_FORMAT, minLength: opts.minLength ?? 0, ...opts });
+}
+
+/**
+ * A display name of 1–`maxLength` characters under the name policy (`domain/display-names.ts`):
+ * plain text without bidirectional controls or other format characters, no leading or
+ * trailing whitespace, in NFC. A refusal names the rule.
+ */
+export function DisplayName(opts: { readonly maxLength: number; readonly description?: string }) {
+  const policy =
+    "Display-name policy: no control, bidirectional-control or other format (Unicode Cf) characters, no leading or trailing whitespace, NFC-normalised, well-formed Unicode.";
+  return Type.String({
+    format: DISPLAY_NAME_FORMAT,
+    minLength: 1,
+    maxLength: opts.maxLength,
+    description: opts.description === undefined ? policy : `${opts.description} ${policy}`,
+  });
 }
 
 /** An RFC 3339 instant, always sent as UTC with milliseconds. */

@@ -18,6 +18,7 @@ import { FormatRegistry, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
+import { checkDisplayName, displayNameMessage } from "../domain/display-names.js";
 import type { DetailCode } from "./errors.js";
 
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -28,6 +29,17 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** The TypeBox/OpenAPI `format` name for plain text. */
 export const PLAIN_TEXT_FORMAT = "plain-text";
+
+/**
+ * The format of display names (the `name` of Namespaces, principals, roles, Secrets,
+ * ServiceAccounts and Agents): plain text under the policy of `domain/display-names.ts`.
+ */
+export const DISPLAY_NAME_FORMAT = "display-name";
+
+/** True when `value` is a display name under the policy. */
+export function isDisplayName(value: string): boolean {
+  return checkDisplayName(value).ok;
+}
 
 /** True when `value` is plain text (see the module comment). */
 export function isPlainText(value: string): boolean {
@@ -47,6 +59,7 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:
  */
 export function registerFormats(): void {
   FormatRegistry.Set(PLAIN_TEXT_FORMAT, isPlainText);
+  FormatRegistry.Set(DISPLAY_NAME_FORMAT, isDisplayName);
   FormatRegistry.Set(
     "date-time",
     (value) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)),
@@ -99,7 +112,18 @@ export interface ValidationFailure {
   readonly instancePath: string;
   readonly schemaPath: string;
   readonly params: Record<string, never>;
+  /** The detail code, or for a display name the sentence naming the rule it breaks. */
   readonly message: string;
+}
+
+/** The message of one failure: which display-name rule a value breaks, else the keyword. */
+function failureMessage(error: ValueError, keyword: DetailCode, path: string): string {
+  if (error.type !== ValueErrorType.StringFormat) return keyword;
+  if ((error.schema as { format?: unknown }).format !== DISPLAY_NAME_FORMAT) return keyword;
+  if (typeof error.value !== "string") return keyword;
+  const checked = checkDisplayName(error.value);
+  const field = path.split("/").pop() ?? "name";
+  return checked.ok ? keyword : displayNameMessage(field === "" ? "name" : field, checked.error);
 }
 
 /** Fastify's validator compiler hook (see the module comment). */
@@ -124,7 +148,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
           instancePath: path,
           schemaPath: "",
           params: {},
-          message: keyword,
+          message: failureMessage(error, keyword, path),
         });
       }
       if (failures.length >= MAX_DETAILS) break;

@@ -38,8 +38,31 @@ export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): str
     .join("\n");
 }
 
+/**
+ * What cannot be shown as itself in a terminal cell: control characters (C0, DEL, C1),
+ * format characters (Unicode Cf: bidirectional controls, zero-width characters, the BOM),
+ * line and paragraph separators, whitespace other than a plain space, unpaired surrogates —
+ * and the backslash itself, so an escape in a cell is always one this function wrote.
+ */
+const NON_PRINTABLE = /[\\\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|(?! )\s|\p{Cs}/gu;
+
+/**
+ * `text` with every non-printable character written as a visible escape (`\u{202E}`, `\n`),
+ * so a name with a right-to-left override or a zero-width space cannot pass for another on
+ * screen, and a cell stays on one line.
+ */
+export function printable(text: string): string {
+  return text.replace(NON_PRINTABLE, (c) => {
+    if (c === "\\") return "\\\\";
+    if (c === "\n") return "\\n";
+    if (c === "\t") return "\\t";
+    if (c === "\r") return "\\r";
+    return `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}}`;
+  });
+}
+
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ");
+  return printable(text);
 }
 
 /**

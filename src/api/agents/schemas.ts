@@ -9,7 +9,7 @@ import { AGENT_STATUSES, EXECUTION_MODES, type AgentRecord } from "../../store/a
 import { ConfigurationIdSchema } from "../configurations/schemas.js";
 import { NamespaceIdSchema } from "../namespaces/schemas.js";
 import { ServiceAccountIdSchema } from "../service-accounts/schemas.js";
-import { DateTime, IdString, literalUnion, Nullable, PlainText } from "../schemas.js";
+import { DisplayName, DateTime, IdString, literalUnion, Nullable } from "../schemas.js";
 
 export const AgentIdSchema = IdString(AGENT_ID_PATTERN.source, "An Agent ID (`agt_…`).");
 export const RevisionIdSchema = IdString(
@@ -19,7 +19,7 @@ export const RevisionIdSchema = IdString(
 
 export const CreateAgentBodySchema = Type.Object(
   {
-    name: PlainText({ minLength: 1, maxLength: 200 }),
+    name: DisplayName({ maxLength: 200 }),
     configurationId: ConfigurationIdSchema,
     executionMode: literalUnion(EXECUTION_MODES),
     serviceAccountId: Type.Optional(ServiceAccountIdSchema),

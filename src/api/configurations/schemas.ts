@@ -4,6 +4,7 @@
  * starts at 1 and grows by one with every update.
  */
 import { Type, type Static } from "@sinclair/typebox";
+import { DOCUMENT_LIMITS } from "../../domain/json-documents.js";
 import { tenantResourceIdPattern } from "../../domain/tenant-resources.js";
 import { CONFIGURATION_KINDS, type ConfigurationRecord } from "../../store/configurations.js";
 import { NamespaceIdSchema } from "../namespaces/schemas.js";
@@ -15,7 +16,13 @@ export const ConfigurationIdSchema = IdString(
 );
 
 const Values = Type.Record(Type.String(), Type.Unknown(), {
-  description: "The OpenClaw configuration document (a JSON object).",
+  description:
+    "The OpenClaw configuration document (a JSON object). Limits (400 naming the one exceeded): " +
+    `at most ${DOCUMENT_LIMITS.depth} levels of nesting, ${DOCUMENT_LIMITS.keys} keys over all ` +
+    `levels, ${DOCUMENT_LIMITS.bytes} bytes as compact JSON. Numbers must round-trip exactly ` +
+    "through a 64-bit double (no 1e400, no -0, no integers beyond 2^53 precision — send those " +
+    "as strings); strings and keys may not hold NUL or unpaired surrogates. Stored and returned " +
+    "exactly as sent, never altered.",
 });
 
 export const CreateConfigurationBodySchema = Type.Object(

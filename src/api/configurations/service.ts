@@ -11,6 +11,7 @@
 import { refuseWhileAgentsReference } from "../tenant/in-use.js";
 import type { NamespaceId } from "../../domain/ids.js";
 import { contentDigest, newTenantResourceId } from "../../domain/tenant-resources.js";
+import { DOCUMENT_LIMITS, serializeDocument } from "../../domain/json-documents.js";
 import { KubernetesConfigurationDriver } from "../../drivers/kubernetes/tenant/configuration-driver.js";
 import {
   deleteConfigurationRow,
@@ -48,6 +49,28 @@ const access = resourceAccess<"create" | "read" | "update" | "delete">(
 
 const driverOf = (deps: TenantServiceDeps) => new KubernetesConfigurationDriver(kubernetesOf(deps));
 
+const LIMIT_TEXT = {
+  depth: `${DOCUMENT_LIMITS.depth} levels of nesting`,
+  keys: `${DOCUMENT_LIMITS.keys} keys`,
+  bytes: `${DOCUMENT_LIMITS.bytes} bytes as compact JSON`,
+} as const;
+
+/**
+ * The document to store, serialized before anything is written: within the documented limits
+ * (400 naming the one exceeded otherwise), and — being `JSON.stringify` of a bounded, parsed
+ * body — text whose parse is the response's `values`, so nothing after the commit can fail.
+ */
+function documentOf(values: Record<string, unknown>): string {
+  const serialized = serializeDocument(values);
+  if (serialized.ok) return serialized.value;
+  const { limit, actual } = serialized.error;
+  throw new ApiError(
+    "INVALID_REQUEST",
+    `values exceeds the Configuration limit of ${LIMIT_TEXT[limit]} (it has ${actual}).`,
+    { details: [{ path: "/body/values", code: "too_long" }] },
+  );
+}
+
 async function found(
   q: Parameters<typeof getConfiguration>[0],
   ns: NamespaceId,
@@ -68,7 +91,7 @@ export function createConfiguration(
   return recordingDenials(deps.db, caller, async () => {
     const grant = await access.authorize(deps, caller, namespaceId, "create");
     const id = newTenantResourceId("configuration");
-    const document = JSON.stringify(body.values);
+    const document = documentOf(body.values);
     return compensatedTransaction(deps, async (tx, onRollback) => {
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
       requireWritable(ns, { whileManagedProvisioning: true });
@@ -136,7 +159,7 @@ export function updateConfiguration(
 ): Promise<ConfigurationWithDocument> {
   return recordingDenials(deps.db, caller, async () => {
     const grant = await access.authorize(deps, caller, namespaceId, "update", id);
-    const document = JSON.stringify(body.values);
+    const document = documentOf(body.values);
     return compensatedTransaction(deps, async (tx, onRollback) => {
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
       const current = await found(tx, namespaceId, id, true);

@@ -6,7 +6,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../../domain/ids.js";
 import { iamIdPattern } from "../../iam/ids.js";
 import { PERMISSION_ACTIONS, PERMISSION_KINDS, PRINCIPAL_KINDS } from "../../iam/vocabulary.js";
-import { DateTime, IdString, literalUnion, Nullable, PlainText } from "../schemas.js";
+import { DisplayName, DateTime, IdString, literalUnion, Nullable, PlainText } from "../schemas.js";
 
 export const PrincipalIdSchema = IdString(iamIdPattern("principal"), "A principal ID (`prn_…`).");
 export const ApiKeyIdSchema = IdString(iamIdPattern("apiKey"), "An API key ID (`key_…`).");
@@ -42,7 +42,7 @@ export type PrincipalView = Static<typeof PrincipalSchema>;
 export const CreatePrincipalBodySchema = Type.Object(
   {
     kind: literalUnion(PRINCIPAL_KINDS),
-    name: PlainText({ minLength: 1, maxLength: 200, description: "Unique among live principals." }),
+    name: DisplayName({ maxLength: 200, description: "Unique among live principals." }),
   },
   { additionalProperties: false },
 );
@@ -92,7 +92,7 @@ export type RoleView = Static<typeof RoleSchema>;
 
 export const CreateRoleBodySchema = Type.Object(
   {
-    name: PlainText({ minLength: 1, maxLength: 200 }),
+    name: DisplayName({ maxLength: 200 }),
     description: Type.Optional(PlainText({ maxLength: 1000 })),
     permissions: Type.Array(PermissionSchema, {
       maxItems: PERMISSION_ACTIONS.length * PERMISSION_KINDS.length,

@@ -9,7 +9,8 @@ import type { Placement } from "../../domain/placement.js";
 import { validateExistingNamespace } from "../../domain/reserved.js";
 import { ApiError, type ErrorDetail } from "../errors.js";
 import type { CreateNamespaceBody } from "./schemas.js";
-import { codePointLength, isPlainText } from "../validation.js";
+import { checkDisplayName, displayNameMessage } from "../../domain/display-names.js";
+import { codePointLength } from "../validation.js";
 
 /** The longest Namespace name, in characters (code points). */
 export const MAX_NAMESPACE_NAME_LENGTH = 200;
@@ -34,7 +35,8 @@ export function validateCreateNamespace(
   const details: ErrorDetail[] = [];
   const messages: string[] = [];
   const length = codePointLength(input.name);
-  if (length < 1 || length > MAX_NAMESPACE_NAME_LENGTH || !isPlainText(input.name)) {
+  const policy = checkDisplayName(input.name);
+  if (length < 1 || length > MAX_NAMESPACE_NAME_LENGTH || !policy.ok) {
     details.push({
       path: "/body/name",
       code:
@@ -44,7 +46,11 @@ export function validateCreateNamespace(
             ? "too_long"
             : "invalid_format",
     });
-    messages.push("name must be 1–200 characters of plain text");
+    messages.push(
+      policy.ok || length < 1 || length > MAX_NAMESPACE_NAME_LENGTH
+        ? "name must be 1–200 characters of plain text"
+        : displayNameMessage("name", policy.error).replace(/\.$/, ""),
+    );
   }
   let placement: Placement = { mode: "managed" };
   if (input.existingNamespace !== undefined) {

@@ -13,7 +13,7 @@ import {
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
 } from "../../store/namespace-vocabulary.js";
-import { DateTime, IdString, literalUnion, Nullable, PlainText } from "../schemas.js";
+import { DateTime, DisplayName, IdString, literalUnion, Nullable } from "../schemas.js";
 import { MAX_NAMESPACE_NAME_LENGTH } from "./input.js";
 
 /** Namespace IDs in paths: the wider (preprovisioned) pattern, which holds server IDs too. */
@@ -26,8 +26,7 @@ const DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
 
 export const CreateNamespaceBodySchema = Type.Object(
   {
-    name: PlainText({
-      minLength: 1,
+    name: DisplayName({
       maxLength: MAX_NAMESPACE_NAME_LENGTH,
       description: "Unique in the Installation for ever; a deleted Namespace's name is retired.",
     }),

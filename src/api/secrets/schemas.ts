@@ -7,7 +7,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { tenantResourceIdPattern } from "../../domain/tenant-resources.js";
 import type { SecretRecord } from "../../store/secrets.js";
 import { NamespaceIdSchema } from "../namespaces/schemas.js";
-import { DateTime, IdString, PlainText } from "../schemas.js";
+import { DisplayName, DateTime, IdString } from "../schemas.js";
 
 export const SecretIdSchema = IdString(
   tenantResourceIdPattern("secret").source,
@@ -21,7 +21,7 @@ const Value = Type.String({
 });
 
 export const CreateSecretBodySchema = Type.Object(
-  { name: PlainText({ minLength: 1, maxLength: 200 }), value: Value },
+  { name: DisplayName({ maxLength: 200 }), value: Value },
   { additionalProperties: false },
 );
 export type CreateSecretBody = Static<typeof CreateSecretBodySchema>;

@@ -7,7 +7,7 @@ import { tenantResourceIdPattern } from "../../domain/tenant-resources.js";
 import { CREDENTIAL_KINDS, type ServiceAccountRecord } from "../../store/service-accounts.js";
 import { NamespaceIdSchema } from "../namespaces/schemas.js";
 import { SecretIdSchema } from "../secrets/schemas.js";
-import { DateTime, IdString, literalUnion, PlainText } from "../schemas.js";
+import { DisplayName, DateTime, IdString, literalUnion } from "../schemas.js";
 
 export const ServiceAccountIdSchema = IdString(
   tenantResourceIdPattern("serviceAccount").source,
@@ -20,7 +20,7 @@ const Credential = Type.Object(
 );
 
 export const CreateServiceAccountBodySchema = Type.Object(
-  { name: PlainText({ minLength: 1, maxLength: 200 }), credential: Type.Optional(Credential) },
+  { name: DisplayName({ maxLength: 200 }), credential: Type.Optional(Credential) },
   { additionalProperties: false },
 );
 export type CreateServiceAccountBody = Static<typeof CreateServiceAccountBodySchema>;

@@ -32,6 +32,10 @@ export interface ControlPlane {
   readonly apiUrl: string;
   readonly apiKey: string;
   readonly apiKeyFile: string;
+  /** The database the processes use. */
+  readonly databaseUrl: string;
+  /** Every line `occ api` wrote to stdout and stderr (its log). */
+  readonly apiOutput: readonly string[];
   /** The current worker's metrics URL (it changes when the worker is restarted). */
   readonly workerMetricsUrl: string;
   /** `--database-url` and `--config` as the processes were started with. */
@@ -91,6 +95,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       apiUrl: api.match[1] ?? "",
       apiKey,
       apiKeyFile,
+      databaseUrl: database.url,
+      apiOutput: api.output,
       get workerMetricsUrl() {
         return worker.match[1] ?? "";
       },

@@ -91,6 +91,8 @@ export interface FixtureOptions {
   readonly registry?: Registry;
   /** Run in the preprovisioned profile, bound to the Namespace bootstrap created. */
   readonly preprovisionDefaultNamespace?: boolean;
+  /** The app's request timeout (default the app's 30 s). */
+  readonly requestTimeoutMs?: number;
 }
 
 export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
@@ -114,6 +116,7 @@ export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
     ...(opts.compute === undefined ? {} : { compute: opts.compute }),
     ...(opts.contentChecks === undefined ? {} : { contentChecks: opts.contentChecks }),
     ...(opts.registry === undefined ? {} : { registry: opts.registry }),
+    ...(opts.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: opts.requestTimeoutMs }),
     ...(opts.preprovisionDefaultNamespace === true
       ? { preprovisionedNamespaceId: boot.defaultNamespace.id }
       : {}),

@@ -14,9 +14,11 @@ import { isPreprovisionedNamespaceId } from "../../../src/domain/ids.js";
 
 describe("the error table", () => {
   it("maps every code to one of the spec's statuses", () => {
-    expect(ERROR_CODES).toHaveLength(12);
+    expect(ERROR_CODES).toHaveLength(14);
     for (const code of ERROR_CODES) {
-      expect([400, 401, 403, 404, 405, 409, 413, 415, 500, 503]).toContain(ERROR_STATUS[code]);
+      expect([400, 401, 403, 404, 405, 408, 409, 413, 415, 431, 500, 503]).toContain(
+        ERROR_STATUS[code],
+      );
     }
   });
 

@@ -5,7 +5,7 @@ import type { RevisionView } from "../../../src/api/agents/schemas.js";
 import { revisionVerdict } from "../../../src/cli/agents-command.js";
 import { apiClientFrom } from "../../../src/cli/api-client.js";
 import { grantsManifest, parseSubject, readyVerdict } from "../../../src/cli/namespaces-command.js";
-import { render, table } from "../../../src/cli/output.js";
+import { printable, render, table } from "../../../src/cli/output.js";
 import { parseDuration, waitFor, WaitFailed } from "../../../src/cli/wait.js";
 
 const ns = (over: Partial<NamespaceView>): NamespaceView => ({
@@ -31,7 +31,23 @@ describe("output", () => {
         { header: "b col", cell: (r) => r.b },
       ],
     );
-    expect(out.split("\n")).toEqual(["A        B COL", "x        multi line", "longer   y"]);
+    expect(out.split("\n")).toEqual(["A        B COL", "x        multi\\nline", "longer   y"]);
+  });
+
+  it.each([
+    ["a right-to-left override", "evil\u202Etxt.exe", "evil\\u{202E}txt.exe"],
+    ["a right-to-left isolate", "a\u2067b", "a\\u{2067}b"],
+    ["a zero-width space", "ad\u200Bmin", "ad\\u{200B}min"],
+    ["a BOM", "\uFEFFadmin", "\\u{FEFF}admin"],
+    ["a no-break space", "a\u00A0b", "a\\u{00A0}b"],
+    ["ESC (a terminal escape)", "\u001b[31mred", "\\u{001B}[31mred"],
+    ["a tab and CR", "a\tb\rc", "a\\tb\\rc"],
+    ["an unpaired surrogate", "a\uD800", "a\\u{D800}"],
+    ["a literal backslash (so escapes cannot be faked)", "a\\u{202E}", "a\\\\u{202E}"],
+    ["printable text, emoji and accents unchanged", "café 😀 客服", "café 😀 客服"],
+  ])("tables escape %s", (_label, name, shown) => {
+    expect(printable(name)).toBe(shown);
+    expect(table([{ name }], [{ header: "name", cell: (r) => r.name }])).toBe(`NAME\n${shown}`);
   });
 
   it.each(["json", "yaml"] as const)(
