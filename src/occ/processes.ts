@@ -16,6 +16,8 @@ import {
   namespaceWorkQueue,
 } from "./namespace-queue.js";
 import { agentQueueConfig } from "./agent-work.js";
+import { requestNamespacePass } from "./namespace-pass-request.js";
+import { startWorkerWatches } from "./worker-watches.js";
 import { KubernetesWorkloadDriver } from "../drivers/kubernetes/workloads/driver.js";
 import { useTenantNamespaceProfile } from "../drivers/kubernetes/tenant/preprovisioned-namespace.js";
 import {
@@ -104,7 +106,19 @@ export async function startWorkerProcess(opts: {
       probe.close();
     }
   }
-  const compute = await createComputeRuntime(opts.config, binding);
+  const queue = namespaceWorkQueue(opts.config);
+  // Watches (normal profile) or the periodic re-read (preprovisioned): changes queue passes.
+  const watches = startWorkerWatches({
+    db: opts.db,
+    config: opts.config,
+    binding,
+    logger: opts.logger,
+    ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
+    requestPasses: async (ids) => {
+      for (const id of ids) await requestNamespacePass(opts.db, queue, id, "watch");
+    },
+  });
+  const compute = await createComputeRuntime(opts.config, binding, (c) => watches.wrap(c));
   if (compute.requests !== undefined) opts.metrics?.countKubernetesRequests(compute.requests);
   // Agent workloads run on the bundled Kubernetes Compute Driver (drivers.md §4).
   const workloadClient =
@@ -131,7 +145,7 @@ export async function startWorkerProcess(opts: {
         }
       : {}),
     db: opts.db,
-    queue: namespaceWorkQueue(opts.config),
+    queue,
     compute: compute.driver,
     ...(compute.events !== undefined ? { events: compute.events } : {}),
     ...(opts.metrics !== undefined
@@ -144,6 +158,7 @@ export async function startWorkerProcess(opts: {
   return {
     async stop() {
       await worker.stop();
+      await watches.stop();
       compute.close();
       workloadClient?.close();
     },

@@ -40,6 +40,8 @@ export interface ControlPlane {
   readonly workerMetricsUrl: string;
   /** `--database-url` and `--config` as the processes were started with. */
   readonly common: readonly string[];
+  /** What the current worker process printed so far (for a failing test's message). */
+  readonly workerOutput: readonly string[];
   /** SIGKILLs the worker process (no cleanup, its leases simply expire). */
   killWorker(): Promise<void>;
   /** Starts a new worker process (after {@link killWorker}). */
@@ -50,6 +52,8 @@ export interface ControlPlane {
 export interface ControlPlaneOptions {
   /** Extra Installation configuration YAML, appended to the file (e.g. a `worker:` block). */
   readonly workerConfig?: { readonly leaseSeconds?: number; readonly concurrency?: number };
+  /** The worker's kubeconfig; default the shared cluster's `occ-worker` identity. */
+  readonly kubeconfig?: string;
 }
 
 /**
@@ -70,7 +74,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const config = join(dir, "config.yaml");
     await writeFile(
       config,
-      `kubernetes:\n  kubeconfig: ${inject("env").kubeconfigs["occ-worker"]}\n` +
+      `kubernetes:\n  kubeconfig: ${opts.kubeconfig ?? inject("env").kubeconfigs["occ-worker"]}\n` +
         `worker:\n  concurrency: ${opts.workerConfig?.concurrency ?? 2}\n` +
         (opts.workerConfig?.leaseSeconds === undefined
           ? ""
@@ -99,6 +103,9 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       apiOutput: api.output,
       get workerMetricsUrl() {
         return worker.match[1] ?? "";
+      },
+      get workerOutput() {
+        return worker.output;
       },
       common,
       async killWorker() {
