@@ -10,6 +10,7 @@ import {
 } from "../domain/index.js";
 import { InstallationConfigSchema, type InstallationConfigFile } from "./installation-schema.js";
 import { openshellGatewayProblems } from "./openshell-settings.js";
+import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
 
 export type DriverSelection = "kubernetes" | { readonly module: string };
 
@@ -33,6 +34,12 @@ export interface OpenShellSettings {
 /** What Agent workloads run (`workloads.*`), as the domain renders them. */
 export type WorkloadSettings = WorkloadImages;
 
+/** The identities the tenant roles are bound to in a managed namespace (`kubernetes.tenantRoleBindings`). */
+export interface TenantRoleBindingSubjects {
+  readonly worker: RbacSubject;
+  readonly api: RbacSubject;
+}
+
 /** The validated Installation configuration every process runs with. */
 export interface InstallationConfig {
   readonly drivers: {
@@ -47,6 +54,8 @@ export interface InstallationConfig {
     readonly apiKubeconfig: string | undefined;
     readonly controllerNamespace: string;
     readonly requestTimeoutMs: number;
+    /** Set → the worker binds the tenant roles to these in the managed namespaces it creates. */
+    readonly tenantRoleBindings: TenantRoleBindingSubjects | null;
   };
   readonly compute: ComputeSettings;
   /** `network.egressAuthority`, or null when Agent egress is not confined to a proxy. */
@@ -181,6 +190,7 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
       apiKubeconfig: file.kubernetes?.apiKubeconfig ?? file.kubernetes?.kubeconfig,
       controllerNamespace: file.kubernetes?.controllerNamespace ?? "openclaw-system",
       requestTimeoutMs: file.kubernetes?.requestTimeoutMs ?? 10_000,
+      tenantRoleBindings: file.kubernetes?.tenantRoleBindings ?? null,
     },
     compute: compute.value,
     egressAuthority:

@@ -81,6 +81,22 @@ const DriverSelection = Type.Union([
   Type.Object({ module: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
 ]);
 
+/** A RoleBinding subject: a User, or a ServiceAccount with its namespace. */
+const RbacSubjectSchema = Type.Union([
+  Type.Object(
+    { kind: Type.Literal("User"), name: Type.String({ minLength: 1 }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      kind: Type.Literal("ServiceAccount"),
+      name: Type.String({ minLength: 1 }),
+      namespace: Type.String({ minLength: 1 }),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
 /**
  * The Installation configuration file (`OCC_CONFIG_PATH`, YAML), the single source of its type.
  * Every key is optional and defaults to the embedded development values; unknown keys are
@@ -107,6 +123,17 @@ export const InstallationConfigSchema = Type.Object(
           apiKubeconfig: Type.Optional(Type.String({ minLength: 1 })),
           controllerNamespace: Type.Optional(Type.String({ minLength: 1 })),
           requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000 })),
+          /**
+           * The worker's and the API's identities. Set (the chart sets it with its admission
+           * policies), the worker binds the tenant roles to them in each managed namespace it
+           * creates; absent, the operator grants them (`occ namespaces grants`).
+           */
+          tenantRoleBindings: Type.Optional(
+            Type.Object(
+              { worker: RbacSubjectSchema, api: RbacSubjectSchema },
+              { additionalProperties: false },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),

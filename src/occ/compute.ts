@@ -80,6 +80,7 @@ export function bundledComputeDriver(
     settings: config.compute,
     hooks,
     preprovisioned: preprovisionedProfileOf(config, binding),
+    tenantRoleBindings: binding === null ? config.kubernetes.tenantRoleBindings : null,
   });
 }
 

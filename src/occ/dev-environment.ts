@@ -2,7 +2,12 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { InstallationConfig } from "../config/installation-config.js";
+import { installAdmissionPolicies } from "../devcluster/admission.js";
 import { startLocalCluster } from "../devcluster/local-cluster.js";
+import {
+  admissionPolicyObjects,
+  openshellPolicyOptions,
+} from "../drivers/kubernetes/admission-policies.js";
 import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
 import {
   chartClusterRbac,
@@ -36,14 +41,19 @@ export interface DevEnvironment {
   stop(): Promise<void>;
 }
 
-const user = (name: string): RbacSubject => ({ kind: "User", name });
+/** The chart's worker and API identities, as the local cluster's static users. */
+const IDENTITIES: { readonly worker: RbacSubject; readonly api: RbacSubject } = {
+  worker: { kind: "User", name: "occ-worker" },
+  api: { kind: "User", name: "occ-api" },
+};
 
 /**
  * `occ dev up`: the embedded default in one process — a local cluster (real etcd,
  * kube-apiserver, kube-controller-manager), PGlite, migrations, bootstrap, the API and the
  * worker. Everything lives in `stateDir`, so a restart resumes. The worker and API run as the
- * chart's identities with the chart's grants; as an announced development convenience the
- * tenant roles are also bound cluster-wide, so Namespaces become ready without RoleBindings.
+ * chart's identities with the chart's grants and admission policies (the worker binds the
+ * tenant roles in the managed namespaces it creates); as an announced development convenience
+ * the tenant roles are also bound cluster-wide, so external namespaces need no RoleBindings.
  */
 export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<DevEnvironment> {
   const dir = resolve(opts.stateDir);
@@ -60,13 +70,27 @@ export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<
     stops.push(() => cluster.stop());
     const admin = createObjectClient(loadKubeConfig(cluster.kubeconfigs.admin));
     try {
-      await createMissing(admin, chartClusterRbac(user("occ-worker"), user("occ-api")));
-      await createMissing(admin, devTenantRolesClusterWide(user("occ-worker"), user("occ-api")));
+      await createMissing(admin, chartClusterRbac(IDENTITIES.worker, IDENTITIES.api));
+      await createMissing(admin, devTenantRolesClusterWide(IDENTITIES.worker, IDENTITIES.api));
     } finally {
       admin.close();
     }
     opts.say(
-      "development only: the tenant roles are bound cluster-wide, so no per-namespace RoleBindings are needed here",
+      "development only: the tenant roles are bound cluster-wide, so external namespaces need no RoleBindings here",
+    );
+    opts.say("installing the chart's admission policies for occ-worker and occ-api…");
+    await installAdmissionPolicies(
+      {
+        server: cluster.server,
+        caPem: cluster.caPem,
+        adminToken: cluster.tokens.admin,
+        adminKubeconfig: cluster.kubeconfigs.admin,
+      },
+      admissionPolicyObjects({
+        subjects: [IDENTITIES.worker, IDENTITIES.api],
+        ...openshellPolicyOptions(opts.config.openshell),
+      }),
+      IDENTITIES.worker.name,
     );
 
     opts.say("opening the embedded database (PGlite) and applying migrations…");
@@ -79,6 +103,7 @@ export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<
         ...opts.config.kubernetes,
         kubeconfig: cluster.kubeconfigs["occ-worker"],
         apiKubeconfig: cluster.kubeconfigs["occ-api"],
+        tenantRoleBindings: IDENTITIES,
       },
     };
     const apiKeyFile = join(dir, "admin-api-key");

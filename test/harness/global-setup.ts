@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startLocalCluster } from "../../src/devcluster/local-cluster.js";
+import { installAdmissionPolicies } from "../../src/devcluster/admission.js";
+import { chartAdmissionPolicies } from "./admission.js";
 import { startTestPostgres, useExternalPostgres } from "./postgres.js";
 import type { TestEnvironment } from "./environment.js";
 
@@ -36,6 +38,24 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const cluster = clusterResult.value;
   const pg = pgResult.value;
+  try {
+    // The chart's admission policies hold for the whole run: every test that acts as occ-worker
+    // or occ-api does so under them, as the chart's worker and API do.
+    await installAdmissionPolicies(
+      {
+        server: cluster.server,
+        caPem: cluster.caPem,
+        adminToken: cluster.tokens.admin,
+        adminKubeconfig: cluster.kubeconfigs.admin,
+      },
+      await chartAdmissionPolicies(),
+      "occ-worker",
+    );
+  } catch (err) {
+    await cluster.stop();
+    await pg.stop();
+    throw err;
+  }
   console.log(
     `[harness] cluster ${cluster.server} and PostgreSQL ready in ${Date.now() - started} ms (${dir})`,
   );

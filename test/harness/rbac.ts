@@ -12,6 +12,7 @@ import {
   tenantRoleBinding,
   type RbacSubject,
 } from "../../src/drivers/kubernetes/rbac-objects.js";
+import { WORKER_TENANT_BINDING_ROLE } from "../../src/drivers/kubernetes/rbac-rules.js";
 import { CI_VALUES, renderChart, type RenderedObject } from "./helm.js";
 
 /**
@@ -90,7 +91,10 @@ function preprovisionedChartRoles(): Promise<ChartClusterRole[]> {
 export async function chartTenantClusterRoles(
   profile: "normal" | "preprovisioned" = "normal",
 ): Promise<ChartClusterRole[]> {
-  const namespaceRoles: readonly string[] = Object.values(CHART_NAMESPACE_ROLES);
+  const namespaceRoles: readonly string[] = [
+    ...Object.values(CHART_NAMESPACE_ROLES),
+    WORKER_TENANT_BINDING_ROLE,
+  ];
   const rendered =
     profile === "normal" ? await normalChartClusterRoles() : await preprovisionedChartRoles();
   return rendered.filter((r) => !namespaceRoles.includes(r.metadata.name));
@@ -133,7 +137,8 @@ export async function ensureChartRoles(roles: readonly ChartClusterRole[]): Prom
 
 /**
  * The cluster-wide grants of the chart (normal profile): its worker and API namespace roles
- * bound to `occ-worker` / `occ-api`, and its tenant roles created unbound (tests bind them per
+ * bound to `occ-worker` / `occ-api`, its worker role for binding the tenant roles in managed
+ * namespaces bound to `occ-worker`, and its tenant roles created unbound (tests bind them per
  * namespace with {@link bindTenantRole}, as an operator does).
  */
 export async function grantChartClusterRoles(): Promise<void> {
@@ -143,6 +148,7 @@ export async function grantChartClusterRoles(): Promise<void> {
     await createMissing(c, [
       bindingTo(CHART_NAMESPACE_ROLES.worker, user("occ-worker")),
       bindingTo(CHART_NAMESPACE_ROLES.api, user("occ-api")),
+      bindingTo(WORKER_TENANT_BINDING_ROLE, user("occ-worker")),
     ]);
   });
 }

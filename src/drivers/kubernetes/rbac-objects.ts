@@ -7,6 +7,8 @@ import {
   TENANT_CLUSTER_ROLES,
   TENANT_WORKER_RULES,
   WORKER_NAMESPACE_RULES,
+  WORKER_TENANT_BINDING_ROLE,
+  WORKER_TENANT_BINDING_RULES,
   openshellTenantRules,
   type PolicyRule,
 } from "./rbac-rules.js";
@@ -37,9 +39,10 @@ export const NAMESPACE_CLUSTER_ROLES = {
 } as const;
 
 /**
- * The cluster-wide RBAC the chart grants: the worker's and the API's namespace roles, bound to
- * their identities, and the two tenant roles rendered but NOT bound (the operator binds them
- * per tenant namespace).
+ * The cluster-wide RBAC the chart grants (normal profile, admission policies enabled): the
+ * worker's and the API's namespace roles, bound to their identities; the two tenant roles
+ * rendered but NOT bound (bound per tenant namespace: by the worker in a managed namespace, by
+ * the operator elsewhere); and the worker's role for binding them.
  */
 export function chartClusterRbac(worker: RbacSubject, api: RbacSubject): readonly RbacObject[] {
   const binding = (role: string, who: RbacSubject): RbacObject =>
@@ -57,7 +60,30 @@ export function chartClusterRbac(worker: RbacSubject, api: RbacSubject): readonl
     clusterRole(TENANT_CLUSTER_ROLES.api, TENANT_API_RULES),
     binding(NAMESPACE_CLUSTER_ROLES.worker, worker),
     binding(NAMESPACE_CLUSTER_ROLES.api, api),
+    clusterRole(WORKER_TENANT_BINDING_ROLE, WORKER_TENANT_BINDING_RULES),
+    binding(WORKER_TENANT_BINDING_ROLE, worker),
   ];
+}
+
+/**
+ * The tenant RoleBinding the worker creates in a managed namespace it created: the operator's
+ * RoleBinding of {@link tenantRoleBinding} plus the tenant ownership markers, so that the
+ * admission policies recognise it as OCC's.
+ */
+export function ownedTenantRoleBinding(
+  namespace: string,
+  role: "worker" | "api",
+  who: RbacSubject,
+  markers: {
+    readonly labels: Readonly<Record<string, string>>;
+    readonly annotations: Readonly<Record<string, string>>;
+  },
+): RbacObject {
+  const binding = tenantRoleBinding(namespace, role, who);
+  return {
+    ...binding,
+    metadata: { ...binding.metadata, labels: markers.labels, annotations: markers.annotations },
+  } as RbacObject;
 }
 
 /** The RoleBinding an operator creates in one tenant namespace for the worker or the API. */

@@ -58,6 +58,31 @@ export const TENANT_API_RULES: readonly PolicyRule[] = [
   { apiGroups: [""], resources: ["configmaps", "secrets"], verbs: OWN },
 ];
 
+/**
+ * Cluster-wide, for the worker, only with the admission policies (normal profile): it binds the
+ * tenant roles in the managed namespaces it creates. `get` reads an existing binding, `create`
+ * adds a missing one, and `bind` names exactly the two tenant roles, so the worker can grant
+ * nothing else (Kubernetes refuses a RoleBinding to a role one neither holds nor may `bind`).
+ * RBAC cannot limit where the RoleBinding is created: the `openclaw-enterprise-role-bindings`
+ * admission policy limits it to managed OCC namespaces and to the worker's and API's identities.
+ */
+export const WORKER_TENANT_BINDING_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: ["rbac.authorization.k8s.io"],
+    resources: ["rolebindings"],
+    verbs: ["get", "create"],
+  },
+  {
+    apiGroups: ["rbac.authorization.k8s.io"],
+    resources: ["clusterroles"],
+    resourceNames: ["openclaw-enterprise-tenant-worker", "openclaw-enterprise-tenant-api"],
+    verbs: ["bind"],
+  },
+];
+
+/** The ClusterRole (and its ClusterRoleBinding) of {@link WORKER_TENANT_BINDING_RULES}. */
+export const WORKER_TENANT_BINDING_ROLE = "openclaw-enterprise-worker-tenant-bindings";
+
 /** Names of the tenant ClusterRoles the chart renders (unbound). */
 export const TENANT_CLUSTER_ROLES = {
   worker: "openclaw-enterprise-tenant-worker",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { newNamespaceId, tenantOwnershipMarkers } from "../../../src/domain/index.js";
 import { kubeAs, refusedWith, uniqueName } from "../../harness/kube.js";
 
 const admin = kubeAs("admin");
@@ -6,12 +7,21 @@ const worker = kubeAs("occ-worker");
 
 describe("RBAC on the real API server", () => {
   it("refuses occ-worker a ResourceQuota until a RoleBinding grants it, without any restart", async () => {
+    // A namespace bound to a tenant and a quota carrying its markers: the admission policies
+    // the harness installs admit exactly such writes, so RBAC is what this test varies.
     const ns = uniqueName("found-rbac");
-    await admin.core.createNamespace({ body: { metadata: { name: ns } } });
+    const tenant = newNamespaceId();
+    const markers = tenantOwnershipMarkers(tenant);
+    await admin.core.createNamespace({
+      body: { metadata: { name: ns, labels: { "openclaw.dev/namespace": tenant } } },
+    });
     const quota = () =>
       worker.core.createNamespacedResourceQuota({
         namespace: ns,
-        body: { metadata: { name: "openclaw-quota" }, spec: { hard: { pods: "10" } } },
+        body: {
+          metadata: { name: "openclaw-quota", ...markers },
+          spec: { hard: { pods: "10" } },
+        },
       });
 
     expect(await refusedWith(quota())).toBe(403);

@@ -8,6 +8,8 @@ import {
   TENANT_CLUSTER_ROLES,
   TENANT_WORKER_RULES,
   WORKER_NAMESPACE_RULES,
+  WORKER_TENANT_BINDING_ROLE,
+  WORKER_TENANT_BINDING_RULES,
   openshellTenantRules,
 } from "../../../src/drivers/kubernetes/rbac-rules.js";
 import {
@@ -45,9 +47,11 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
           NAMESPACE_CLUSTER_ROLES.api,
           TENANT_CLUSTER_ROLES.worker,
           TENANT_CLUSTER_ROLES.api,
+          WORKER_TENANT_BINDING_ROLE,
           ...(openshell ? [OPENSHELL_TENANT_ROLE] : []),
         ].sort(),
       );
+      expect(rulesOf(objects, WORKER_TENANT_BINDING_ROLE)).toEqual(WORKER_TENANT_BINDING_RULES);
       if (openshell)
         expect(rulesOf(objects, OPENSHELL_TENANT_ROLE)).toEqual(openshellTenantRules("normal"));
       expect(CHART_NAMESPACE_ROLES).toEqual(NAMESPACE_CLUSTER_ROLES);
@@ -57,6 +61,18 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
       expect(rulesOf(objects, TENANT_CLUSTER_ROLES.api)).toEqual(TENANT_API_RULES);
     });
   }
+
+  it("without the admission policies (acknowledged), the worker gets no RoleBinding rights", async () => {
+    const objects = await renderChart({
+      valuesFiles: [CI_VALUES.default],
+      values: { admissionPolicies: { enabled: false, acknowledgeDisabled: true } },
+    });
+    const roles = objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata.name);
+    expect(roles).not.toContain(WORKER_TENANT_BINDING_ROLE);
+    expect(boundRoleNames(objects)).toEqual(
+      [NAMESPACE_CLUSTER_ROLES.api, NAMESPACE_CLUSTER_ROLES.worker].sort(),
+    );
+  });
 
   it("preprovisioned profile (ci/preprovisioned-values.yaml): names and rules; OpenShell tenant role read-only", async () => {
     const objects = await renderChart({ valuesFiles: [CI_VALUES.preprovisioned] });
@@ -87,13 +103,13 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
     expect(kinds(OPENSHELL_TENANT_READ_RULES, "get")).toEqual(kinds(OPENSHELL_TENANT_RULES, "get"));
   });
 
-  it("binds only the namespace roles, each to its own ServiceAccount; tenant roles unbound", async () => {
+  it("binds only the namespace roles and the worker's tenant-binding role, each to its own ServiceAccount; tenant roles unbound", async () => {
     const objects = await renderChart({
       valuesFiles: [CI_VALUES.default],
       namespace: "occ-system",
     });
     expect(boundRoleNames(objects)).toEqual(
-      [NAMESPACE_CLUSTER_ROLES.api, NAMESPACE_CLUSTER_ROLES.worker].sort(),
+      [NAMESPACE_CLUSTER_ROLES.api, NAMESPACE_CLUSTER_ROLES.worker, WORKER_TENANT_BINDING_ROLE].sort(),
     );
     const subjects = Object.fromEntries(
       objects
@@ -109,6 +125,9 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
       ],
       [NAMESPACE_CLUSTER_ROLES.api]: [
         { kind: "ServiceAccount", name: "occ-api", namespace: "occ-system" },
+      ],
+      [WORKER_TENANT_BINDING_ROLE]: [
+        { kind: "ServiceAccount", name: "occ-worker", namespace: "occ-system" },
       ],
     });
   });

@@ -20,6 +20,10 @@ when openshell.enabled.
   "executionCluster" (dict "enabled" $v.executionCluster.enabled)
   "worker" $v.worker.queue
 -}}
+{{- if and $v.admissionPolicies.enabled (not (include "occ.preprovisioned" .)) }}
+{{- $sa := dict "worker" (dict "kind" "ServiceAccount" "name" $v.worker.serviceAccountName "namespace" .Release.Namespace) "api" (dict "kind" "ServiceAccount" "name" $v.api.serviceAccountName "namespace" .Release.Namespace) -}}
+{{- $_ := set (get $doc "kubernetes") "tenantRoleBindings" $sa -}}
+{{- end }}
 {{- if $v.workloads }}
 {{- $_ := set $doc "workloads" $v.workloads -}}
 {{- end }}

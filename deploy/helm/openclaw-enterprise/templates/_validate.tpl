@@ -7,6 +7,17 @@ and the rule. Included once, by validate.yaml.
 {{- if include "occ.preprovisioned" . }}
 {{- include "occ.validatePreprovisioned" . }}
 {{- end }}
+{{- if and (not $v.admissionPolicies.enabled) (not $v.admissionPolicies.acknowledgeDisabled) }}
+{{- fail "admissionPolicies.enabled: false removes the API server's enforcement of OCC's ownership (the worker and the API could then delete or change any namespace or object their RBAC reaches, and managed Namespaces wait for the RoleBindings of `occ namespaces grants`); set admissionPolicies.acknowledgeDisabled: true to install without them, or keep admissionPolicies.enabled: true (Kubernetes >= 1.30)" }}
+{{- end }}
+{{- range $i, $s := $v.admissionPolicies.extraSubjects }}
+{{- if and (eq $s.kind "ServiceAccount") (not $s.namespace) }}
+{{- fail (printf "admissionPolicies.extraSubjects[%d].namespace is required for a ServiceAccount" $i) }}
+{{- end }}
+{{- if and (eq $s.kind "User") $s.namespace }}
+{{- fail (printf "admissionPolicies.extraSubjects[%d].namespace is not allowed for a User" $i) }}
+{{- end }}
+{{- end }}
 {{- if $v.executionCluster.enabled }}
 {{- fail "executionCluster.enabled: true is not supported by this release: OCC runs workloads only in the cluster it controls; set executionCluster.enabled: false" }}
 {{- end }}

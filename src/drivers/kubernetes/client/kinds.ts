@@ -36,6 +36,22 @@ export const KINDS = {
     plural: "clusterrolebindings",
     namespaced: false,
   },
+  ValidatingAdmissionPolicy: {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    plural: "validatingadmissionpolicies",
+    namespaced: false,
+  },
+  ValidatingAdmissionPolicyBinding: {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    plural: "validatingadmissionpolicybindings",
+    namespaced: false,
+  },
+  /** Create-only: asks whether this identity may do something (no permission needed). */
+  SelfSubjectAccessReview: {
+    apiVersion: "authorization.k8s.io/v1",
+    plural: "selfsubjectaccessreviews",
+    namespaced: false,
+  },
 } as const satisfies Record<string, { apiVersion: string; plural: string; namespaced: boolean }>;
 
 export type Kind = keyof typeof KINDS;

@@ -4,6 +4,7 @@ import type {
   PreprovisionedBinding,
   StringMap,
 } from "../../../domain/index.js";
+import type { TenantRoleBindingSubjects } from "../../../config/installation-config.js";
 import type { NamespaceHook, NamespacePassInput } from "../../compute.js";
 import type { ObjectClient } from "../client/index.js";
 
@@ -27,6 +28,8 @@ export interface PassContext {
   readonly input: NamespacePassInput;
   /** Set in the preprovisioned profile; `null` in the normal one. */
   readonly preprovisioned: PreprovisionedProfile | null;
+  /** Set → managed placement binds the tenant roles to these identities itself. */
+  readonly tenantRoleBindings: TenantRoleBindingSubjects | null;
 }
 
 /** `openclaw.dev/namespace=<id>`: the label selector that finds every claimant of a tenant. */

@@ -4,6 +4,7 @@ import {
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
 } from "../../../domain/index.js";
+import type { TenantRoleBindingSubjects } from "../../../config/installation-config.js";
 import type { ComputeDriver, NamespaceHook, NamespacePassInput } from "../../compute.js";
 import type { ObjectClient } from "../client/index.js";
 import type { PassContext, PreprovisionedProfile } from "./context.js";
@@ -23,6 +24,11 @@ export interface KubernetesComputeDriverOptions {
    * verified, never written. Absent → the normal profile (managed and external placement).
    */
   readonly preprovisioned?: PreprovisionedProfile | null;
+  /**
+   * Normal profile with the admission policies (`kubernetes.tenantRoleBindings`): managed
+   * placement binds the tenant roles to these identities itself. Absent → the operator does.
+   */
+  readonly tenantRoleBindings?: TenantRoleBindingSubjects | null;
 }
 
 /**
@@ -67,6 +73,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
       hooks: this.opts.hooks ?? [],
       input,
       preprovisioned: this.opts.preprovisioned ?? null,
+      tenantRoleBindings: this.opts.tenantRoleBindings ?? null,
     };
   }
 }

@@ -15,6 +15,7 @@ import { isKubeError } from "../client/index.js";
 import { claimantSelector, type PassContext } from "./context.js";
 import { outcomeOfKubeError } from "./failures.js";
 import { finishPlacement } from "./finish.js";
+import { ensureTenantRoleBindings } from "./tenant-bindings.js";
 
 /**
  * Managed placement (placement.md §4.1): resolve the tenant's claimant; use it if it is a
@@ -92,6 +93,10 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
     }
   }
 
+  if (ctx.tenantRoleBindings !== null) {
+    const bound = await ensureTenantRoleBindings(client, id, name, ctx.tenantRoleBindings);
+    if (bound !== null) return bound;
+  }
   if (created) return finishPlacement(ctx, name, "just-created", ready(verdict.uid, name));
   let policies: NetworkPolicy[];
   try {

@@ -5,6 +5,7 @@ import {
   type NotDone,
   type VerificationStage,
 } from "../../../domain/index.js";
+import { REFUSAL_PREFIX } from "../admission-policies.js";
 import { TENANT_CLUSTER_ROLES } from "../rbac-rules.js";
 import { isKubeError, type KubeApiError } from "../client/index.js";
 
@@ -31,6 +32,13 @@ export function outcomeOfKubeError(
   clusterRole: string = TENANT_CLUSTER_ROLES.worker,
 ): NotDone {
   if (!isKubeError(err)) throw err;
+  const refusal = admissionRefusal(err);
+  if (refusal !== null) {
+    return notDone(
+      "KUBERNETES_OWNERSHIP_CONFLICT",
+      `the API server's admission policy refused to ${what}: ${refusal}`,
+    );
+  }
   const code = codeForKubernetesFailure(failureOf(err), stage);
   const answer = err.status !== undefined ? `answered ${err.status}` : `failed (${err.category})`;
   if (code === "KUBERNETES_PERMISSION_PENDING") {
@@ -41,4 +49,17 @@ export function outcomeOfKubeError(
     );
   }
   return notDone(code, `Kubernetes ${answer} to ${what}`);
+}
+
+/**
+ * The message of an OCC admission policy's refusal (src/drivers/kubernetes/admission-policies.ts),
+ * or null for any other answer. Such a 403 is not a missing RoleBinding: the API server refused
+ * a write OCC must never make, so the pass stops with the policy's reason instead of waiting.
+ */
+export function admissionRefusal(err: KubeApiError): string | null {
+  if (err.status !== 403) return null;
+  const at = err.message.indexOf(REFUSAL_PREFIX);
+  return err.message.includes("ValidatingAdmissionPolicy") && at !== -1
+    ? err.message.slice(at + REFUSAL_PREFIX.length).trim()
+    : null;
 }
