@@ -2,7 +2,9 @@
  * `occ namespaces …`: the operator's view of platform Namespaces through the API — list, get,
  * create, delete (each with `-o table|json|yaml`; create/delete with `--wait` and visible
  * progress) and `grants`, which prints the RoleBindings an operator applies in the tenant's
- * Kubernetes namespace (deploy.md: the chart never lets the worker bind roles itself).
+ * Kubernetes namespace: every external namespace, and managed ones on a cluster installed
+ * without the chart's admission policies (with them the worker binds its own in the managed
+ * namespaces it creates).
  */
 import { Option, type Command } from "commander";
 import { stringify } from "yaml";

@@ -45,7 +45,8 @@ beforeAll(async () => {
   const [workerUser, apiUser] = HARNESS_IDENTITIES;
   // The chart's document without OpenShell (no gateway in this test), identities as in the harness.
   const file = join(inject("env").runDir, `admission-config-${uniqueName("c")}.yaml`);
-  const { openshell: _openshell, ...rest } = doc;
+  const rest: Record<string, unknown> = { ...doc };
+  delete rest["openshell"];
   await writeFile(
     file,
     JSON.stringify({

@@ -109,7 +109,15 @@ export async function dryRun(obj: RenderedObject, releaseNamespace: string): Pro
   const created = await rawRequest("POST", path + query, obj);
   const reason = (created.body as { reason?: unknown }).reason;
   if (created.status !== 409 || reason !== "AlreadyExists" || namespaced) return created;
-  return rawRequest("PUT", `${path}/${encodeURIComponent(obj.metadata.name)}${query}`, obj);
+  // Some kinds (admission policies) refuse an update without the stored resourceVersion.
+  const objectPath = `${path}/${encodeURIComponent(obj.metadata.name)}`;
+  const stored = await rawRequest("GET", objectPath);
+  const resourceVersion = (stored.body as { metadata?: { resourceVersion?: string } }).metadata
+    ?.resourceVersion;
+  return rawRequest("PUT", objectPath + query, {
+    ...obj,
+    metadata: { ...obj.metadata, resourceVersion },
+  });
 }
 
 /**

@@ -78,6 +78,8 @@ describe("the rendered objects are accepted by the API server (server-side dry r
       "ClusterRole",
       "ClusterRole",
       "ClusterRole",
+      "ClusterRole",
+      "ClusterRoleBinding",
       "ClusterRoleBinding",
       "ClusterRoleBinding",
       "ConfigMap",
@@ -95,6 +97,12 @@ describe("the rendered objects are accepted by the API server (server-side dry r
       "ServiceAccount",
       "ServiceAccount",
       "ServiceAccount",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
+      "ValidatingAdmissionPolicyBinding",
+      "ValidatingAdmissionPolicyBinding",
     ]);
     expect(kinds(hookObjects(objects))).toEqual([
       "ConfigMap",

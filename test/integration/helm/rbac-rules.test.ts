@@ -109,7 +109,11 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
       namespace: "occ-system",
     });
     expect(boundRoleNames(objects)).toEqual(
-      [NAMESPACE_CLUSTER_ROLES.api, NAMESPACE_CLUSTER_ROLES.worker, WORKER_TENANT_BINDING_ROLE].sort(),
+      [
+        NAMESPACE_CLUSTER_ROLES.api,
+        NAMESPACE_CLUSTER_ROLES.worker,
+        WORKER_TENANT_BINDING_ROLE,
+      ].sort(),
     );
     const subjects = Object.fromEntries(
       objects
