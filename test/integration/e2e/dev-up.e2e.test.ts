@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultBinDir } from "../../../src/devcluster/local-cluster.js";
+import { ADMISSION_POLICY_NAMES } from "../../../src/drivers/kubernetes/admission-policies.js";
 import { eventually } from "../../harness/kube.js";
 import { startOcc, type OccProcess } from "./processes.js";
 
@@ -69,6 +70,26 @@ describe("occ dev up", () => {
       "name",
     ]).toString();
     expect(names.trim()).toMatch(/^namespace\/oce-[0-9a-f]{15}$/);
+    // The chart's admission policies are installed, and the managed namespace bound its own
+    // tenant roles (marked as OCC's) — no hand-made RoleBinding.
+    const get = (...args: string[]) =>
+      execFileSync(kubectl, ["--kubeconfig", first.env.KUBECONFIG ?? "", "get", ...args])
+        .toString()
+        .trim()
+        .split("\n")
+        .sort();
+    expect(get("validatingadmissionpolicies", "-o", "name")).toEqual(
+      Object.values(ADMISSION_POLICY_NAMES).map(
+        (n) => `validatingadmissionpolicy.admissionregistration.k8s.io/${n}`,
+      ),
+    );
+    const ns = names.trim().replace("namespace/", "");
+    expect(
+      get("rolebindings", "-n", ns, "-l", `openclaw.dev/namespace=${id}`, "-o", "name"),
+    ).toEqual([
+      "rolebinding.rbac.authorization.k8s.io/openclaw-enterprise-tenant-api",
+      "rolebinding.rbac.authorization.k8s.io/openclaw-enterprise-tenant-worker",
+    ]);
 
     await first.proc.stop();
     expect(first.proc.child.exitCode).toBe(0);
