@@ -21,6 +21,10 @@ export interface ServerCounts {
   readonly workerKinds: number;
   /** Writes (POST/PUT/PATCH/DELETE/DELETECOLLECTION) on any resource. */
   readonly writes: number;
+  /** Writes on the kinds the worker touches. */
+  readonly workerWrites: number;
+  /** Non-WATCH requests by `resource verb` (to name what else the server counted). */
+  readonly byResource: Readonly<Record<string, number>>;
 }
 
 const WRITE_VERBS = new Set([
@@ -57,6 +61,8 @@ export async function apiServerCounts(env: BenchEnvironment): Promise<ServerCoun
   let nonWatch = 0;
   let workerKinds = 0;
   let writes = 0;
+  let workerWrites = 0;
+  const byResource: Record<string, number> = {};
   for (const line of body.split("\n")) {
     if (!line.startsWith("apiserver_request_total{")) continue;
     const labels = Object.fromEntries(
@@ -70,8 +76,11 @@ export async function apiServerCounts(env: BenchEnvironment): Promise<ServerCoun
     nonWatch += value;
     if (WORKER_RESOURCES.has(labels.resource ?? "")) workerKinds += value;
     if (WRITE_VERBS.has(verb)) writes += value;
+    if (WRITE_VERBS.has(verb) && WORKER_RESOURCES.has(labels.resource ?? "")) workerWrites += value;
+    const key = `${labels.resource ?? ""} ${verb}`;
+    byResource[key] = (byResource[key] ?? 0) + value;
   }
-  return { nonWatch, workerKinds, writes };
+  return { nonWatch, workerKinds, writes, workerWrites, byResource };
 }
 
 export interface IdleCostResult {
@@ -79,6 +88,9 @@ export interface IdleCostResult {
   readonly nonWatchPerSecond: number;
   readonly workerKindsPerSecond: number;
   readonly writes: number;
+  readonly workerWrites: number;
+  /** What else the server counted in the window, `resource VERB: n`. */
+  readonly others: string;
   /** The worker's own count of requests in the window (its occ_kubernetes_requests_total). */
   readonly workerClientRequests: number;
   readonly resyncPasses: number;
@@ -126,6 +138,12 @@ export async function measureIdleCost(
     nonWatchPerSecond: (after.nonWatch - before.nonWatch) / seconds,
     workerKindsPerSecond: (after.workerKinds - before.workerKinds) / seconds,
     writes: after.writes - before.writes,
+    workerWrites: after.workerWrites - before.workerWrites,
+    others: Object.entries(after.byResource)
+      .map(([k, v]) => [k, v - (before.byResource[k] ?? 0)] as const)
+      .filter(([k, v]) => v > 0 && !WORKER_RESOURCES.has(k.split(" ")[0] ?? ""))
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(", "),
     workerClientRequests: clientAfter - clientBefore,
     resyncPasses,
   };
