@@ -29,10 +29,16 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && rm package-lock.json
 
 FROM ${BASE_IMAGE}
+# Debian's Node.js unless the base has one; the user 1000:1000 by name unless the base has one
+# (node:*-slim has `node`): the kubelet passes the image's uid alone and the group comes from
+# /etc/passwd.
 RUN if ! command -v node >/dev/null; then \
       apt-get update \
       && apt-get install -y --no-install-recommends nodejs ca-certificates \
       && rm -rf /var/lib/apt/lists/*; \
+    fi \
+  && if ! getent passwd 1000 >/dev/null; then \
+      groupadd -g 1000 occ && useradd -u 1000 -g 1000 -d /app -s /usr/sbin/nologin -M occ; \
     fi
 ENV NODE_ENV=production
 WORKDIR /app

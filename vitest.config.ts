@@ -34,9 +34,19 @@ export default defineConfig({
           sequence: { groupOrder: 2 },
           include: ["test/deployed/**/*.test.ts"],
           exclude: ["test/deployed/leftovers.test.ts"],
+          globalSetup: ["test/harness/node/global-setup.ts"],
           testTimeout: 300_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+        },
+      },
+      {
+        // Run by tools/test-deployed.sh on the host after the node's teardown.
+        test: {
+          name: "deployed-leftovers",
+          sequence: { groupOrder: 3 },
+          include: ["test/deployed/leftovers.test.ts"],
+          testTimeout: 60_000,
         },
       },
     ],

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the real cluster binaries (etcd, kube-apiserver, kube-controller-manager, kubectl) from
-# the pinned Go wrapper module in tools/k8s, and the real helm from tools/helm, into .tools/bin.
+# Builds the real cluster binaries (etcd, kube-apiserver, kube-controller-manager, kubectl) and
+# the node components (kubelet, kube-scheduler, kube-proxy) from the pinned Go wrapper module in
+# tools/k8s, the real helm from tools/helm, into .tools/bin, and the node's pause image from the
+# kubelet's own pause.c into .tools/images/pause.tar.
 # Each group is rebuilt only when a binary is missing or its inputs (go.mod, go.sum, wrapper
 # sources, Go version) changed since the last successful build; a stamp file records that.
 set -euo pipefail
@@ -45,6 +47,36 @@ build_group kubernetes "$root/tools/k8s" "etcd kube-apiserver kube-controller-ma
   "$k8s_ldflags" \
   ./cmd/etcd k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kubectl
+# The node components for the deployed tests (tools/test-deployed.sh), a group of their own so
+# that the cluster binaries above stay up to date when only this group changes.
+build_group node "$root/tools/k8s" "kubelet kube-scheduler kube-proxy" "$k8s_ldflags" \
+  k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-proxy
+
+# The pause image (the sandbox of every pod): the kubelet's own pause.c from the pinned module,
+# linked statically, as the only file of a one-layer image, for containerd's `sandbox_image`.
+pause_ref="occ.local/pause:$k8s_version"
+pause_tar="$root/.tools/images/pause.tar"
+pause_src=$(cd "$root/tools/k8s" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)/build/pause/linux/pause.c
+pause_key=$({ echo "$pause_ref"; gcc --version | head -1; sha256sum "$pause_src"; } | sha256sum | cut -c1-64)
+if [ -s "$pause_tar" ] && [ "$(cat "$stamps/pause" 2>/dev/null)" = "$pause_key" ]; then
+  echo "cluster-tools: pause image up to date ($pause_ref)"
+else
+  work=$(mktemp -d)
+  gcc -Os -static -DVERSION="$k8s_version" -o "$work/pause" "$pause_src"
+  umoci init --layout "$work/oci"
+  umoci new --image "$work/oci:pause"
+  umoci unpack --image "$work/oci:pause" "$work/bundle" >/dev/null
+  install -m 0755 "$work/pause" "$work/bundle/rootfs/pause"
+  umoci repack --image "$work/oci:pause" "$work/bundle"
+  umoci config --image "$work/oci:pause" --config.entrypoint=/pause --config.user=65535:65535
+  mkdir -p "$(dirname "$pause_tar")"
+  rm -f "$pause_tar"
+  skopeo copy --quiet "oci:$work/oci:pause" "docker-archive:$pause_tar:$pause_ref"
+  rm -rf "$work"
+  echo "$pause_key" > "$stamps/pause"
+  echo "cluster-tools: pause image $pause_ref built from $pause_src"
+fi
+
 helm_version=$(awk '$1 == "helm.sh/helm/v3" {print $2}' "$root/tools/helm/go.mod")
 build_group helm "$root/tools/helm" "helm" "-X helm.sh/helm/v3/internal/version.version=$helm_version" \
   helm.sh/helm/v3/cmd/helm

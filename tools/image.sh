@@ -34,6 +34,17 @@ for tool in mmdebstrap umoci skopeo; do
 done
 mkdir -p "$out/cache"
 
+# Rebuilt only when an input changed since the last build (the stamp records them).
+key=$({ echo "$tag $packages"; node --version; cat "$0" package.json package-lock.json tsconfig.json \
+  tsconfig.build.json; find src bin migrations -type f -print0 | sort -z | xargs -0 sha256sum; } |
+  sha256sum | cut -c1-64)
+if [ -s "$out/occ.tar" ] && [ -f "$out/oci/index.json" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$key" ]; then
+  echo "image: $tag up to date ($out/oci, $out/occ.tar)"
+  echo "image: digest $(cat "$out/digest")"
+  exit 0
+fi
+rm -f "$out/stamp"
+
 echo "image: compiling and pruning on the host"
 app="$out/app"
 rm -rf "$app"
@@ -62,6 +73,10 @@ umoci init --layout "$layout"
 umoci new --image "$layout:$ref"
 umoci unpack --image "$layout:$ref" "$bundle" >/dev/null
 tar -xf "$rootfs" -C "$bundle/rootfs" --exclude='./dev/*'
+# The image's user 1000:1000 by name too, so that a runtime that resolves only the uid (the
+# kubelet passes the image's uid alone) finds its primary group 1000.
+echo 'occ:x:1000:' >>"$bundle/rootfs/etc/group"
+echo 'occ:x:1000:1000:occ:/app:/usr/sbin/nologin' >>"$bundle/rootfs/etc/passwd"
 umoci repack --image "$layout:$ref" "$bundle"
 cp -a "$app" "$bundle/rootfs/app"
 chown -R 0:0 "$bundle/rootfs/app"
@@ -84,4 +99,6 @@ digest=$(node -e '
   console.log(m.digest);
 ' "$layout" "$ref")
 echo "image: $tag built in $((SECONDS - start)) s: OCI layout $layout, docker-archive $archive ($(du -sh "$archive" | cut -f1))"
+echo "$digest" >"$out/digest"
+echo "$key" >"$out/stamp"
 echo "image: digest $digest"

@@ -22,11 +22,11 @@ node -e '
   const fs = require("fs");
   const t = { passed: 0, failed: 0, skipped: 0 };
   for (const f of process.argv.slice(1)) {
-    if (fs.statSync(f).size === 0) { console.log(`tests: no report in ${f} (a run did not start)`); t.failed++; continue; }
+    if (!fs.existsSync(f) || fs.statSync(f).size === 0) { console.log(`tests: no report in ${f} (a run did not start)`); t.failed++; continue; }
     const r = JSON.parse(fs.readFileSync(f, "utf8"));
     t.passed += r.numPassedTests; t.failed += r.numFailedTests; t.skipped += r.numPendingTests + r.numTodoTests;
   }
   console.log(`tests: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`);
-' "$report" "$deployed" || echo "tests: the test reports could not be read"
-rm -f "$report" "$deployed"
+' "$report" "$deployed" "$deployed.leftovers" || echo "tests: the test reports could not be read"
+rm -f "$report" "$deployed" "$deployed.leftovers"
 exit "$status"

@@ -33,6 +33,13 @@ export interface LocalClusterOptions {
   readonly readyTimeoutMs?: number;
   /** Extra kube-apiserver flags (tests: e.g. a short `--etcd-compaction-interval`). */
   readonly apiServerArgs?: readonly string[];
+  /**
+   * For a cluster with a real node (the deployed tests): the address the API server binds and
+   * advertises (one that pods reach), with the `kubernetes` Service's endpoints kept by the
+   * lease reconciler, and every default controller of the controller manager. Default: loopback,
+   * no endpoints, only the namespace and garbage-collector controllers.
+   */
+  readonly nodeAddress?: string;
 }
 
 export interface LocalCluster {
@@ -137,7 +144,12 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       describe: () => logTail(etcd),
     });
 
-    const server = `https://127.0.0.1:${apiPort}`;
+    const address = opts.nodeAddress ?? "127.0.0.1";
+    const server = `https://${address}:${apiPort}`;
+    const nodeFlags =
+      opts.nodeAddress === undefined
+        ? ["--endpoint-reconciler-type=none"]
+        : ["--endpoint-reconciler-type=lease", "--kubelet-preferred-address-types=InternalIP"];
     const caFile = join(pki, "apiserver", "apiserver.crt");
     // The API server's slot in `started` (after etcd), replaced on a restart.
     const apiSlot = started.length;
@@ -147,8 +159,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         join(binDir, "kube-apiserver"),
         [
           `--etcd-servers=${etcdUrl}`,
-          "--bind-address=127.0.0.1",
-          "--advertise-address=127.0.0.1",
+          `--bind-address=${address}`,
+          `--advertise-address=${address}`,
           `--secure-port=${apiPort}`,
           `--cert-dir=${join(pki, "apiserver")}`,
           "--authorization-mode=RBAC",
@@ -158,7 +170,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
           `--service-account-key-file=${saPub}`,
           `--service-account-signing-key-file=${saKey}`,
           "--enable-priority-and-fairness=false",
-          "--endpoint-reconciler-type=none",
+          ...nodeFlags,
           ...(opts.apiServerArgs ?? []),
         ],
         logDir,
@@ -196,7 +208,9 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         `--kubeconfig=${kubeconfigs.admin}`,
         `--authentication-kubeconfig=${kubeconfigs.admin}`,
         `--authorization-kubeconfig=${kubeconfigs.admin}`,
-        "--controllers=namespace-controller,garbage-collector-controller",
+        opts.nodeAddress === undefined
+          ? "--controllers=namespace-controller,garbage-collector-controller"
+          : "--controllers=*",
         "--leader-elect=false",
         "--bind-address=127.0.0.1",
         `--secure-port=${kcmPort}`,

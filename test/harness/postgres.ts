@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import {
@@ -39,7 +39,11 @@ export function postgresBinDir(): string {
  * Starts a throwaway server in `dir` on a free loopback port. PostgreSQL refuses to run as
  * root, so as root the server runs as the `postgres` system user the Debian package creates.
  */
-export async function startTestPostgres(dir: string): Promise<TestPostgres> {
+export async function startTestPostgres(
+  dir: string,
+  /** Also listen on `address` and trust clients from `clientCidr` (pods, in the deployed tests). */
+  network?: { readonly address: string; readonly clientCidr: string },
+): Promise<TestPostgres> {
   const bin = postgresBinDir();
   const asRoot = process.getuid?.() === 0;
   const wrap = (cmd: string, args: string[]): [string, string[]] =>
@@ -69,6 +73,9 @@ export async function startTestPostgres(dir: string): Promise<TestPostgres> {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim() ?? "";
     throw new Error(`PostgreSQL initdb failed in ${data}: ${stderr || String(err)}`);
   }
+  if (network !== undefined) {
+    appendFileSync(join(data, "pg_hba.conf"), `host all all ${network.clientCidr} trust\n`);
+  }
   const port = await freePort();
   const [cmd, args] = wrap(join(bin, "postgres"), [
     "-D",
@@ -76,7 +83,7 @@ export async function startTestPostgres(dir: string): Promise<TestPostgres> {
     "-p",
     String(port),
     "-c",
-    "listen_addresses=127.0.0.1",
+    `listen_addresses=127.0.0.1${network !== undefined ? `,${network.address}` : ""}`,
     "-c",
     `unix_socket_directories=${dir}`,
     "-c",
