@@ -27,7 +27,11 @@ import {
 import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
 import { preprovisionedBindingFromEnv } from "../occ/preprovisioned-startup.js";
 import { renderPreprovisionedYaml } from "../occ/preprovisioned-render.js";
-import { verifyPreprovisioned } from "../occ/preprovisioned-verify.js";
+import {
+  openVerifyOptions,
+  verifyPreprovisioned,
+  type VerifyFlags,
+} from "../occ/preprovisioned-verify.js";
 
 interface ClusterOptions {
   config?: string;
@@ -142,23 +146,33 @@ export function registerPreprovisionedCommands(program: Command): void {
       .option(
         "--uid <uid>",
         "the bound namespace UID (default: from $OCC_PREPROVISIONED_NAMESPACE)",
-      ),
-  ).action(async (opts: ClusterOptions & { namespaceId?: string; uid?: string }) => {
+      )
+      .option(
+        "--api-kubeconfig <file>",
+        "the API's kubeconfig, to check its tenant role (default: kubernetes.apiKubeconfig)",
+      )
+      .option("--database-url <url>", "PostgreSQL, to read the Agents (default: $OCC_DATABASE_URL)")
+      .option("--pglite <dir>", "embedded PGlite data folder instead of PostgreSQL"),
+  ).action(async (opts: ClusterOptions & VerifyFlags & { namespaceId?: string; uid?: string }) => {
     const binding = bindingOf(opts);
     const config = await loadConfig(opts);
     const client = clientFor(opts, config);
+    const extra = await openVerifyOptions(opts, config);
     try {
-      const failures = await verifyPreprovisioned(client, config, binding);
+      const failures = await verifyPreprovisioned(client, config, binding, extra.options);
       const name = currentManagedName(binding.namespaceId);
       if (failures.length === 0) {
         console.log(`namespace ${name} passes every check: adoption would pass`);
         return;
       }
       console.log(`namespace ${name}: ${failures.length} failing requirement(s)`);
-      for (const f of failures) console.log(`  ✗ ${f.requirement}\n      fix: ${f.fix}`);
+      for (const f of failures) {
+        console.log(`  ✗ ${f.requirement}\n      fix: ${f.fix.replace(/\n/g, "\n        ")}`);
+      }
       process.exitCode = 1;
     } finally {
       client.close();
+      await extra.close();
     }
   });
 

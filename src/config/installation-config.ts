@@ -161,14 +161,8 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
     gatewayClients: net?.gatewayClients ?? [],
   });
   if (!compute.ok) throw new ConfigurationError(source, compute.error);
-  if (file.drivers?.sandbox === "openshell" && file.openshell == null) {
-    throw new ConfigurationError(source, [
-      {
-        key: "drivers.sandbox",
-        message: "drivers.sandbox: openshell needs the openshell settings (endpoint, gateway)",
-      },
-    ]);
-  }
+  // `drivers.sandbox: openshell` without an `openshell` block is refused at startup
+  // (`preprovisioned-startup.ts`), where the preprovisioned profile's sentence applies.
   if (file.openshell != null) {
     const gateway = file.openshell.gateway;
     const problems = openshellGatewayProblems({

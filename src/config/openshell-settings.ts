@@ -9,10 +9,12 @@
  * - `gateway.networkPolicyResources`: NetworkPolicies of `networking.k8s.io/v1`, each with a
  *   `spec` object;
  * - every manifest has a DNS-1123 `metadata.name`, no `metadata.namespace` (OCC places it),
- *   and no two share kind and name; no NetworkPolicy takes a name Compute renders.
+ *   and no two share kind and name; no NetworkPolicy takes a name Compute renders (its
+ *   namespace policies, or `agent-egress-…`, the prefix of the per-Agent egress policies).
  */
 import type { ConfigurationProblem } from "../domain/index.js";
 import {
+  AGENT_EGRESS_PREFIX,
   NETWORK_POLICY_NAMES,
   isDns1123Subdomain,
   isLabelKey,
@@ -89,7 +91,8 @@ export function openshellGatewayProblems(gateway: {
       }
       if (
         kind === "NetworkPolicy" &&
-        (Object.values(NETWORK_POLICY_NAMES) as string[]).includes(name)
+        ((Object.values(NETWORK_POLICY_NAMES) as string[]).includes(name) ||
+          name.startsWith(AGENT_EGRESS_PREFIX))
       ) {
         problems.push({
           key: `${key}.metadata.name`,

@@ -25,6 +25,7 @@ export * from "./violations.js";
 export * from "./preprovisioned-binding.js";
 export * from "./preprovisioned-namespace.js";
 export * from "./preprovisioned-policies.js";
+export * from "./preprovisioned-grants.js";
 export * from "./workload-actions.js";
 export * from "./workload-claims.js";
 export * from "./workload-names.js";

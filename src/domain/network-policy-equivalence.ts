@@ -1,101 +1,145 @@
 /**
- * Semantic equality of NetworkPolicy specs (placement.md §5, preprovisioned.md §3).
+ * Semantic equality of NetworkPolicy specs (placement.md §5, preprovisioned.md §3, seed 001).
  *
- * Shared by Compute (should a policy be rewritten?) and the sealed-namespace checks (was a
- * declared policy changed?). Both sides are first brought to the form the API server stores:
+ * Shared by Compute (should a policy be rewritten?), the sealed-namespace check and the
+ * OpenShell Driver (was a declared policy changed?). Each side is brought to the form the API
+ * server stores, and then every field of the spec compares exactly — fields this module does
+ * not know included (they are kept, never dropped):
  *
- * - a port without `protocol` is `TCP` (server default);
- * - `policyTypes` absent or empty is `[Ingress]`, plus `Egress` when egress rules exist
- *   (server default); the listed types then compare as a set, since their order has no
- *   meaning and the server keeps whatever order it was given;
- * - an absent `ingress`/`egress`/`from`/`to`/`ports`/`except`/`values` list equals an empty
- *   one: the server drops empty lists, so the two cannot be told apart once stored;
- * - an absent `podSelector` equals `{}` (it is a required, non-pointer field), and an absent
- *   `matchLabels`/`matchExpressions` equals an empty one.
+ * - `policyTypes` absent or empty is `[Ingress]`, plus `Egress` when the egress list is not
+ *   empty (the server's default); the listed types compare as a set (the server keeps the
+ *   order it was given, and order has no meaning);
+ * - an empty `ingress`/`egress` list equals an absent one ONLY for a direction the spec's own
+ *   `policyTypes` explicitly lists (seed 001: "Kubernetes omitting an empty ingress or egress
+ *   list when policyTypes explicitly includes that direction"). For any other direction an
+ *   empty list and an absent one differ, and a defaulted `policyTypes` is not explicit;
+ * - `[{}]` (one rule that allows everything) is never equal to `[]` or to an absent list;
+ * - inside a rule, an absent `from`/`to`/`ports` list equals an empty one, as do an absent
+ *   `ipBlock.except`, `matchLabels`, `matchExpressions` or expression `values` (the server
+ *   stores them identically; both mean the same), and `null` equals absent;
+ * - a port without `protocol` is `TCP`; the top-level `podSelector` absent is `{}` (it is a
+ *   required field the server always returns). A peer's absent `namespaceSelector` (this
+ *   namespace) is never `{}` (every namespace), nor is an absent peer `podSelector`.
  *
- * Everything else compares exactly, in order: rules, peers, ports, expressions. In particular
- * `[{}]` (one rule that allows everything) is never equal to `[]`, and a peer's absent
- * `namespaceSelector` (this namespace) is never equal to `{}` (every namespace).
+ * Rules, peers, ports and expressions compare in order; map keys in any order.
  */
-import type {
-  LabelSelector,
-  NetworkPolicyPeer,
-  NetworkPolicyPort,
-  NetworkPolicySpec,
-} from "./k8s-objects.js";
+import type { NetworkPolicySpec } from "./k8s-objects.js";
 
-/** True when the two specs mean the same policy once server defaults are applied. */
+type Json = Readonly<Record<string, unknown>>;
+
+/** True when the two specs mean the same policy under the rules above. */
 export function networkPolicySpecsEquivalent(
   a: NetworkPolicySpec | undefined,
   b: NetworkPolicySpec | undefined,
 ): boolean {
   return (
-    JSON.stringify(normalizeNetworkPolicySpec(a ?? {})) ===
-    JSON.stringify(normalizeNetworkPolicySpec(b ?? {}))
+    canonicalJson(normalizeNetworkPolicySpec(a ?? {})) ===
+    canonicalJson(normalizeNetworkPolicySpec(b ?? {}))
   );
 }
 
+const DIRECTIONS = [
+  { list: "ingress", type: "Ingress", peers: "from" },
+  { list: "egress", type: "Egress", peers: "to" },
+] as const;
+
 /**
- * The canonical form used for comparison: plain data with a fixed key order, server defaults
- * applied, absent lists made empty and label maps sorted. Exposed for diagnostics and tests.
+ * The canonical form used for comparison: every field kept, server defaults applied, the
+ * empty lists the rules above equate removed. Exposed for diagnostics and tests.
  */
-export function normalizeNetworkPolicySpec(spec: NetworkPolicySpec): unknown {
-  const ingress = (spec.ingress ?? []).map((rule) => normalizeRule(rule.from, rule.ports));
-  const egress = (spec.egress ?? []).map((rule) => normalizeRule(rule.to, rule.ports));
-  const declaredTypes = spec.policyTypes ?? [];
+export function normalizeNetworkPolicySpec(spec: NetworkPolicySpec): Json {
+  const raw = withoutNulls(spec) as Json;
+  const written = Array.isArray(raw.policyTypes) ? (raw.policyTypes as unknown[]) : [];
+  const egress = Array.isArray(raw.egress) ? raw.egress : [];
   const policyTypes =
-    declaredTypes.length > 0
-      ? [...declaredTypes].sort()
+    written.length > 0
+      ? [...written].map(String).sort()
       : egress.length > 0
         ? ["Egress", "Ingress"]
         : ["Ingress"];
-  return {
-    podSelector: normalizeSelector(spec.podSelector ?? {}),
+  const out: Record<string, unknown> = {
+    ...raw,
+    podSelector: normalizeSelector(raw.podSelector ?? {}),
     policyTypes,
-    ingress,
-    egress,
+  };
+  for (const direction of DIRECTIONS) {
+    const rules = raw[direction.list];
+    if (rules === undefined) continue;
+    if (!Array.isArray(rules)) continue; // not a list: kept as written, compared exactly
+    out[direction.list] =
+      rules.length === 0 && written.includes(direction.type)
+        ? undefined // equal to absent: JSON omits it
+        : rules.map((rule) => normalizeRule(rule, direction.peers));
+  }
+  return out;
+}
+
+function normalizeRule(rule: unknown, peersKey: "from" | "to"): unknown {
+  if (!isObject(rule)) return rule;
+  return {
+    ...rule,
+    [peersKey]: mapList(rule[peersKey], normalizePeer),
+    ports: mapList(rule.ports, normalizePort),
   };
 }
 
-function normalizeRule(
-  peers: readonly NetworkPolicyPeer[] | undefined,
-  ports: readonly NetworkPolicyPort[] | undefined,
-): unknown {
-  return {
-    peers: (peers ?? []).map(normalizePeer),
-    ports: (ports ?? []).map(normalizePort),
-  };
+function normalizePeer(peer: unknown): unknown {
+  if (!isObject(peer)) return peer;
+  const out: Record<string, unknown> = { ...peer };
+  if (peer.podSelector !== undefined) out.podSelector = normalizeSelector(peer.podSelector);
+  if (peer.namespaceSelector !== undefined) {
+    out.namespaceSelector = normalizeSelector(peer.namespaceSelector);
+  }
+  if (isObject(peer.ipBlock)) {
+    out.ipBlock = { ...peer.ipBlock, except: mapList(peer.ipBlock.except, (e) => e) };
+  }
+  return out;
 }
 
-function normalizePeer(peer: NetworkPolicyPeer): unknown {
-  return {
-    podSelector: peer.podSelector === undefined ? null : normalizeSelector(peer.podSelector),
-    namespaceSelector:
-      peer.namespaceSelector === undefined ? null : normalizeSelector(peer.namespaceSelector),
-    ipBlock:
-      peer.ipBlock === undefined
-        ? null
-        : { cidr: peer.ipBlock.cidr, except: [...(peer.ipBlock.except ?? [])] },
-  };
+function normalizePort(port: unknown): unknown {
+  if (!isObject(port)) return port;
+  return { ...port, protocol: port.protocol ?? "TCP" };
 }
 
-function normalizePort(port: NetworkPolicyPort): unknown {
+function normalizeSelector(selector: unknown): unknown {
+  if (!isObject(selector)) return selector;
   return {
-    protocol: port.protocol ?? "TCP",
-    port: port.port ?? null,
-    endPort: port.endPort ?? null,
-  };
-}
-
-function normalizeSelector(selector: LabelSelector): unknown {
-  return {
-    matchLabels: Object.entries(selector.matchLabels ?? {}).sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0,
+    ...selector,
+    matchLabels: selector.matchLabels ?? {},
+    matchExpressions: mapList(selector.matchExpressions, (expression) =>
+      isObject(expression)
+        ? { ...expression, values: mapList(expression.values, (v) => v) }
+        : expression,
     ),
-    matchExpressions: (selector.matchExpressions ?? []).map((expression) => ({
-      key: expression.key,
-      operator: expression.operator,
-      values: [...(expression.values ?? [])],
-    })),
   };
+}
+
+/** An absent list as empty, a list mapped; anything else kept for exact comparison. */
+function mapList(value: unknown, fn: (item: unknown) => unknown): unknown {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value.map(fn) : value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A deep copy without `null` members (Kubernetes treats an explicit null as absent). */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
+}
+
+/** JSON with object keys sorted, so key order never matters. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    isObject(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }

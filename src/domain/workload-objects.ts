@@ -17,6 +17,7 @@ import { LABELS, MARKER_VALUES } from "./markers.js";
 import { h } from "./naming.js";
 import {
   WORKLOAD_KEYS,
+  agentObjectNames,
   workloadMarkers,
   workloadNames,
   type WorkloadKind,
@@ -139,7 +140,7 @@ export function desiredWorkloadObjects(input: WorkloadInput): readonly DesiredWo
     },
   ];
   if (input.egressAuthority !== null) {
-    out.push({ scope: agent, object: egressPolicy(input, meta(names.egressPolicy, agent)) });
+    out.push({ scope: agent, object: agentEgressPolicy(input) });
   }
   out.push({
     scope: agent,
@@ -246,13 +247,21 @@ function deployment(
   };
 }
 
+/** What the Agent's Credential Proxy egress policy is rendered from. */
+export type AgentEgressInput = Pick<
+  WorkloadInput,
+  "tenantId" | "namespace" | "agentId" | "egressAuthority" | "dns"
+>;
+
 /**
- * The Credential Proxy policy (drivers.md §5): the Agent's pods may reach DNS and the egress
- * authority's pods on its port, and nothing else.
+ * The Credential Proxy policy `agent-egress-<h12(agentId)>` (drivers.md §5), with the Agent's
+ * ownership markers: the Agent's pods may reach DNS and the egress authority's pods on its
+ * port, and nothing else. Also what the sealed preprovisioned namespace admits for each Agent.
  */
-function egressPolicy(input: WorkloadInput, metadata: WorkloadMeta): WorkloadObject {
+export function agentEgressPolicy(input: AgentEgressInput): WorkloadObject {
   const authority = input.egressAuthority;
   if (authority === null) throw new Error("egressPolicy without an egress authority");
+  const markers = workloadMarkers(input.tenantId, input.agentId, { scope: "agent" });
   const peer = (p: PeerSetting) => ({
     namespaceSelector: { matchLabels: { [LABELS.metadataName]: p.namespace } },
     podSelector: Object.keys(p.podLabels).length === 0 ? {} : { matchLabels: p.podLabels },
@@ -260,7 +269,12 @@ function egressPolicy(input: WorkloadInput, metadata: WorkloadMeta): WorkloadObj
   return {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
-    metadata,
+    metadata: {
+      name: agentObjectNames(input.agentId).egressPolicy,
+      namespace: input.namespace,
+      labels: markers.labels,
+      annotations: markers.annotations,
+    },
     spec: {
       podSelector: { matchLabels: { [LABELS.agent]: input.agentId } },
       policyTypes: ["Egress"],

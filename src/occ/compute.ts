@@ -59,14 +59,23 @@ export interface ComputeRuntime {
 export function preprovisionedProfileOf(
   config: InstallationConfig,
   binding: PreprovisionedBinding | null,
+  agentIds: AgentIdLookup = noAgents,
 ): PreprovisionedProfile | null {
   if (binding === null) return null;
   return {
     binding,
     operatorNamespaceLabels: config.openshell?.operatorNamespaceLabels ?? {},
     declaredPolicies: declaredPolicies(config.openshell),
+    egressAuthority: config.egressAuthority,
+    agentIds,
   };
 }
+
+/** The IDs of a tenant's existing Agents (the worker reads them from the database). */
+export type AgentIdLookup = (tenantId: string) => Promise<readonly string[]>;
+
+/** For callers without a database: no Agent exists, so no `agent-egress-…` is admitted. */
+const noAgents: AgentIdLookup = () => Promise.resolve([]);
 
 /** The bundled Kubernetes Compute Driver for `config`, in the profile `binding` selects. */
 export function bundledComputeDriver(
@@ -74,12 +83,13 @@ export function bundledComputeDriver(
   config: InstallationConfig,
   binding: PreprovisionedBinding | null,
   hooks: readonly NamespaceHook[] = [],
+  agentIds?: AgentIdLookup,
 ): KubernetesComputeDriver {
   return new KubernetesComputeDriver({
     client,
     settings: config.compute,
     hooks,
-    preprovisioned: preprovisionedProfileOf(config, binding),
+    preprovisioned: preprovisionedProfileOf(config, binding, agentIds),
     tenantRoleBindings: binding === null ? config.kubernetes.tenantRoleBindings : null,
   });
 }
@@ -110,6 +120,7 @@ export async function createComputeRuntime(
   binding: PreprovisionedBinding | null = null,
   /** The bundled driver's reads go through this (the worker's watch caches); default as is. */
   readsVia: (client: ObjectClient) => ObjectClient = (c) => c,
+  agentIds?: AgentIdLookup,
 ): Promise<ComputeRuntime> {
   const selected = config.drivers.compute;
   if (selected === "kubernetes") {
@@ -122,7 +133,7 @@ export async function createComputeRuntime(
         ? createOpenShellGateway(config.openshell)
         : null;
     const hooks = gateway === null ? [] : [openshellHook(client, gateway, config, binding)];
-    const driver = bundledComputeDriver(client, config, binding, hooks);
+    const driver = bundledComputeDriver(client, config, binding, hooks, agentIds);
     return {
       driver,
       requests: client.counter,

@@ -17,9 +17,12 @@ import { currentManagedName } from "../domain/naming.js";
 import {
   PREPROVISIONED_MESSAGES,
   preprovisionedNamespaceFailures,
+  type FailedRequirement,
   type PreprovisionedExpectation,
 } from "../domain/preprovisioned-namespace.js";
 import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
+import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
+import { apiBindingFailure, tenantGrantFailures } from "./preprovisioned-grants.js";
 import { err, ok, type Result } from "../domain/result.js";
 
 /** The operator-facing startup messages, verbatim where the seed states them. */
@@ -29,29 +32,68 @@ export const STARTUP_MESSAGES = {
     "A preprovisioned Namespace requires single-cluster bundled Kubernetes and OpenShell Drivers with Credential Proxy and gateway routing.",
   executionClusterUnsupported:
     "executionCluster.enabled: true is not supported by this release: OCC runs workloads only in the cluster it controls; set executionCluster.enabled: false.",
+  openshellSettingsMissing:
+    "drivers.sandbox: openshell needs the openshell settings (endpoint, gateway)",
 } as const;
 
+/** One unmet prerequisite: the key at fault and what it must be. */
+export interface UnmetPrerequisite {
+  readonly key: string;
+  readonly fix: string;
+}
+
 /**
- * The §2 prerequisites of the preprovisioned profile: the bundled Kubernetes Compute and
- * Configuration Drivers, the OpenShell Sandbox Driver with a configured OpenShell backend,
- * Compute gateway routing, no execution cluster, and a Credential Proxy (egress authority;
- * this product has no OpenShell Git transport). Any miss → the seed's exact sentence.
+ * The §2 prerequisites of the preprovisioned profile that `config` does not meet, each naming
+ * its key: the bundled Kubernetes Compute and Configuration Drivers, the OpenShell Sandbox
+ * Driver with a configured OpenShell backend, Compute gateway routing, no execution cluster,
+ * and a Credential Proxy (egress authority; this product has no OpenShell Git transport).
+ */
+export function unmetPrerequisites(config: InstallationConfig): UnmetPrerequisite[] {
+  const unmet: UnmetPrerequisite[] = [];
+  if (config.drivers.compute !== "kubernetes") {
+    unmet.push({ key: "drivers.compute", fix: "the bundled kubernetes driver" });
+  }
+  if (config.drivers.configuration !== "kubernetes") {
+    unmet.push({ key: "drivers.configuration", fix: "the bundled kubernetes driver" });
+  }
+  if (config.drivers.sandbox !== "openshell") {
+    unmet.push({ key: "drivers.sandbox", fix: "openshell" });
+  }
+  if (config.openshell === null) {
+    unmet.push({ key: "openshell", fix: "the OpenShell backend (endpoint, gateway)" });
+  }
+  if (config.compute.gatewayRouting === null) {
+    unmet.push({ key: "network.gatewayRouting", fix: "the Compute gateway routing" });
+  }
+  if (config.executionCluster.enabled) {
+    unmet.push({ key: "executionCluster.enabled", fix: "false" });
+  }
+  if (config.egressAuthority === null) {
+    unmet.push({ key: "network.egressAuthority", fix: "the Credential Proxy" });
+  }
+  return unmet;
+}
+
+/** The seed's exact sentence, then every unmet key. */
+export function prerequisitesRefusal(unmet: readonly UnmetPrerequisite[]): string {
+  return `${STARTUP_MESSAGES.preprovisionedPrerequisites} Not met: ${unmet
+    .map((u) => `${u.key} (needs ${u.fix})`)
+    .join("; ")}.`;
+}
+
+/**
+ * The §2 prerequisites of the preprovisioned profile. Any miss → the seed's exact sentence,
+ * followed by each key at fault.
  */
 export function checkPreprovisionedPrerequisites(config: InstallationConfig): Result<void, string> {
-  const satisfied =
-    config.drivers.compute === "kubernetes" &&
-    config.drivers.configuration === "kubernetes" &&
-    config.drivers.sandbox === "openshell" &&
-    config.openshell !== null &&
-    config.compute.gatewayRouting !== null &&
-    !config.executionCluster.enabled &&
-    config.egressAuthority !== null;
-  return satisfied ? ok(undefined) : err(STARTUP_MESSAGES.preprovisionedPrerequisites);
+  const unmet = unmetPrerequisites(config);
+  return unmet.length === 0 ? ok(undefined) : err(prerequisitesRefusal(unmet));
 }
 
 /**
  * Every startup refusal of the configuration for the given binding (`null`: the normal
- * profile): the preprovisioned prerequisites, or, in the normal profile, an execution cluster.
+ * profile): the preprovisioned prerequisites, or, in the normal profile, an execution cluster
+ * or the OpenShell Sandbox Driver without its settings.
  */
 export function checkStartupConfiguration(
   config: InstallationConfig,
@@ -59,6 +101,9 @@ export function checkStartupConfiguration(
 ): Result<void, string> {
   if (binding !== null) return checkPreprovisionedPrerequisites(config);
   if (config.executionCluster.enabled) return err(STARTUP_MESSAGES.executionClusterUnsupported);
+  if (config.drivers.sandbox === "openshell" && config.openshell === null) {
+    return err(STARTUP_MESSAGES.openshellSettingsMissing);
+  }
   return ok(undefined);
 }
 
@@ -111,10 +156,43 @@ export function preprovisionedExpectationOf(
   };
 }
 
+/** The default ServiceAccounts of the worker and the API (as `occ preprovisioned render`). */
+export function defaultSubjects(config: InstallationConfig): {
+  readonly worker: RbacSubject;
+  readonly api: RbacSubject;
+} {
+  const namespace = config.kubernetes.controllerNamespace;
+  return {
+    worker: { kind: "ServiceAccount", name: "occ-worker", namespace },
+    api: { kind: "ServiceAccount", name: "occ-api", namespace },
+  };
+}
+
+/**
+ * The tenant RoleBindings as the worker sees them: its own (worker tenant role and, with
+ * OpenShell, the OpenShell tenant role) by its effective rules, and the API's by name.
+ */
+export async function workerGrantFailures(
+  client: ObjectClient,
+  config: InstallationConfig,
+  namespace: string,
+): Promise<FailedRequirement[]> {
+  const subjects = defaultSubjects(config);
+  const own = await tenantGrantFailures(
+    client,
+    namespace,
+    config.openshell === null ? ["worker"] : ["worker", "openshell"],
+    subjects.worker,
+  );
+  const api = await apiBindingFailure(client, namespace, subjects.api);
+  return api === null ? own : [...own, api];
+}
+
 /**
  * The worker's startup verification (§2): `get` the bound namespace by name and check every
- * §3 requirement. A mismatch stops startup with the seed's sentence and the list of EVERY
- * failing requirement with its fix, not just the first.
+ * §3 requirement, then the tenant RoleBindings ({@link workerGrantFailures}). A mismatch stops
+ * startup with the list of EVERY failing requirement with its fix, not just the first: the
+ * namespace's under the seed's sentence, the RoleBindings' after it.
  *
  * @throws StartupRefusedError on any mismatch; a Kubernetes failure propagates as is.
  */
@@ -129,11 +207,45 @@ export async function verifyPreprovisionedNamespaceAtStartup(
     namespace,
     preprovisionedExpectationOf(config, binding),
   );
-  if (failures.length === 0) return;
+  const grants = namespace === null ? [] : await workerGrantFailures(client, config, name);
+  refuseUnlessEmpty(name, failures, grants);
+}
+
+/**
+ * The API's startup check of its own tenant RoleBinding in the bound namespace (its effective
+ * rules; the API may `get` the namespace and use Secrets and ConfigMaps in it).
+ *
+ * @throws StartupRefusedError when the API's tenant role is not held there.
+ */
+export async function verifyApiGrantsAtStartup(
+  client: ObjectClient,
+  config: InstallationConfig,
+  binding: PreprovisionedBinding,
+): Promise<void> {
+  const name = currentManagedName(binding.namespaceId);
+  const grants = await tenantGrantFailures(client, name, ["api"], defaultSubjects(config).api);
+  refuseUnlessEmpty(name, [], grants);
+}
+
+function refuseUnlessEmpty(
+  name: string,
+  namespace: readonly FailedRequirement[],
+  grants: readonly FailedRequirement[],
+): void {
+  if (namespace.length === 0 && grants.length === 0) return;
+  const line = (f: FailedRequirement) =>
+    `  - ${f.requirement}: ${f.fix.replace(/\n/g, "\n      ")}`;
   throw new StartupRefusedError(
     [
-      `${PREPROVISIONED_MESSAGES.namespaceMismatch} Namespace ${name}:`,
-      ...failures.map((f) => `  - ${f.requirement}: ${f.fix}`),
+      ...(namespace.length > 0
+        ? [
+            `${PREPROVISIONED_MESSAGES.namespaceMismatch} Namespace ${name}:`,
+            ...namespace.map(line),
+          ]
+        : []),
+      ...(grants.length > 0
+        ? [`The tenant RoleBindings of namespace ${name} are missing:`, ...grants.map(line)]
+        : []),
     ].join("\n"),
   );
 }

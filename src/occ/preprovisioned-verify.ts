@@ -4,43 +4,73 @@
  * is empty.
  *
  * The checks, in the order the controller meets them: the §2 startup prerequisites; the
- * namespace's §3 requirements (read by name); the sealed NetworkPolicy set; OCC's own quota
- * and limit range, if present, unchanged (the controller refuses a changed one there); the
- * OpenShell namespace labels and declared workspace resources.
+ * namespace's §3 requirements (read by name); the tenant RoleBindings, as the worker's startup
+ * checks them (and the API's, as the API's startup does, when an API client is given); the
+ * sealed NetworkPolicy set — by the same decision function the worker's pass uses, admitting
+ * the egress policy of each Agent that exists (read from the database); OCC's own quota and
+ * limit range, if present, unchanged; the OpenShell namespace labels and declared workspace
+ * resources.
  */
 import type { InstallationConfig } from "../config/installation-config.js";
 import {
+  AGENT_EGRESS_PREFIX,
   currentManagedName,
   desiredOwnedObjects,
   ownedObjectAction,
   preprovisionedNamespaceFailures,
   sealedPolicyFailures,
+  sealedPolicySet,
   type FailedRequirement,
   type K8sNamespace,
   type NetworkPolicy,
   type OwnedObject,
   type PreprovisionedBinding,
 } from "../domain/index.js";
-import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
+import {
+  createObjectClient,
+  isKubeError,
+  loadKubeConfig,
+  type ObjectClient,
+} from "../drivers/kubernetes/client/index.js";
+import type { NamespaceId } from "../domain/index.js";
+import { agentIdsOf } from "../store/agents.js";
+import { openDatabase } from "./database.js";
 import { declaredPolicies } from "../drivers/openshell/manifests.js";
 import { operatorResourceFailures } from "../drivers/openshell/namespace-hook.js";
+import type { AgentIdLookup } from "./compute.js";
+import { tenantGrantFailures } from "./preprovisioned-grants.js";
 import {
-  checkPreprovisionedPrerequisites,
+  defaultSubjects,
+  prerequisitesRefusal,
   preprovisionedExpectationOf,
+  unmetPrerequisites,
+  workerGrantFailures,
 } from "./preprovisioned-startup.js";
+
+/** What verify may use beyond the worker's identity. */
+export interface VerifyOptions {
+  /** The API's identity (`kubernetes.apiKubeconfig`): its tenant role is checked as well. */
+  readonly api?: ObjectClient;
+  /**
+   * The tenant's existing Agents (from the database). Without it, an `agent-egress-…` policy
+   * cannot be verified and is reported as such.
+   */
+  readonly agentIds?: AgentIdLookup;
+}
 
 /** Every failing requirement; empty when adoption would pass. */
 export async function verifyPreprovisioned(
   client: ObjectClient,
   config: InstallationConfig,
   binding: PreprovisionedBinding,
+  opts: VerifyOptions = {},
 ): Promise<FailedRequirement[]> {
   const failures: FailedRequirement[] = [];
-  const prerequisites = checkPreprovisionedPrerequisites(config);
-  if (!prerequisites.ok) {
+  const unmet = unmetPrerequisites(config);
+  if (unmet.length > 0) {
     failures.push({
-      requirement: prerequisites.error,
-      fix: "configure the bundled Kubernetes Compute and Configuration Drivers, drivers.sandbox: openshell with its openshell settings, network.gatewayRouting, network.egressAuthority, and no execution cluster",
+      requirement: prerequisitesRefusal(unmet),
+      fix: unmet.map((u) => `set ${u.key} to ${u.fix}`).join("; "),
     });
   }
   const name = currentManagedName(binding.namespaceId);
@@ -50,14 +80,58 @@ export async function verifyPreprovisioned(
   );
   if (namespace === null) return failures;
 
+  failures.push(...(await workerGrantFailures(client, config, name)));
+  if (opts.api !== undefined) {
+    failures.push(
+      ...(await tenantGrantFailures(opts.api, name, ["api"], defaultSubjects(config).api)),
+    );
+  }
+  // Without the worker's tenant role the reads below are refused; its failure is listed.
+  const inside = await unlessForbidden(() => namespaceContents(client, config, binding, opts));
+  if (inside === null && !failures.some((f) => f.requirement.includes("holds ClusterRole"))) {
+    failures.push({
+      requirement: `this identity may read NetworkPolicies, quota, limit range and workspace resources in ${name}`,
+      fix: "run verify with the worker's kubeconfig, bound to its tenant roles in the namespace",
+    });
+  }
+  failures.push(...(inside ?? []));
+  return failures;
+}
+
+async function namespaceContents(
+  client: ObjectClient,
+  config: InstallationConfig,
+  binding: PreprovisionedBinding,
+  opts: VerifyOptions,
+): Promise<FailedRequirement[]> {
+  const failures: FailedRequirement[] = [];
   const id = binding.namespaceId;
-  const desired = desiredOwnedObjects(id, name, config.compute);
+  const name = currentManagedName(id);
   const policies = await client.list<NetworkPolicy>("NetworkPolicy", { namespace: name });
-  const rendered = desired.filter((o): o is NetworkPolicy => o.kind === "NetworkPolicy");
+  const agentPolicies = policies.filter((p) => p.metadata.name?.startsWith(AGENT_EGRESS_PREFIX));
+  if (opts.agentIds === undefined && agentPolicies.length > 0) {
+    failures.push({
+      requirement: `the Agent egress policies (${agentPolicies.map((p) => p.metadata.name).join(", ")}) belong to Agents that exist`,
+      fix: "run verify with --database-url (or $OCC_DATABASE_URL) so the Agents can be read",
+    });
+  }
+  const set = sealedPolicySet({
+    tenantId: id,
+    namespace: name,
+    settings: config.compute,
+    egressAuthority: config.egressAuthority,
+    agentIds: opts.agentIds === undefined ? [] : await opts.agentIds(id),
+    declared: declaredPolicies(config.openshell),
+  });
+  const unverifiable = opts.agentIds === undefined ? new Set(agentPolicies) : new Set();
   failures.push(
-    ...sealedPolicyFailures(policies, id, rendered, declaredPolicies(config.openshell)),
+    ...sealedPolicyFailures(
+      policies.filter((p) => !unverifiable.has(p)),
+      set,
+    ),
   );
-  for (const object of desired.filter((o) => o.kind !== "NetworkPolicy")) {
+  for (const object of desiredOwnedObjects(id, name, config.compute)) {
+    if (object.kind === "NetworkPolicy") continue;
     const objectName = object.metadata.name ?? "";
     const live = await client.find<OwnedObject>(object.kind, { name: objectName, namespace: name });
     const action = ownedObjectAction(live ?? null, object, id);
@@ -72,4 +146,60 @@ export async function verifyPreprovisioned(
     failures.push(...(await operatorResourceFailures(client, config.openshell, name, id)));
   }
   return failures;
+}
+
+/** The flags of `occ preprovisioned verify` beyond the cluster options. */
+export interface VerifyFlags {
+  kubeconfig?: string;
+  apiKubeconfig?: string;
+  databaseUrl?: string;
+  pglite?: string;
+}
+
+/**
+ * What `verify` checks beyond the worker's identity: the API's tenant role (as the API's
+ * identity, when it has its own kubeconfig) and the Agents (from the database, when one is
+ * given — without it an Agent egress policy is reported as unverifiable).
+ */
+export async function openVerifyOptions(
+  opts: VerifyFlags,
+  config: InstallationConfig,
+): Promise<{ readonly options: VerifyOptions; readonly close: () => Promise<void> }> {
+  const apiKubeconfig =
+    opts.apiKubeconfig ??
+    (config.kubernetes.apiKubeconfig !== config.kubernetes.kubeconfig
+      ? config.kubernetes.apiKubeconfig
+      : undefined);
+  const api =
+    apiKubeconfig === undefined
+      ? undefined
+      : createObjectClient(loadKubeConfig(apiKubeconfig), {
+          timeoutMs: config.kubernetes.requestTimeoutMs,
+        });
+  const wantsDb =
+    opts.pglite !== undefined || (opts.databaseUrl ?? process.env.OCC_DATABASE_URL ?? "") !== "";
+  const db = wantsDb
+    ? await openDatabase({ databaseUrl: opts.databaseUrl, pgliteDir: opts.pglite })
+    : undefined;
+  return {
+    options: {
+      ...(api !== undefined ? { api } : {}),
+      ...(db !== undefined
+        ? { agentIds: (tenantId: string) => agentIdsOf(db, tenantId as NamespaceId) }
+        : {}),
+    },
+    close: async () => {
+      api?.close();
+      await db?.close();
+    },
+  };
+}
+
+async function unlessForbidden<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (err) {
+    if (isKubeError(err, "forbidden")) return null;
+    throw err;
+  }
 }

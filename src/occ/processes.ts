@@ -5,6 +5,8 @@ import type { InstallationConfig } from "../config/installation-config.js";
 import { startApiServer, type RunningServer } from "../api/server.js";
 import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
 import { bootstrap, type BootstrapResult } from "../iam/bootstrap.js";
+import type { NamespaceId } from "../domain/index.js";
+import { agentIdsOf } from "../store/agents.js";
 import type { Db } from "../store/db.js";
 import { startWorker, type RunningWorker } from "../worker/worker.js";
 import { computeSelectionOf, createComputeRuntime } from "./compute.js";
@@ -23,6 +25,7 @@ import { useTenantNamespaceProfile } from "../drivers/kubernetes/tenant/preprovi
 import {
   preprovisionedExpectationOf,
   startupProfile,
+  verifyApiGrantsAtStartup,
   verifyPreprovisionedNamespaceAtStartup,
 } from "./preprovisioned-startup.js";
 
@@ -60,6 +63,12 @@ export async function startApiProcess(opts: {
   });
   if (binding !== null) {
     useTenantNamespaceProfile(kubernetes, preprovisionedExpectationOf(opts.config, binding));
+    try {
+      await verifyApiGrantsAtStartup(kubernetes, opts.config, binding);
+    } catch (err) {
+      kubernetes.close();
+      throw err;
+    }
   }
   const server = await startApiServer({
     db: opts.db,
@@ -118,7 +127,12 @@ export async function startWorkerProcess(opts: {
       for (const id of ids) await requestNamespacePass(opts.db, queue, id, "watch");
     },
   });
-  const compute = await createComputeRuntime(opts.config, binding, (c) => watches.wrap(c));
+  const compute = await createComputeRuntime(
+    opts.config,
+    binding,
+    (c) => watches.wrap(c),
+    (tenantId) => agentIdsOf(opts.db, tenantId as NamespaceId),
+  );
   if (compute.requests !== undefined) opts.metrics?.countKubernetesRequests(compute.requests);
   // Agent workloads run on the bundled Kubernetes Compute Driver (drivers.md §4).
   const workloadClient =

@@ -120,6 +120,15 @@ export async function firstAgentIds(
   return { count: res.rows[0]?.n ?? 0, ids: res.rows.map((r) => r.id) };
 }
 
+/** The IDs of every Agent of a Namespace (any status), oldest first. */
+export async function agentIdsOf(q: Queryable, namespaceId: NamespaceId): Promise<string[]> {
+  const res = await q.query<{ id: string }>(
+    "SELECT id FROM agents WHERE namespace_id = $1 ORDER BY created_at, id",
+    [namespaceId],
+  );
+  return res.rows.map((r) => r.id);
+}
+
 /**
  * The Agents of a Namespace that reference a Configuration or a ServiceAccount (any status:
  * a deleting Agent's teardown may still need them), oldest first, at most `limit` names.

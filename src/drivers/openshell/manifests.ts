@@ -84,11 +84,28 @@ export function workspaceResources(
   );
 }
 
-/** The declared operator NetworkPolicies, as the sealed-namespace check admits them. */
+/**
+ * The declared operator NetworkPolicies, as the sealed-namespace check admits them: every
+ * NetworkPolicy of `gateway.operatorWorkspaceResources` and of `gateway.networkPolicyResources`
+ * (seed 001: the operator creates both; the OpenShell Driver requires both), each with the
+ * configuration key that declares it.
+ */
 export function declaredPolicies(settings: OpenShellSettings | null): readonly DeclaredPolicy[] {
   if (settings === null) return [];
-  return settings.networkPolicyResources.map((manifest) => ({
-    name: manifestName(manifest),
-    spec: manifest.spec ?? {},
-  }));
+  const from = (list: readonly Manifest[], field: string): DeclaredPolicy[] =>
+    list.flatMap((manifest, index) =>
+      manifest.kind === "NetworkPolicy"
+        ? [
+            {
+              name: manifestName(manifest),
+              spec: manifest.spec ?? {},
+              key: `openshell.gateway.${field}[${index}]`,
+            },
+          ]
+        : [],
+    );
+  return [
+    ...from(settings.operatorWorkspaceResources, "operatorWorkspaceResources"),
+    ...from(settings.networkPolicyResources, "networkPolicyResources"),
+  ];
 }

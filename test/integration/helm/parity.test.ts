@@ -32,6 +32,7 @@ import { deploymentOf, envOf, installationDocument } from "./rendered.js";
  * and the controller refuses it too.
  */
 const UID = "0f4c2a9e-6b1d-4c3e-9a7f-2d5e8b1c4a60";
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 type Doc = Record<string, unknown> & { network: Record<string, unknown> };
 
 async function rendered(opts: RenderOptions) {
@@ -144,6 +145,12 @@ describe("each chart refusal has a matching controller refusal", () => {
     expect(result.ok).toBe(false);
   });
 
+  const CONTROLLER_KEY: Readonly<Record<string, string>> = {
+    "executionCluster.enabled: true": "executionCluster.enabled",
+    "gatewayRouting.enabled: false": "network.gatewayRouting",
+    "egressAuthority.enabled: false": "network.egressAuthority",
+    "openshell.enabled: false": "drivers.sandbox",
+  };
   const configCases: [string, Record<string, unknown>, (doc: Doc) => Doc][] = [
     [
       "executionCluster.enabled: true",
@@ -176,10 +183,15 @@ describe("each chart refusal has a matching controller refusal", () => {
       const { raw, doc } = await accepted();
       const changed = JSON.parse(JSON.stringify(change(doc))) as Doc;
       expect(changed).not.toEqual(doc);
-      expect(controllerAccepts(changed, raw)).toEqual({
-        ok: false,
-        error: STARTUP_MESSAGES.preprovisionedPrerequisites,
-      });
+      const result = controllerAccepts(changed, raw);
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      // The seed's exact sentence, then the controller's key (preprovisioned-startup.ts).
+      const error = typeof result.error === "string" ? result.error : "";
+      expect(error).toMatch(
+        new RegExp(`^${escapeRegExp(STARTUP_MESSAGES.preprovisionedPrerequisites)} Not met: `),
+      );
+      expect(error).toContain(CONTROLLER_KEY[key] ?? "?");
     });
   }
 

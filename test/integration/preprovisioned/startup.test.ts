@@ -26,45 +26,63 @@ async function configFile(doc: Record<string, unknown>): Promise<string> {
   return file;
 }
 
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 const UID = "0f4c2a9e-6b1d-4c3e-9a7f-2d5e8b1c4a60";
 const BINDING = JSON.stringify({ namespaceId: "ns_example", uid: UID });
 
 describe("startup of occ api and occ worker in the preprovisioned profile", () => {
   const base = profileDocument();
-  const missing: [string, Record<string, unknown>][] = [
+  const missing: [string, Record<string, unknown>, string][] = [
     [
       "no Credential Proxy",
       { ...base, network: { ...(base.network as object), egressAuthority: null } },
+      "network.egressAuthority",
     ],
     [
       "no gateway routing",
       { ...base, network: { ...(base.network as object), gatewayRouting: null } },
+      "network.gatewayRouting",
     ],
-    ["an execution cluster", { ...base, executionCluster: { enabled: true } }],
-    ["no OpenShell Sandbox Driver", { ...base, drivers: { sandbox: "none" } }],
+    [
+      "an execution cluster",
+      { ...base, executionCluster: { enabled: true } },
+      "executionCluster.enabled",
+    ],
+    ["no OpenShell Sandbox Driver", { ...base, drivers: { sandbox: "none" } }, "drivers.sandbox"],
     [
       "an installed Compute Driver",
       { ...base, drivers: { sandbox: "openshell", compute: { module: "./x.js" } } },
+      "drivers.compute",
     ],
     [
       "an installed Configuration Driver",
       { ...base, drivers: { sandbox: "openshell", configuration: { module: "./x.js" } } },
+      "drivers.configuration",
+    ],
+    [
+      "drivers.sandbox: openshell without an openshell block",
+      { ...base, openshell: undefined },
+      "openshell",
     ],
   ];
 
-  it.each(missing)("%s → both processes stop with exactly the seed's sentence", async (_, doc) => {
-    const file = await configFile(doc);
-    for (const command of ["api", "worker"]) {
-      const res = occ(
-        [command, "--config", file, "--database-url", "postgres://unused.invalid/x"],
-        {
-          OCC_PREPROVISIONED_NAMESPACE: BINDING,
-        },
-      );
-      expect(res.code).toBe(1);
-      expect(res.stderr.trim()).toBe(`occ: ${EXACT}`);
-    }
-  });
+  it.each(missing)(
+    "%s → both processes stop with the seed's exact sentence, then the key",
+    async (_, doc, key) => {
+      const file = await configFile(doc);
+      for (const command of ["api", "worker"]) {
+        const res = occ(
+          [command, "--config", file, "--database-url", "postgres://unused.invalid/x"],
+          { OCC_PREPROVISIONED_NAMESPACE: BINDING },
+        );
+        expect(res.code).toBe(1);
+        expect(res.stderr.trim()).toMatch(
+          new RegExp(`^occ: ${escape(EXACT)} Not met: ${escape(key)} \\(needs [^;]*\\)\\.$`),
+        );
+      }
+    },
+  );
 
   it.each([
     ["bad JSON", "{nope", "not valid JSON"],

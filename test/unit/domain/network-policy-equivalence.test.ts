@@ -70,9 +70,65 @@ const EQUIVALENT: readonly (readonly [string, NetworkPolicySpec, NetworkPolicySp
     { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: "10.0.0.0/8", except: [] } }] }] },
   ],
   ["undefined spec = {}", {}, { podSelector: {}, policyTypes: ["Ingress"] }],
+  [
+    "null members = absent",
+    { podSelector: {}, policyTypes: ["Egress"], egress: null } as unknown as NetworkPolicySpec,
+    { podSelector: {}, policyTypes: ["Egress"] },
+  ],
+  [
+    "an unknown field compares equal when equal",
+    { podSelector: {}, futureField: { a: 1 } } as NetworkPolicySpec,
+    { podSelector: {}, futureField: { a: 1 } } as NetworkPolicySpec,
+  ],
 ];
 
 const DIFFERENT: readonly (readonly [string, NetworkPolicySpec, NetworkPolicySpec])[] = [
+  [
+    "egress: [] is not absent when policyTypes does not list Egress",
+    { podSelector: {}, policyTypes: ["Ingress"], egress: [] },
+    { podSelector: {}, policyTypes: ["Ingress"] },
+  ],
+  [
+    "ingress: [] is not absent when policyTypes does not list Ingress",
+    { podSelector: {}, policyTypes: ["Egress"], ingress: [] },
+    { podSelector: {}, policyTypes: ["Egress"] },
+  ],
+  [
+    "a defaulted policyTypes is not explicit: ingress: [] without policyTypes",
+    { podSelector: {}, ingress: [] },
+    { podSelector: {}, policyTypes: ["Ingress"] },
+  ],
+  [
+    "[{}] is not [] even with the direction listed",
+    { podSelector: {}, policyTypes: ["Ingress", "Egress"], egress: [{}] },
+    { podSelector: {}, policyTypes: ["Ingress", "Egress"], egress: [] },
+  ],
+  [
+    "an unknown spec field is compared, not dropped",
+    { podSelector: {}, futureField: true } as NetworkPolicySpec,
+    { podSelector: {} },
+  ],
+  [
+    "an unknown field inside a rule is compared",
+    {
+      podSelector: {},
+      ingress: [{ ports: [{ port: 80 }], futureRuleField: "x" }],
+    } as unknown as NetworkPolicySpec,
+    { podSelector: {}, ingress: [{ ports: [{ port: 80 }] }] },
+  ],
+  [
+    "an unknown field inside a peer is compared",
+    {
+      podSelector: {},
+      egress: [{ to: [{ podSelector: {}, futurePeerField: 1 }] }],
+    } as unknown as NetworkPolicySpec,
+    { podSelector: {}, egress: [{ to: [{ podSelector: {} }] }] },
+  ],
+  [
+    "absent peer podSelector is not {}",
+    { podSelector: {}, ingress: [{ from: [{ namespaceSelector: {} }] }] },
+    { podSelector: {}, ingress: [{ from: [{ namespaceSelector: {}, podSelector: {} }] }] },
+  ],
   [
     "[{}] (allow all) is not []",
     { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}] },

@@ -4,12 +4,9 @@ import {
   currentManagedName,
   preprovisionedNamespaceFailures,
   requiredNamespaceMetadata,
-  sealedPolicyFailures,
-  tenantOwnershipMarkers,
   verifyPreprovisionedNamespace,
   type K8sNamespace,
   type NamespaceId,
-  type NetworkPolicy,
 } from "../../../src/domain/index.js";
 
 const ID = "ns_example" as NamespaceId;
@@ -125,43 +122,5 @@ describe("preprovisioned namespace requirements", () => {
         (f) => f.requirement,
       ),
     ).toEqual(["the Installation configures gateway routing"]);
-  });
-});
-
-describe("sealed policies", () => {
-  const markers = tenantOwnershipMarkers(ID);
-  const policy = (name: string, spec: NetworkPolicy["spec"], owned = true): NetworkPolicy => ({
-    apiVersion: "networking.k8s.io/v1",
-    kind: "NetworkPolicy",
-    metadata: { name, ...(owned ? markers : {}) },
-    spec,
-  });
-  const rendered = [
-    policy("default-deny", { podSelector: {}, policyTypes: ["Ingress", "Egress"] }),
-  ];
-  const declared = [{ name: "op", spec: { podSelector: {}, policyTypes: ["Egress"], egress: [] } }];
-
-  it.each([
-    [
-      "equal Compute and declared policies (egress omitted live)",
-      [rendered[0], policy("op", { podSelector: {}, policyTypes: ["Egress"] }, false)],
-      0,
-    ],
-    ["an undeclared policy", [policy("allow-all", { podSelector: {}, ingress: [{}] })], 1],
-    ["a Compute policy without markers", [policy("default-deny", rendered[0]?.spec, false)], 1],
-    [
-      "a changed Compute policy",
-      [policy("default-deny", { podSelector: {}, policyTypes: ["Ingress"] })],
-      1,
-    ],
-    [
-      "a declared policy changed to [{}]",
-      [policy("op", { podSelector: {}, policyTypes: ["Egress"], egress: [{}] })],
-      1,
-    ],
-  ] as const)("%s", (_, observed, count) => {
-    expect(
-      sealedPolicyFailures(observed as unknown as NetworkPolicy[], ID, rendered, declared),
-    ).toHaveLength(count);
   });
 });

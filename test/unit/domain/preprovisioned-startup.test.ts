@@ -51,21 +51,41 @@ describe("the §2 startup prerequisites", () => {
   });
 
   it.each([
-    ["an installed Compute Driver", "drivers.compute", { module: "./x.js" }],
-    ["an installed Configuration Driver", "drivers.configuration", { module: "./x.js" }],
-    ["no OpenShell Sandbox Driver", "drivers.sandbox", "none"],
-    ["no gateway routing", "network.gatewayRouting", null],
-    ["an execution cluster", "executionCluster", { enabled: true }],
-    ["no Credential Proxy", "network.egressAuthority", null],
-  ])("%s → refused with exactly the seed's sentence", (_, path, value) => {
+    ["an installed Compute Driver", "drivers.compute", { module: "./x.js" }, "drivers.compute"],
+    [
+      "an installed Configuration Driver",
+      "drivers.configuration",
+      { module: "./x.js" },
+      "drivers.configuration",
+    ],
+    ["no OpenShell Sandbox Driver", "drivers.sandbox", "none", "drivers.sandbox"],
+    ["no gateway routing", "network.gatewayRouting", null, "network.gatewayRouting"],
+    ["an execution cluster", "executionCluster", { enabled: true }, "executionCluster.enabled"],
+    ["no Credential Proxy", "network.egressAuthority", null, "network.egressAuthority"],
+    ["drivers.sandbox: openshell without an openshell block", "openshell", null, "openshell"],
+  ])("%s → the seed's exact sentence, then the key", (_, path, value, key) => {
     const config = validateInstallationConfig(without(path, value), "t");
-    expect(checkPreprovisionedPrerequisites(config)).toEqual({ ok: false, error: EXACT });
-    expect(() => startupProfile(config, ENV)).toThrow(new StartupRefusedError(EXACT));
+    const checked = checkPreprovisionedPrerequisites(config);
+    if (checked.ok) throw new Error("expected a refusal");
+    expect(checked.error.startsWith(`${EXACT} Not met: ${key} (needs `)).toBe(true);
+    expect(checked.error.split("Not met:")[1]?.match(/\(needs /g)).toHaveLength(1);
+    expect(() => startupProfile(config, ENV)).toThrow(new StartupRefusedError(checked.error));
   });
 
-  it("the OpenShell Sandbox Driver without an OpenShell backend is refused by name", () => {
-    expect(() => validateInstallationConfig(without("openshell", null), "t")).toThrow(
-      /drivers\.sandbox: openshell needs the openshell settings/,
+  it("every unmet key is named, in one message", () => {
+    const doc = without("network.egressAuthority", null);
+    (doc.network as Record<string, unknown>).gatewayRouting = null;
+    const checked = checkPreprovisionedPrerequisites(validateInstallationConfig(doc, "t"));
+    expect(checked).toEqual({
+      ok: false,
+      error: `${EXACT} Not met: network.gatewayRouting (needs the Compute gateway routing); network.egressAuthority (needs the Credential Proxy).`,
+    });
+  });
+
+  it("without a binding, drivers.sandbox: openshell without an openshell block is refused by name", () => {
+    const config = validateInstallationConfig(without("openshell", null), "t");
+    expect(() => startupProfile(config, {})).toThrow(
+      new StartupRefusedError(STARTUP_MESSAGES.openshellSettingsMissing),
     );
   });
 

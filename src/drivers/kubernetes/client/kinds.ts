@@ -52,6 +52,18 @@ export const KINDS = {
     plural: "selfsubjectaccessreviews",
     namespaced: false,
   },
+  /** Create-only: which rules the caller holds in a namespace (every identity may ask). */
+  SelfSubjectRulesReview: {
+    apiVersion: "authorization.k8s.io/v1",
+    plural: "selfsubjectrulesreviews",
+    namespaced: false,
+  },
+  /** Create-only: who the caller is authenticated as (every identity may ask). */
+  SelfSubjectReview: {
+    apiVersion: "authentication.k8s.io/v1",
+    plural: "selfsubjectreviews",
+    namespaced: false,
+  },
 } as const satisfies Record<string, { apiVersion: string; plural: string; namespaced: boolean }>;
 
 export type Kind = keyof typeof KINDS;

@@ -1,6 +1,7 @@
 import type {
   ComputeSettings,
   DeclaredPolicy,
+  EgressAuthoritySetting,
   PreprovisionedBinding,
   StringMap,
 } from "../../../domain/index.js";
@@ -16,8 +17,15 @@ export interface PreprovisionedProfile {
   readonly binding: PreprovisionedBinding;
   /** OpenShell `gateway.operatorNamespaceLabels`, required on the namespace. */
   readonly operatorNamespaceLabels: StringMap;
-  /** OpenShell `gateway.networkPolicyResources`, the operator policies the seal admits. */
+  /** The declared OpenShell NetworkPolicies, the operator policies the seal admits. */
   readonly declaredPolicies: readonly DeclaredPolicy[];
+  /** The Credential Proxy: each Agent's egress policy is rendered from it. */
+  readonly egressAuthority: EgressAuthoritySetting | null;
+  /**
+   * The IDs of the tenant's Agents that exist (any status), read when the seal is checked:
+   * only their `agent-egress-…` policies are admitted.
+   */
+  readonly agentIds: (tenantId: string) => Promise<readonly string[]>;
 }
 
 /** Everything one pass of the Kubernetes Compute Driver works with. */

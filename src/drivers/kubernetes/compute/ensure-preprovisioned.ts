@@ -6,6 +6,7 @@ import {
   ready,
   sealedPolicyFailures,
   sealedPolicyRefusal,
+  sealedPolicySet,
   verifyPreprovisionedNamespace,
   currentManagedName,
   type EnsureNamespaceResult,
@@ -56,11 +57,20 @@ export async function ensurePreprovisioned(
   } catch (err) {
     return outcomeOfKubeError(err, "after-verification", "list NetworkPolicies", name);
   }
-  const desired = desiredOwnedObjects(id, name, settings);
-  const rendered = desired.filter((o): o is NetworkPolicy => o.kind === "NetworkPolicy");
-  const seal = sealedPolicyFailures(policies, id, rendered, profile.declaredPolicies);
+  const seal = sealedPolicyFailures(
+    policies,
+    sealedPolicySet({
+      tenantId: id,
+      namespace: name,
+      settings,
+      egressAuthority: profile.egressAuthority,
+      agentIds: await profile.agentIds(id),
+      declared: profile.declaredPolicies,
+    }),
+  );
   if (seal.length > 0) return sealedPolicyRefusal(seal);
 
+  const desired = desiredOwnedObjects(id, name, settings);
   for (const object of desired) {
     const objectName = object.metadata.name ?? "";
     try {
