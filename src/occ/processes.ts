@@ -20,6 +20,7 @@ import {
 import { agentQueueConfig } from "./agent-work.js";
 import { requestNamespacePass } from "./namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
+import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { KubernetesWorkloadDriver } from "../drivers/kubernetes/workloads/driver.js";
 import { useTenantNamespaceProfile } from "../drivers/kubernetes/tenant/preprovisioned-namespace.js";
 import {
@@ -133,6 +134,20 @@ export async function startWorkerProcess(opts: {
     (c) => watches.wrap(c),
     (tenantId) => agentIdsOf(opts.db, tenantId as NamespaceId),
   );
+  if (binding !== null) {
+    try {
+      await rebindPreprovisionedAtStartup({
+        db: opts.db,
+        compute: compute.driver,
+        binding,
+        logger: opts.logger,
+      });
+    } catch (err) {
+      compute.close();
+      await watches.stop();
+      throw err;
+    }
+  }
   if (compute.requests !== undefined) opts.metrics?.countKubernetesRequests(compute.requests);
   // Agent workloads run on the bundled Kubernetes Compute Driver (drivers.md §4).
   const workloadClient =
