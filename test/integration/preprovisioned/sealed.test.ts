@@ -133,6 +133,50 @@ describe("equivalence, proven against the real API server", () => {
       true,
     ],
     [
+      "egress: [] with Egress NOT in policyTypes (the server drops it; the seed: not equal)",
+      { podSelector: selector, policyTypes: ["Ingress"], egress: [] },
+      { podSelector: selector, policyTypes: ["Ingress"], egress: [] },
+      false,
+    ],
+    [
+      "ingress: [] with policyTypes omitted (defaulted is not explicit)",
+      { podSelector: selector, ingress: [] },
+      { podSelector: selector, ingress: [] },
+      false,
+    ],
+    [
+      "[{}] applied as [{}]",
+      { podSelector: selector, policyTypes: ["Ingress"], ingress: [{}] },
+      { podSelector: selector, policyTypes: ["Ingress"], ingress: [{}] },
+      true,
+    ],
+    [
+      "policyTypes omitted with egress rules (the server defaults Ingress+Egress)",
+      { podSelector: selector, egress: [{ ports: [{ port: 53, protocol: "UDP" }] }] },
+      { podSelector: selector, egress: [{ ports: [{ port: 53, protocol: "UDP" }] }] },
+      true,
+    ],
+    [
+      "an empty from list inside a rule (the server drops it)",
+      {
+        podSelector: selector,
+        policyTypes: ["Ingress"],
+        ingress: [{ from: [], ports: [{ port: 80 }] }],
+      },
+      {
+        podSelector: selector,
+        policyTypes: ["Ingress"],
+        ingress: [{ from: [], ports: [{ port: 80 }] }],
+      },
+      true,
+    ],
+    [
+      "a field the server does not know (it drops it; compared, so not equal)",
+      { podSelector: selector, policyTypes: ["Ingress"], futureField: true } as NetworkPolicySpec,
+      { podSelector: selector, policyTypes: ["Ingress"], futureField: true } as NetworkPolicySpec,
+      false,
+    ],
+    [
       "a changed selector",
       { podSelector: selector, policyTypes: ["Ingress"] },
       { podSelector: { matchLabels: { app: "y" } }, policyTypes: ["Ingress"] },

@@ -1,0 +1,240 @@
+/**
+ * Agents inside the seal, on the real cluster and PostgreSQL, as the chart-rendered worker
+ * identity: two Agents recorded in the database, each with the `agent-egress-<h12>` policy
+ * Compute renders for it (written by the worker, as its deploy writes it), a declared
+ * NetworkPolicy in `operatorWorkspaceResources` — the pass stays ready and `verify` agrees;
+ * a hand-added policy, an edited Agent policy, an edited operatorWorkspaceResources policy and
+ * the policy of an Agent that does not exist are each refused by both.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  PREPROVISIONED_MESSAGES,
+  agentEgressPolicy,
+  newAgentId,
+  type NetworkPolicy,
+  type NetworkPolicySpec,
+  type NamespaceId,
+} from "../../../src/domain/index.js";
+import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { namespaceQueueConfig } from "../../../src/occ/namespace-queue.js";
+import { verifyPreprovisioned } from "../../../src/occ/preprovisioned-verify.js";
+import { bundledComputeDriver } from "../../../src/occ/compute.js";
+import { agentIdsOf, insertAgent } from "../../../src/store/agents.js";
+import { insertConfiguration } from "../../../src/store/configurations.js";
+import type { Db } from "../../../src/store/db.js";
+import { migrate } from "../../../src/store/migrate.js";
+import { createTestDatabase } from "../../harness/db.js";
+import { uniqueName } from "../../harness/kube.js";
+import { admin } from "../../harness/preprovisioned.js";
+import {
+  DECLARED_POLICY,
+  passInput,
+  prepare,
+  profileConfig,
+  profileDocument,
+  type Prepared,
+} from "./fixtures.js";
+
+/** A NetworkPolicy declared in operatorWorkspaceResources (treated as declared by the seal). */
+const WORKSPACE_POLICY = {
+  apiVersion: "networking.k8s.io/v1",
+  kind: "NetworkPolicy",
+  metadata: { name: "openshell-workspace-ingress" },
+  spec: {
+    podSelector: { matchLabels: { "openshell.nvidia.com/sandbox": "true" } },
+    policyTypes: ["Ingress"],
+    ingress: [{ from: [{ podSelector: { matchLabels: { app: "openshell-gateway" } } }] }],
+  },
+};
+
+let db: Db;
+let drop: () => Promise<void>;
+let p: Prepared;
+let id: NamespaceId;
+const agents: string[] = [];
+
+function config() {
+  const doc = profileDocument();
+  const openshell = doc.openshell as { gateway: { operatorWorkspaceResources: unknown[] } };
+  return profileConfig({
+    openshell: {
+      ...openshell,
+      gateway: {
+        ...openshell.gateway,
+        operatorWorkspaceResources: [
+          ...openshell.gateway.operatorWorkspaceResources,
+          WORKSPACE_POLICY,
+        ],
+      },
+    },
+  });
+}
+
+const lookup = (tenantId: string) => agentIdsOf(db, tenantId as NamespaceId);
+const driver = () => bundledComputeDriver(p.worker, p.config, p.binding, [], lookup);
+const verify = () => verifyPreprovisioned(p.worker, p.config, p.binding, { agentIds: lookup });
+
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  db = database.db;
+  drop = () => database.drop();
+  await migrate(db);
+  const boot = await bootstrap({
+    db,
+    queue: namespaceQueueConfig(profileConfig()),
+    compute: { source: "bundled", name: "kubernetes" },
+    controllerNamespace: "openclaw-system",
+    contentChecks: [],
+  });
+  id = boot.defaultNamespace.id;
+  p = await prepare(config(), id);
+  const configurationId = `cfg_${randomUUID()}`;
+  await insertConfiguration(db, {
+    id: configurationId,
+    namespaceId: id,
+    kind: "agent",
+    contentSha256: "0".repeat(64),
+    kubernetesNamespace: p.name,
+    namespaceUid: p.binding.uid,
+    objectName: "agent-config",
+    objectUid: randomUUID(),
+    resourceVersion: "1",
+  });
+  for (const n of [1, 2]) {
+    const agentId = newAgentId();
+    const inserted = await insertAgent(db, {
+      id: agentId,
+      namespaceId: id,
+      name: `agent-${n}`,
+      configurationId,
+      executionMode: "embedded",
+      serviceAccountId: null,
+    });
+    expect(inserted.outcome).toBe("inserted");
+    agents.push(agentId);
+    // The worker writes the Agent's egress policy exactly as Compute renders it.
+    await p.worker.create("NetworkPolicy", agentPolicy(agentId));
+  }
+});
+
+afterAll(async () => {
+  p.worker.close();
+  p.api.close();
+  await drop();
+});
+
+function agentPolicy(agentId: string): NetworkPolicy {
+  return agentEgressPolicy({
+    tenantId: id,
+    namespace: p.name,
+    agentId,
+    egressAuthority: p.config.egressAuthority,
+    dns: p.config.compute.dns,
+  }) as unknown as NetworkPolicy;
+}
+
+async function expectRefusedByBoth(fragment: string): Promise<void> {
+  const result = await driver().ensureNamespace(passInput(id));
+  expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+  const reason = result.outcome === "failed" ? result.reason : "";
+  expect(reason.startsWith(PREPROVISIONED_MESSAGES.sealedPolicies)).toBe(true);
+  expect(reason).toContain(fragment);
+  const failures = await verify();
+  expect(failures.map((f) => f.requirement).join("\n")).toContain(fragment);
+}
+
+async function expectReadyAndVerified(): Promise<void> {
+  expect((await driver().ensureNamespace(passInput(id))).outcome).toBe("ready");
+  expect(await verify()).toEqual([]);
+}
+
+/** Replaces a policy's spec as the administrator; returns the undo. */
+async function editSpec(name: string, spec: NetworkPolicySpec): Promise<() => Promise<void>> {
+  const ref = { name, namespace: p.name };
+  const before = await admin().get<NetworkPolicy>("NetworkPolicy", ref);
+  const patch = (value: unknown) =>
+    admin().patch("NetworkPolicy", ref, [{ op: "replace", path: "/spec", value }], {
+      type: "json",
+    });
+  await patch(spec);
+  return async () => {
+    await patch(before.spec);
+  };
+}
+
+describe("a preprovisioned tenant with two Agents", () => {
+  it("stays ready and verify passes (Agent policies and operatorWorkspaceResources policy admitted)", async () => {
+    expect(await agentIdsOf(db, id)).toEqual(agents);
+    const live = await admin().list<NetworkPolicy>("NetworkPolicy", { namespace: p.name });
+    const names = live.map((x) => x.metadata.name);
+    for (const agentId of agents) expect(names).toContain(agentPolicy(agentId).metadata.name);
+    expect(names).toContain(WORKSPACE_POLICY.metadata.name);
+    expect(names).toContain(DECLARED_POLICY.metadata.name);
+    await expectReadyAndVerified();
+    await expectReadyAndVerified(); // a later pass over the same namespace too
+  });
+
+  it("a hand-added policy is still refused", async () => {
+    const name = uniqueName("allow-all");
+    const created = await admin().create<NetworkPolicy>("NetworkPolicy", {
+      apiVersion: "networking.k8s.io/v1",
+      kind: "NetworkPolicy",
+      metadata: { name, namespace: p.name },
+      spec: { podSelector: {}, policyTypes: ["Egress"], egress: [{}] },
+    });
+    try {
+      await expectRefusedByBoth(`NetworkPolicy ${name}`);
+    } finally {
+      await admin().delete(
+        "NetworkPolicy",
+        { name, namespace: p.name },
+        { uid: created.metadata.uid ?? "" },
+      );
+    }
+    await expectReadyAndVerified();
+  });
+
+  it("an edited Agent policy is refused", async () => {
+    const name = agentPolicy(agents[0] ?? "").metadata.name ?? "";
+    const undo = await editSpec(name, { ...agentPolicy(agents[0] ?? "").spec, egress: [{}] });
+    try {
+      await expectRefusedByBoth(`NetworkPolicy ${name} has the spec Compute renders for Agent`);
+    } finally {
+      await undo();
+    }
+    await expectReadyAndVerified();
+  });
+
+  it("an edited operatorWorkspaceResources policy is refused, naming its key", async () => {
+    const undo = await editSpec(WORKSPACE_POLICY.metadata.name, {
+      ...WORKSPACE_POLICY.spec,
+      ingress: [{}],
+    });
+    try {
+      await expectRefusedByBoth(
+        `NetworkPolicy ${WORKSPACE_POLICY.metadata.name} has the spec declared in openshell.gateway.operatorWorkspaceResources[3]`,
+      );
+    } finally {
+      await undo();
+    }
+    await expectReadyAndVerified();
+  });
+
+  it("the egress policy of an Agent that does not exist is refused", async () => {
+    const ghost = newAgentId();
+    const created = await p.worker.create("NetworkPolicy", agentPolicy(ghost));
+    try {
+      await expectRefusedByBoth(
+        `NetworkPolicy ${agentPolicy(ghost).metadata.name} is the egress policy of an Agent of this Namespace`,
+      );
+    } finally {
+      await admin().delete(
+        "NetworkPolicy",
+        { name: agentPolicy(ghost).metadata.name ?? "", namespace: p.name },
+        { uid: created.metadata.uid ?? "" },
+      );
+    }
+    await expectReadyAndVerified();
+  });
+});
