@@ -118,7 +118,7 @@ describe("rebinding a recreated preprovisioned namespace", () => {
       await worker.stop();
     }
     expect((await getNamespace(db, id))?.kubernetesUid).toBe(oldUid);
-  });
+  }, 300_000);
 
   it("delete + recreate with render | kubectl apply, values, worker restarted → ready, new UID, audited", async () => {
     await admin().delete("Namespace", { name: p.name }, { uid: oldUid });
@@ -199,7 +199,7 @@ describe("rebinding a recreated preprovisioned namespace", () => {
       outcome: "success",
       details: { fromUid: oldUid, toUid: newUid, to: "ready", namespace: p.name },
     });
-  });
+  }, 600_000);
 
   it("a UID that matches neither stays refused with KUBERNETES_OWNERSHIP_CONFLICT", async () => {
     const neither = "00000000-0000-4000-8000-00000000beef";
@@ -218,5 +218,5 @@ describe("rebinding a recreated preprovisioned namespace", () => {
     });
     // The recorded binding is unchanged.
     expect(await getNamespace(db, id)).toMatchObject({ status: "ready", kubernetesUid: newUid });
-  });
+  }, 300_000);
 });

@@ -115,7 +115,7 @@ describe("missing tenant RoleBindings", () => {
       expect(failing.stdout).toContain(holds(role));
     }
     expect(failing.stdout.match(/kind: RoleBinding/g)).toHaveLength(3);
-  });
+  }, 600_000);
 
   it("with the OpenShell binding back, the worker names the API's missing RoleBinding too", async () => {
     reapply();
@@ -133,5 +133,5 @@ describe("missing tenant RoleBindings", () => {
     const fixed = verify();
     expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
     expect(fixed.stdout).toContain("passes every check");
-  });
+  }, 600_000);
 });
