@@ -134,12 +134,13 @@ function agentPolicy(agentId: string): NetworkPolicy {
   }) as unknown as NetworkPolicy;
 }
 
-async function expectRefusedByBoth(fragment: string): Promise<void> {
+/** The pass's reason names the policy (in its fix); verify lists the requirement in full. */
+async function expectRefusedByBoth(policy: string, fragment: string): Promise<void> {
   const result = await driver().ensureNamespace(passInput(id));
   expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
   const reason = result.outcome === "failed" ? result.reason : "";
   expect(reason.startsWith(PREPROVISIONED_MESSAGES.sealedPolicies)).toBe(true);
-  expect(reason).toContain(fragment);
+  expect(reason).toContain(`NetworkPolicy ${policy}`);
   const failures = await verify();
   expect(failures.map((f) => f.requirement).join("\n")).toContain(fragment);
 }
@@ -184,7 +185,7 @@ describe("a preprovisioned tenant with two Agents", () => {
       spec: { podSelector: {}, policyTypes: ["Egress"], egress: [{}] },
     });
     try {
-      await expectRefusedByBoth(`NetworkPolicy ${name}`);
+      await expectRefusedByBoth(name, `NetworkPolicy ${name}`);
     } finally {
       await admin().delete(
         "NetworkPolicy",
@@ -199,7 +200,10 @@ describe("a preprovisioned tenant with two Agents", () => {
     const name = agentPolicy(agents[0] ?? "").metadata.name ?? "";
     const undo = await editSpec(name, { ...agentPolicy(agents[0] ?? "").spec, egress: [{}] });
     try {
-      await expectRefusedByBoth(`NetworkPolicy ${name} has the spec Compute renders for Agent`);
+      await expectRefusedByBoth(
+        name,
+        `NetworkPolicy ${name} has the spec Compute renders for Agent`,
+      );
     } finally {
       await undo();
     }
@@ -213,6 +217,7 @@ describe("a preprovisioned tenant with two Agents", () => {
     });
     try {
       await expectRefusedByBoth(
+        WORKSPACE_POLICY.metadata.name,
         `NetworkPolicy ${WORKSPACE_POLICY.metadata.name} has the spec declared in openshell.gateway.operatorWorkspaceResources[3]`,
       );
     } finally {
@@ -226,6 +231,7 @@ describe("a preprovisioned tenant with two Agents", () => {
     const created = await p.worker.create("NetworkPolicy", agentPolicy(ghost));
     try {
       await expectRefusedByBoth(
+        agentPolicy(ghost).metadata.name ?? "",
         `NetworkPolicy ${agentPolicy(ghost).metadata.name} is the egress policy of an Agent of this Namespace`,
       );
     } finally {
