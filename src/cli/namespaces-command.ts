@@ -1,10 +1,10 @@
 /**
  * `occ namespaces …`: the operator's view of platform Namespaces through the API — list, get,
- * create, delete (each with `-o table|json|yaml`; create/delete with `--wait` and visible
- * progress) and `grants`, which prints the RoleBindings an operator applies in the tenant's
- * Kubernetes namespace: every external namespace, and managed ones on a cluster installed
- * without the chart's admission policies (with them the worker binds its own in the managed
- * namespaces it creates).
+ * create, retry, delete (each with `-o table|json|yaml`; create/retry/delete with `--wait` and
+ * visible progress) and `grants`, which prints the RoleBindings an operator applies in the
+ * tenant's Kubernetes namespace: every external namespace, and managed ones on a cluster
+ * installed without the chart's admission policies (with them the worker binds its own in the
+ * managed namespaces it creates).
  */
 import { Option, type Command } from "commander";
 import { stringify } from "yaml";
@@ -209,6 +209,25 @@ export function registerNamespacesCommands(program: Command): void {
       }
       const n = await untilReady(api, id, flags.timeout);
       if (n !== null) print(render(flags.output, n, COLUMNS));
+    });
+
+  withApiClientOptions(
+    ns
+      .command("retry <id>")
+      .description(
+        "retry a failed or degraded Namespace (administrators): every placement check runs again under the same ID",
+      ),
+  )
+    .option("--wait", "wait until the Namespace is ready, showing progress")
+    .option("--timeout <duration>", "how long --wait waits", "10m")
+    .addOption(outputOption())
+    .action(async (id: string, flags: WaitFlags) => {
+      const api = await client(flags);
+      const path = `/namespaces/${encodeURIComponent(id)}/retry`;
+      let n = (await api.request<NamespaceView>("POST", path)).data;
+      say(`${id}: retry accepted`);
+      if (flags.wait === true) n = (await untilReady(api, id, flags.timeout)) ?? n;
+      print(render(flags.output, n, DETAIL_COLUMNS));
     });
 
   withApiClientOptions(ns.command("delete <id>").description("delete a Namespace"))

@@ -74,6 +74,11 @@ export interface InstallationConfig {
      * RBAC grants no list/watch). The normal profile watches instead.
      */
     readonly pollSeconds: number;
+    /**
+     * The full resync (lifecycle.md §1): every this many seconds, jittered ±10 %, one pass is
+     * queued for every live Namespace. Default 600.
+     */
+    readonly resyncSeconds: number;
   };
 }
 
@@ -232,6 +237,7 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
       leaseSeconds: file.worker?.leaseSeconds ?? 15,
       convergenceDeadlineSeconds: file.worker?.convergenceDeadlineSeconds ?? 900,
       pollSeconds: file.worker?.pollSeconds ?? 60,
+      resyncSeconds: file.worker?.resyncSeconds ?? 600,
     },
   };
 }

@@ -196,6 +196,7 @@ export const InstallationConfigSchema = Type.Object(
           leaseSeconds: Type.Optional(Type.Integer({ minimum: 2, maximum: 600 })),
           convergenceDeadlineSeconds: Type.Optional(Type.Integer({ minimum: 10 })),
           pollSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+          resyncSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
         },
         { additionalProperties: false },
       ),

@@ -4,6 +4,7 @@ export * from "./external-namespace.js";
 export * from "./ids.js";
 export * from "./k8s-objects.js";
 export * from "./kubernetes-errors.js";
+export * from "./lifecycle.js";
 export * from "./managed-namespace.js";
 export * from "./markers.js";
 export * from "./metadata-patch.js";

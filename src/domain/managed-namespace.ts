@@ -61,15 +61,20 @@ export type ManagedNamespaceVerdict =
  * Then: terminating or not `Active` → pending (a managed namespace being deleted is recreated
  * once it is gone); otherwise usable, with a patch when a managed marker (Pod Security,
  * gateway labels) is missing or different.
+ *
+ * `pinned`: the namespace's metadata.uid is the one OCC recorded when it created it
+ * (lifecycle.md §3), so it is OCC's by identity; tenant markers that were removed (none or one
+ * left) are restored by the patch rather than refused. A foreign marker is still refused.
  */
 export function verifyManagedNamespace(
   namespace: K8sNamespace,
   tenantId: string,
   routing: GatewayRouting | null,
+  pinned = false,
 ): ManagedNamespaceVerdict {
   const metadata = namespace.metadata;
   const violations = nonEmpty([
-    ...ownershipViolations(metadata, tenantId),
+    ...ownershipViolations(metadata, tenantId, pinned),
     ...managerLabelViolations(metadata),
     ...nameViolations(metadata, tenantId),
   ]);
@@ -104,16 +109,21 @@ export function managedNamespacePending(reason: string): Pending {
   return pending("KUBERNETES_NAMESPACE_PENDING", reason);
 }
 
-function ownershipViolations(metadata: ObjectMeta | undefined, tenantId: string): Violation[] {
+function ownershipViolations(
+  metadata: ObjectMeta | undefined,
+  tenantId: string,
+  pinned: boolean,
+): Violation[] {
   const found: Violation[] = [];
   switch (bindingStateOf(metadata, tenantId)) {
     case "foreign":
       found.push(...foreignMarkerViolations(metadata, tenantId));
       break;
     case "partial":
-      found.push(partialMarkerViolation(metadata));
+      if (!pinned) found.push(partialMarkerViolation(metadata));
       break;
     case "unbound":
+      if (pinned) break;
       found.push(
         violation(
           "tenant-markers",

@@ -155,8 +155,9 @@ export function resolveForPlacement(
 /**
  * UID pinning (§3, beyond the seeds): OCC records the bound namespace's `metadata.uid` when it
  * first creates or binds it. A different (or missing) UID later means the namespace was
- * deleted and recreated under the same name → `KUBERNETES_OWNERSHIP_CONFLICT`. With nothing
- * recorded yet there is nothing to compare, and the caller records the observed UID.
+ * deleted and recreated under the same name → `KUBERNETES_NAMESPACE_REPLACED` (lifecycle.md
+ * §3). With nothing recorded yet there is nothing to compare, and the caller records the
+ * observed UID.
  */
 export function uidPinViolation(
   recordedUid: string | null,
@@ -165,8 +166,8 @@ export function uidPinViolation(
   if (recordedUid === null || namespace.metadata?.uid === recordedUid) return null;
   return violation(
     "uid",
-    "KUBERNETES_OWNERSHIP_CONFLICT",
-    "the bound Kubernetes namespace was deleted and recreated (metadata.uid changed); OCC will not use the new one",
+    "KUBERNETES_NAMESPACE_REPLACED",
+    "the bound Kubernetes namespace was deleted and recreated (metadata.uid changed); OCC will not use the new one until an administrator retries",
   );
 }
 
@@ -177,12 +178,12 @@ function refused(single: Violation): Resolution {
 /**
  * UID pinning when the bound namespace is gone altogether: a UID was recorded, so the tenant's
  * objects lived in a namespace that no longer exists. Recreating it silently would hide that
- * loss, so placement stops until an operator decides (`KUBERNETES_OWNERSHIP_CONFLICT`).
+ * loss, so placement stops until an administrator retries (`KUBERNETES_NAMESPACE_MISSING`).
  */
 export function boundNamespaceMissingViolation(): Violation {
   return violation(
     "uid",
-    "KUBERNETES_OWNERSHIP_CONFLICT",
-    "the bound Kubernetes namespace no longer exists (its metadata.uid was recorded); OCC will not recreate it silently — an operator must decide",
+    "KUBERNETES_NAMESPACE_MISSING",
+    "the bound Kubernetes namespace no longer exists (its metadata.uid was recorded); OCC will not recreate it silently — an administrator's retry recreates it",
   );
 }

@@ -14,6 +14,22 @@ export interface NamespacePassInput {
    * none was recorded yet. A namespace under the same name with another UID is refused.
    */
   readonly boundUid: string | null;
+  /**
+   * The tenant is bound (`ready` or `degraded`, lifecycle.md §3): drift OCC owns is repaired,
+   * drift the operator owns is reported and nothing of theirs is written — an external
+   * namespace that lost a marker is not bound again. Absent: first placement.
+   */
+  readonly bound?: boolean;
+  /** Told what the pass saw and repaired, for the record and metrics (best effort). */
+  readonly observer?: PassObserver;
+}
+
+/** What a pass reports beside its result (lifecycle.md §2, §3). */
+export interface PassObserver {
+  /** The tenant's Kubernetes namespace as read: its name and UID, or `null` when absent. */
+  namespace(name: string, uid: string | null): void;
+  /** One owned object (or the managed namespace's markers) written back after drift. */
+  repaired(kind: string): void;
 }
 
 /**

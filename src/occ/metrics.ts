@@ -20,6 +20,10 @@ export interface ControlPlaneMetrics {
   watchCacheSizes(sizes: () => Readonly<Record<string, number>>): void;
   /** Tenant passes queued because a watched object changed. */
   watchRequestedPasses(count: number): void;
+  /** One owned object (or managed namespace's markers) written back after drift, by kind. */
+  driftRepaired(kind: string): void;
+  /** One full resync took this long. */
+  observeResync(seconds: number): void;
 }
 
 export function registerControlPlaneMetrics(
@@ -120,7 +124,25 @@ export function registerControlPlaneMetrics(
     help: "Tenant passes queued because a watched Kubernetes object changed.",
     registers: [registry],
   });
+  const repairs = new Counter({
+    name: "occ_drift_repairs_total",
+    help: "Owned objects (and managed namespace markers) written back after drift on a bound tenant, by kind.",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
+  const resyncs = new Histogram({
+    name: "occ_resync_duration_seconds",
+    help: "Duration of one full resync: queueing a pass for every live Namespace.",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
   return {
+    driftRepaired(kind) {
+      repairs.inc({ kind });
+    },
+    observeResync(seconds) {
+      resyncs.observe(seconds);
+    },
     watchRestarted(kind, reason) {
       restarts.inc({ kind, reason });
     },

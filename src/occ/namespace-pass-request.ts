@@ -16,6 +16,7 @@
  *   an administrator's retry, and teardown has its own work.
  */
 import type { NamespaceId } from "../domain/ids.js";
+import type { WorkQueuePolicy } from "../queue/policy.js";
 import type { WorkQueue } from "../queue/work-queue.js";
 import { WORK_CHANNEL } from "../queue/work-items.js";
 import type { Queryable } from "../store/db.js";
@@ -106,7 +107,7 @@ export interface RequeueInput {
  */
 export async function requeueEnsureWork(
   q: Queryable,
-  queue: WorkQueue<NamespaceWorkKind>,
+  queue: { readonly policy: WorkQueuePolicy },
   input: RequeueInput,
 ): Promise<string | null> {
   const res = await q.query<{ id: string }>(

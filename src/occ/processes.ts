@@ -178,8 +178,17 @@ export async function startWorkerProcess(opts: {
     compute: compute.driver,
     ...(compute.events !== undefined ? { events: compute.events } : {}),
     ...(opts.metrics !== undefined
-      ? { onPass: (kind, outcome, seconds) => opts.metrics?.observePass(kind, outcome, seconds) }
+      ? {
+          onPass: (kind, outcome, seconds) => opts.metrics?.observePass(kind, outcome, seconds),
+          onRepaired: (kind) => opts.metrics?.driftRepaired(kind),
+        }
       : {}),
+    resync: {
+      everyMs: opts.config.worker.resyncSeconds * 1_000,
+      ...(opts.metrics !== undefined
+        ? { onResync: (seconds: number) => opts.metrics?.observeResync(seconds) }
+        : {}),
+    },
     concurrency: opts.config.worker.concurrency,
     owner: `${hostname()}:${process.pid}`,
     logger: opts.logger,

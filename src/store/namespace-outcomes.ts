@@ -29,7 +29,7 @@ export interface KubernetesBinding {
  * - `failed`: provisioning → failed with the reason (permanent, attempts or deadline spent,
  *   or the actor's authorization is gone).
  */
-export type ProvisioningOutcome =
+export type ProvisioningOutcome = (
   | { readonly to: "ready"; readonly binding: KubernetesBinding }
   | {
       readonly to: "provisioning";
@@ -40,7 +40,14 @@ export type ProvisioningOutcome =
       readonly to: "failed";
       readonly reason: StatusReasonInput;
       readonly binding?: KubernetesBinding;
-    };
+    }
+) & {
+  /**
+   * The UID the pass saw (`null`: the namespace was absent); omitted when it was not read.
+   * A ready outcome's binding UID is what it saw.
+   */
+  readonly observedUid?: string | null;
+};
 
 /**
  * What a teardown pass leaves behind: `tombstoned` (teardown complete: `deleted_at` set, the
@@ -84,7 +91,8 @@ export async function applyProvisioningOutcome(
     AND ($4::text IS NULL OR kubernetes_uid IS NULL OR kubernetes_uid = $4::text
          OR retry_requested_at IS NOT NULL)`;
   const stamp = `last_reconciled_at = now(), updated_at = now(),
-    observed_kubernetes_uid = COALESCE($4::text, observed_kubernetes_uid)`;
+    observed_kubernetes_uid = CASE WHEN $6::boolean THEN $7::text
+                                   ELSE COALESCE($4::text, observed_kubernetes_uid) END`;
   const binding = outcome.binding;
   const uid = binding?.uid ?? null;
   const params = [
@@ -92,6 +100,8 @@ export async function applyProvisioningOutcome(
     ...(outcome.to === "ready" ? [null, null] : reasonParams(outcome.reason)),
     uid,
     binding?.namespace ?? null,
+    outcome.observedUid !== undefined,
+    outcome.observedUid ?? null,
   ];
   // A binding seen on the way is recorded whatever the outcome (UID from the start, §5).
   const keepOrRecord = `kubernetes_namespace = COALESCE($5::text, kubernetes_namespace),

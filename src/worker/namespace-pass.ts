@@ -1,59 +1,64 @@
-import {
-  currentManagedName,
-  type DeleteNamespaceResult,
-  type EnsureNamespaceResult,
-  type NamespaceId,
-} from "../domain/index.js";
+import type { NamespaceId } from "../domain/index.js";
 import type { NamespaceWorkKind } from "../occ/namespace-work.js";
-import type { ComputeDriver } from "../drivers/compute.js";
+import { RECONCILER_ACTOR } from "../occ/namespace-pass-request.js";
+import type { ComputeDriver, PassObserver } from "../drivers/compute.js";
 import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
-import { isExhausted, type Claim, type WorkQueue, type WorkState } from "../queue/index.js";
-import type { Db, Queryable } from "../store/db.js";
-import { appendAuditEvent } from "../store/audit-events.js";
-import {
-  applyProvisioningOutcome,
-  applyTeardownOutcome,
-  type ProvisioningOutcome,
-  type TeardownOutcome,
-} from "../store/namespace-outcomes.js";
-import type { StatusReasonInput } from "../store/namespace-vocabulary.js";
+import { isExhausted, type Claim, type WorkQueue } from "../queue/index.js";
+import type { Db } from "../store/db.js";
 import { getNamespace, placementOf, type NamespaceRecord } from "../store/namespaces.js";
-import {
-  provisioningOutcomeFor,
-  queueMoveFor,
-  teardownOutcomeFor,
-  type QueueMove,
-} from "./outcome-table.js";
 import { reauthorize, requiredPermissions } from "./reauthorize.js";
+import { settlePass, type Seen, type Verdict } from "./namespace-settle.js";
 
 export interface NamespacePassDeps {
   readonly db: Db;
   readonly queue: WorkQueue<NamespaceWorkKind>;
   readonly compute: ComputeDriver;
   /**
-   * Best effort: a Kubernetes Event on the tenant namespace when a pass becomes pending or
-   * fails for a new reason. Never awaited for the outcome, never required for success.
+   * Best effort: one Kubernetes Event on the tenant namespace for every change of status or
+   * reason (into pending, degraded or failed, and back to ready). Never awaited for the
+   * outcome, never required for success.
    */
   readonly events?: (namespace: string, event: NamespaceEvent) => Promise<unknown>;
+  /** Told the kind of every owned object a pass over a bound tenant wrote back (metrics). */
+  readonly onRepaired?: (kind: string) => void;
 }
 
 /** What one claim came to, for logs and metrics. */
 export type PassSummary =
   | { readonly result: "superseded" | "stale" }
-  | { readonly result: "applied"; readonly move: QueueMove; readonly code: string | null };
+  | {
+      readonly result: "applied";
+      readonly move: "complete" | "defer" | "retry" | "fail";
+      readonly code: string | null;
+      /** Kinds of the owned objects written back after drift (bound tenants only). */
+      readonly repaired?: readonly string[];
+    };
 
-const EXPECTED_STATUS = { "namespace.ensure": "provisioning", "namespace.teardown": "deleting" };
+/**
+ * Whether the Namespace is in a state this work may act on: teardown needs `deleting`; the
+ * placement item (a person's request) needs `provisioning`; the system's reconcile items need
+ * a bound Namespace (`ready` or `degraded`) — lifecycle.md §1.
+ */
+function inScope(kind: NamespaceWorkKind, actor: string, record: NamespaceRecord | undefined) {
+  if (record === undefined) return false;
+  if (kind === "namespace.teardown") return record.status === "deleting";
+  return actor === RECONCILER_ACTOR
+    ? record.status === "ready" || record.status === "degraded"
+    : record.status === "provisioning";
+}
 
 /**
  * One level-based pass over a claimed Namespace work item:
  * 1. a Namespace that is no longer in the state the work expects → complete as superseded,
  *    no Driver call;
- * 2. a claim whose attempts were all spent by earlier holders that died → fail, no Driver call;
+ * 2. a claim whose attempts were all spent by earlier holders that died → stop, no Driver call;
  * 3. re-authorize the frozen actor against current policy; a revoked grant or a deleted
- *    principal fails the work permanently (and the Namespace, for placement);
- * 4. call the Compute Driver while the lease is kept alive;
- * 5. in one transaction: the fenced queue move, the Namespace outcome and its audit event. A
- *    stale lease (another worker took over) publishes nothing.
+ *    principal fails the work permanently (and the Namespace, for placement). The system's
+ *    reconcile of a bound Namespace adopts nothing new and has no one to re-authorize;
+ * 4. call the Compute Driver while the lease is kept alive; a bound Namespace is passed as
+ *    such, so drift the operator owns is reported rather than written back;
+ * 5. in one transaction: the fenced queue move, the Namespace outcome and its audit event,
+ *    then (best effort) the Event. A stale lease (another worker took over) publishes nothing.
  */
 export async function runNamespacePass(
   deps: NamespacePassDeps,
@@ -63,7 +68,7 @@ export async function runNamespacePass(
   const { item, lease } = claim;
   const id = item.subject.replace(/^namespace:/, "") as NamespaceId;
   const record = await getNamespace(db, id);
-  if (record?.status !== EXPECTED_STATUS[item.kind]) {
+  if (record === undefined || !inScope(item.kind, item.actor, record)) {
     const done = await queue.complete(db, lease, {
       code: "SUPERSEDED",
       message: "the Namespace is no longer in the state this work expects",
@@ -71,7 +76,7 @@ export async function runNamespacePass(
     return { result: done.outcome === "applied" ? "superseded" : "stale" };
   }
   if (isExhausted(claim)) {
-    return settle(deps, claim, record, {
+    return settlePass(deps, claim, record, {
       kind: "stopped",
       reason: {
         code: "KUBERNETES_API_UNAVAILABLE",
@@ -80,134 +85,47 @@ export async function runNamespacePass(
     });
   }
   const placement = placementOf(record);
-  const denied = await reauthorize(db, item.actor, requiredPermissions(item.kind, id, placement));
-  if (denied !== null) return settle(deps, claim, record, { kind: "stopped", reason: denied });
+  const bound = record.status === "ready" || record.status === "degraded";
+  if (item.actor !== RECONCILER_ACTOR) {
+    const denied = await reauthorize(db, item.actor, requiredPermissions(item.kind, id, placement));
+    if (denied !== null)
+      return settlePass(deps, claim, record, { kind: "stopped", reason: denied });
+  }
 
+  const seen: { namespace?: Seen; repaired: string[] } = { repaired: [] };
+  const observer: PassObserver = {
+    namespace: (name, uid) => {
+      seen.namespace = { name, uid };
+    },
+    repaired: (kind) => {
+      seen.repaired.push(kind);
+    },
+  };
   const keeper = queue.keepAlive(db, lease);
   let verdict: Verdict;
   try {
-    const input = { namespaceId: id, placement, boundUid: record.kubernetesUid };
+    const input = {
+      namespaceId: id,
+      placement,
+      // An administrator's retry places the namespace as it is now (lifecycle.md §4).
+      boundUid: record.retryRequestedAt !== null ? null : record.kubernetesUid,
+      bound,
+      observer,
+    };
     verdict =
       item.kind === "namespace.ensure"
-        ? { kind: "ensure", result: await deps.compute.ensureNamespace(input) }
+        ? {
+            kind: "ensure",
+            result: await deps.compute.ensureNamespace(input),
+            seen: seen.namespace,
+          }
         : { kind: "teardown", result: await deps.compute.deleteNamespace(input) };
   } finally {
     await keeper.stop();
   }
-  const summary = await settle(deps, { item, lease: keeper.current() }, record, verdict);
-  announce(deps, record, verdict, summary);
-  return summary;
-}
-
-/** The Event for a new pending or failure reason (see `NamespacePassDeps.events`). */
-function announce(
-  deps: NamespacePassDeps,
-  record: NamespaceRecord,
-  verdict: Verdict,
-  summary: PassSummary,
-): void {
-  const reason = reasonOf(verdict);
-  if (deps.events === undefined || summary.result !== "applied" || reason === null) return;
-  if (reason.code === record.statusCode) return;
-  const target =
-    record.kubernetesNamespace ?? record.existingNamespace ?? currentManagedName(record.id);
-  void deps.events(target, {
-    type: verdict.kind !== "stopped" && verdict.result.outcome === "pending" ? "Normal" : "Warning",
-    reason: reason.code,
-    message: reason.message,
-  });
-}
-
-/** What the pass concluded: a Driver result, or a stop before the Driver was called. */
-type Verdict =
-  | { readonly kind: "ensure"; readonly result: EnsureNamespaceResult }
-  | { readonly kind: "teardown"; readonly result: DeleteNamespaceResult }
-  | { readonly kind: "stopped"; readonly reason: StatusReasonInput };
-
-function reasonOf(verdict: Verdict): StatusReasonInput | null {
-  if (verdict.kind === "stopped") return verdict.reason;
-  const r = verdict.result;
-  return r.outcome === "ready" || r.outcome === "deleted"
-    ? null
-    : { code: r.code, message: r.reason };
-}
-
-/** Step 5: the fenced move, then the Namespace outcome and audit, in one transaction. */
-async function settle(
-  deps: NamespacePassDeps,
-  claim: Claim<NamespaceWorkKind>,
-  record: NamespaceRecord,
-  verdict: Verdict,
-): Promise<PassSummary> {
-  const { queue } = deps;
-  const move: QueueMove = verdict.kind === "stopped" ? "fail" : queueMoveFor(verdict.result);
-  const reason = reasonOf(verdict);
-  return deps.db.transaction(async (tx) => {
-    const moved =
-      move === "complete"
-        ? await queue.complete(tx, claim.lease, reason ?? undefined)
-        : await queue[move](tx, claim.lease, reason ?? unreachable());
-    if (moved.outcome === "stale") return { result: "stale" } as const;
-    const to = await applyNamespaceOutcome(tx, claim, record, verdict, moved.item.state);
-    await audit(tx, claim, record, to, reason);
-    return { result: "applied", move, code: reason?.code ?? null } as const;
-  });
-}
-
-async function applyNamespaceOutcome(
-  tx: Queryable,
-  claim: Claim<NamespaceWorkKind>,
-  record: NamespaceRecord,
-  verdict: Verdict,
-  workState: WorkState,
-): Promise<string> {
-  if (claim.item.kind === "namespace.ensure") {
-    const outcome: ProvisioningOutcome =
-      verdict.kind === "ensure"
-        ? provisioningOutcomeFor(verdict.result, workState)
-        : { to: "failed", reason: reasonOf(verdict) ?? unreachable() };
-    await applyProvisioningOutcome(tx, record.id, outcome);
-    return outcome.to;
-  }
-  const outcome: TeardownOutcome =
-    verdict.kind === "teardown"
-      ? teardownOutcomeFor(verdict.result)
-      : { to: "deleting", reason: reasonOf(verdict) ?? unreachable() };
-  await applyTeardownOutcome(tx, record.id, outcome);
-  return outcome.to;
-}
-
-function unreachable(): never {
-  throw new Error("every pending, failed or stopped pass has a reason");
-}
-
-/**
- * A lifecycle audit event whenever the Namespace's status or status code changes (a repeated
- * pending pass with the same reason is not a new event).
- */
-async function audit(
-  tx: Queryable,
-  claim: Claim<NamespaceWorkKind>,
-  record: NamespaceRecord,
-  to: string,
-  reason: StatusReasonInput | null,
-): Promise<void> {
-  if (to === record.status && (reason?.code ?? null) === record.statusCode) return;
-  const failure =
-    to === "failed" ||
-    (reason !== null &&
-      reason.code !== "KUBERNETES_PERMISSION_PENDING" &&
-      reason.code !== "KUBERNETES_NAMESPACE_PENDING");
-  await appendAuditEvent(tx, {
-    kind: "lifecycle",
-    actor: claim.item.actor,
-    action:
-      claim.item.kind === "namespace.ensure"
-        ? "namespaces.lifecycle.ensure"
-        : "namespaces.lifecycle.teardown",
-    resourceKind: "namespace",
-    resourceId: record.id,
-    outcome: failure ? "failure" : "success",
-    details: { to, workItem: claim.item.id, ...(reason !== null ? { code: reason.code } : {}) },
-  });
+  const summary = await settlePass(deps, { item, lease: keeper.current() }, record, verdict);
+  // The writes happened whatever the settle found (a stale lease only withholds the record).
+  for (const kind of seen.repaired) deps.onRepaired?.(kind);
+  if (summary.result !== "applied" || seen.repaired.length === 0) return summary;
+  return { ...summary, repaired: seen.repaired };
 }

@@ -7,6 +7,7 @@ import { listenForWork, type Claim, type WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
 import { runAgentPass } from "./agent-pass.js";
 import { runNamespacePass, type NamespacePassDeps, type PassSummary } from "./namespace-pass.js";
+import { startResync, type ResyncOptions } from "./resync.js";
 
 export interface WorkerOptions {
   readonly db: Db;
@@ -23,6 +24,13 @@ export interface WorkerOptions {
   readonly events?: NamespacePassDeps["events"];
   /** Called after every Namespace pass (metrics). */
   readonly onPass?: (kind: string, outcome: string, seconds: number) => void;
+  /** Told the kind of every owned object written back after drift (metrics). */
+  readonly onRepaired?: NamespacePassDeps["onRepaired"];
+  /**
+   * The full resync (lifecycle.md §1): every this many milliseconds (±10 %), a pass for every
+   * live Namespace. Absent: no resync (tests that drive the queue themselves).
+   */
+  readonly resync?: Omit<ResyncOptions, "db" | "queue" | "logger">;
   /**
    * Agent work (revision deploys and teardowns) and the Workload Driver that runs it. Without
    * it the worker claims Namespace work only.
@@ -62,6 +70,14 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     },
   });
 
+  const passDeps: NamespacePassDeps = {
+    db,
+    queue,
+    compute: opts.compute,
+    ...(opts.events !== undefined ? { events: opts.events } : {}),
+    ...(opts.onRepaired !== undefined ? { onRepaired: opts.onRepaired } : {}),
+  };
+
   /** Namespace work first (tenants must exist before their Agents), then Agent work. */
   const claimAny = async (): Promise<AnyClaim | null> => {
     const ns = await queue.claim(db, { owner: opts.owner });
@@ -86,7 +102,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
           const started = Date.now();
           const summary: PassSummary =
             claimed.of === "namespace"
-              ? await runNamespacePass({ db, queue, compute: opts.compute }, claimed.claim)
+              ? await runNamespacePass(passDeps, claimed.claim)
               : await runAgentPass(
                   {
                     db,
@@ -126,9 +142,12 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   };
 
   const slots = Array.from({ length: opts.concurrency }, (_, i) => slot(i));
+  const resync =
+    opts.resync === undefined ? null : startResync({ db, queue, logger, ...opts.resync });
   logger.info({ concurrency: opts.concurrency, owner: opts.owner }, "worker started");
   return {
     async stop() {
+      await resync?.stop();
       abort.abort();
       await Promise.all(slots);
       await signal.close();

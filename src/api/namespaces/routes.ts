@@ -20,6 +20,7 @@ import { createNamespace } from "./create.js";
 import { deleteNamespace } from "./delete.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 import { listReadableNamespaces, readNamespace } from "./read.js";
+import { retryNamespacePlacement } from "./retry.js";
 import {
   CreateNamespaceBodySchema,
   NamespaceParamsSchema,
@@ -114,6 +115,25 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
       if (!isPreprovisionedNamespaceId(id)) throw new Error("schema admitted a bad Namespace ID");
       const result = await deleteNamespace(deps, callerOf(request), id);
       return reply.status(202).send(envelope(request, present(result.namespace)));
+    },
+  );
+  app.post(
+    "/namespaces/:id/retry",
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          "Retry a failed or degraded Namespace (administrators; 202, status provisioning): every placement check runs again under the same ID.",
+        params: NamespaceParamsSchema,
+        response: { 202: DataEnvelope(NamespaceSchema), ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.id;
+      if (!isPreprovisionedNamespaceId(id)) throw new Error("schema admitted a bad Namespace ID");
+      const retried = await retryNamespacePlacement(deps, callerOf(request), id);
+      return reply.status(202).send(envelope(request, present(retried)));
     },
   );
   done();

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inject } from "vitest";
+import type { Db } from "../../../src/store/db.js";
 import { createTestDatabase } from "../../harness/db.js";
 import { occ, startOcc, type OccProcess } from "./processes.js";
 
@@ -38,6 +39,8 @@ export interface ControlPlane {
   readonly apiOutput: readonly string[];
   /** The current worker's metrics URL (it changes when the worker is restarted). */
   readonly workerMetricsUrl: string;
+  /** The control plane's database, for reading back what the processes stored. */
+  readonly db: Db;
   /** `--database-url` and `--config` as the processes were started with. */
   readonly common: readonly string[];
   /** What the current worker process printed so far (for a failing test's message). */
@@ -51,7 +54,12 @@ export interface ControlPlane {
 
 export interface ControlPlaneOptions {
   /** Extra Installation configuration YAML, appended to the file (e.g. a `worker:` block). */
-  readonly workerConfig?: { readonly leaseSeconds?: number; readonly concurrency?: number };
+  readonly workerConfig?: {
+    readonly leaseSeconds?: number;
+    readonly concurrency?: number;
+    readonly resyncSeconds?: number;
+    readonly convergenceDeadlineSeconds?: number;
+  };
   /** The worker's kubeconfig; default the shared cluster's `occ-worker` identity. */
   readonly kubeconfig?: string;
 }
@@ -76,9 +84,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       config,
       `kubernetes:\n  kubeconfig: ${opts.kubeconfig ?? inject("env").kubeconfigs["occ-worker"]}\n` +
         `worker:\n  concurrency: ${opts.workerConfig?.concurrency ?? 2}\n` +
-        (opts.workerConfig?.leaseSeconds === undefined
-          ? ""
-          : `  leaseSeconds: ${opts.workerConfig.leaseSeconds}\n`),
+        (["leaseSeconds", "resyncSeconds", "convergenceDeadlineSeconds"] as const)
+          .map((key) => {
+            const value = opts.workerConfig?.[key];
+            return value === undefined ? "" : `  ${key}: ${value}\n`;
+          })
+          .join(""),
     );
     const common = ["--database-url", database.url, "--config", config];
     occ(["migrate", "--database-url", database.url]);
@@ -101,6 +112,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       apiKeyFile,
       databaseUrl: database.url,
       apiOutput: api.output,
+      db: database.db,
       get workerMetricsUrl() {
         return worker.match[1] ?? "";
       },

@@ -131,7 +131,7 @@ describe("the worker re-authorizes the frozen actor", () => {
 });
 
 describe("the worker's outcome table", () => {
-  it("a pending outcome does not spend an attempt, and the convergence deadline fails a Namespace that stays pending", async () => {
+  it("a pending outcome does not spend an attempt, and past the convergence deadline the Namespace stays pending (lifecycle.md §4)", async () => {
     const who = await creator("pending-admin");
     const prepared = await prepareExternal(); // no worker RoleBinding: stays pending
     // The deadline is fixed when the work is queued: 1.5 s after creation here.
@@ -156,9 +156,16 @@ describe("the worker's outcome table", () => {
     await new Promise((r) => setTimeout(r, 1_600));
     const second = await passFor(ns.id, fast);
     expect(second).toMatchObject({ result: "applied", move: "defer" });
+    // The queue gave up on this item, but waiting for a RoleBinding is no failure: the
+    // Namespace stays provisioning with its reason, and the next resync or watch asks again.
     const record = await getNamespace(t.db, ns.id);
-    expect(record?.status).toBe("failed");
+    expect(record?.status).toBe("provisioning");
     expect(record?.statusCode).toBe("KUBERNETES_PERMISSION_PENDING");
+    const ended = await t.db.query<{ state: string }>(
+      "SELECT state FROM work_items WHERE subject = $1",
+      [`namespace:${ns.id}`],
+    );
+    expect(ended.rows).toEqual([{ state: "failed_permanent" }]);
   });
 });
 

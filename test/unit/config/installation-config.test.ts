@@ -34,6 +34,7 @@ describe("Installation configuration", () => {
       leaseSeconds: 15,
       convergenceDeadlineSeconds: 900,
       pollSeconds: 60,
+      resyncSeconds: 600,
     });
     expect(c.compute.gatewayRouting).toBeNull();
     expect(c.compute.containerRequests).toEqual({ cpu: "250m", memory: "256Mi" });

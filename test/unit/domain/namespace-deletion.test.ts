@@ -140,9 +140,9 @@ describe("decideNamespaceDeletion: external", () => {
     expect(
       failure(decide(EXTERNAL, boundExternal(TENANT, false, { uid: "new-uid" }))),
     ).toMatchObject({
-      code: "KUBERNETES_OWNERSHIP_CONFLICT",
+      code: "KUBERNETES_NAMESPACE_REPLACED",
       reason:
-        "the bound Kubernetes namespace was deleted and recreated (metadata.uid changed); OCC will not use the new one",
+        "the bound Kubernetes namespace was deleted and recreated (metadata.uid changed); OCC will not use the new one until an administrator retries",
     });
   });
 
@@ -228,15 +228,18 @@ describe("decideNamespaceDeletion: managed", () => {
       }),
     ],
     ["partial markers", (ns: K8sNamespace) => withMetadata(ns, ns.metadata?.labels, {})],
-    [
-      "a recreated namespace",
-      (ns: K8sNamespace) => ({ ...ns, metadata: { ...ns.metadata, uid: "new" } }),
-    ],
   ])("%s → permanent failure; never deletes an operator's namespace", (_case, mutate) => {
     expect(failure(decide(MANAGED, mutate(managed(TENANT))))).toMatchObject({
       code: "KUBERNETES_OWNERSHIP_CONFLICT",
       retryable: false,
     });
+  });
+
+  it("a recreated namespace → permanent failure with its own code; never deleted", () => {
+    const recreated = managed(TENANT);
+    expect(
+      failure(decide(MANAGED, { ...recreated, metadata: { ...recreated.metadata, uid: "new" } })),
+    ).toMatchObject({ code: "KUBERNETES_NAMESPACE_REPLACED", retryable: false });
   });
 });
 

@@ -235,10 +235,10 @@ describe("uidPinViolation", () => {
     }
     expect(found).toEqual({
       check: "uid",
-      code: "KUBERNETES_OWNERSHIP_CONFLICT",
+      code: "KUBERNETES_NAMESPACE_REPLACED",
       key: null,
       message:
-        "the bound Kubernetes namespace was deleted and recreated (metadata.uid changed); OCC will not use the new one",
+        "the bound Kubernetes namespace was deleted and recreated (metadata.uid changed); OCC will not use the new one until an administrator retries",
     });
   });
 });

@@ -1,6 +1,8 @@
 import {
   decideAfterBindingConflict,
   exclusiveClaimViolation,
+  markerRemovedViolation,
+  namespaceBindingMarkers,
   foreignPolicyViolation,
   notDoneFromViolations,
   ready,
@@ -39,8 +41,16 @@ export async function ensureExternal(
   } catch (err) {
     return outcomeOfKubeError(err, "before-verification", "read the selected namespace");
   }
+  input.observer?.namespace(selected, namespace?.metadata?.uid ?? null);
+  const pinned = namespace !== null ? uidPinViolation(input.boundUid, namespace) : null;
+  if (pinned !== null) return notDoneFromViolations([pinned]);
   const verdict = verifyExternalNamespace(namespace, id, routing);
   if (verdict.verdict === "refused") return notDoneFromViolations(verdict.violations);
+  // Bound: a marker the operator removed is reported, never written back (lifecycle.md §3).
+  if (input.bound === true && verdict.patch !== null) {
+    const wanted = namespaceBindingMarkers(id, routing);
+    return notDoneFromViolations([markerRemovedViolation(namespace ?? {}, wanted)]);
+  }
   let claimants: K8sNamespace[];
   try {
     claimants = await client.list<K8sNamespace>("Namespace", {
@@ -51,8 +61,6 @@ export async function ensureExternal(
   }
   const claim = exclusiveClaimViolation(claimants, selected, id);
   if (claim !== null) return notDoneFromViolations([claim]);
-  const pin = namespace !== null ? uidPinViolation(input.boundUid, namespace) : null;
-  if (pin !== null) return notDoneFromViolations([pin]);
 
   // Verified: from here a 403 is a missing tenant RoleBinding (pending), not a refusal.
   let policies: NetworkPolicy[];

@@ -41,6 +41,7 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
       // It existed once under this tenant; recreating it silently would hide data loss.
       namespace = await client.find<K8sNamespace>("Namespace", { name: resolution.name });
       if (namespace === undefined) {
+        input.observer?.namespace(resolution.name, null);
         return notDoneFromViolations([boundNamespaceMissingViolation()]);
       }
     } else {
@@ -67,9 +68,11 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
     return outcomeOfKubeError(err, "before-verification", "place the managed namespace");
   }
 
+  input.observer?.namespace(namespace.metadata?.name ?? "", namespace.metadata?.uid ?? null);
   const pin = uidPinViolation(input.boundUid, namespace);
   if (pin !== null) return notDoneFromViolations([pin]);
-  const verdict = verifyManagedNamespace(namespace, id, routing);
+  const pinned = input.boundUid !== null;
+  const verdict = verifyManagedNamespace(namespace, id, routing, pinned);
   if (verdict.verdict === "refused") return notDoneFromViolations(verdict.violations);
   if (verdict.verdict === "pending") return verdict.result;
   const name = namespace.metadata?.name ?? "";
@@ -91,6 +94,7 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
     } catch (err) {
       return outcomeOfKubeError(err, "before-verification", "update the managed namespace markers");
     }
+    if (input.bound === true) input.observer?.repaired("Namespace");
   }
 
   if (ctx.tenantRoleBindings !== null) {

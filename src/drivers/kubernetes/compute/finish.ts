@@ -19,6 +19,7 @@ export async function finishPlacement(
     namespace,
     settings,
     observed,
+    input.bound === true ? (kind) => input.observer?.repaired(kind) : undefined,
   );
   if (owned !== null) return owned;
   for (const hook of ctx.hooks) {

@@ -35,6 +35,8 @@ export async function reconcileOwnedObjects(
   namespace: string,
   settings: ComputeSettings,
   observed: ObservedContents,
+  /** Told the kind of every object written (a bound tenant's drift repaired). */
+  onWrite?: (kind: string) => void,
 ): Promise<NotDone | null> {
   for (const desired of desiredOwnedObjects(tenantId, namespace, settings)) {
     const name = desired.metadata.name ?? "";
@@ -47,7 +49,8 @@ export async function reconcileOwnedObjects(
             ? (observed.policies.find((p) => p.metadata.name === name) ?? null)
             : ((await client.find<OwnedObject>(desired.kind, { name, namespace })) ?? null);
       const stopped = await converge(client, tenantId, desired, current);
-      if (stopped !== null) return stopped;
+      if (stopped === "written") onWrite?.(desired.kind);
+      else if (stopped !== null) return stopped;
     } catch (err) {
       return outcomeOfKubeError(err, "after-verification", `write ${what}`, namespace);
     }
@@ -66,7 +69,7 @@ async function converge(
   desired: OwnedObject,
   observed: OwnedObject | null,
   raced = false,
-): Promise<NotDone | null> {
+): Promise<NotDone | "written" | null> {
   const action = ownedObjectAction(observed, desired, tenantId);
   switch (action.action) {
     case "none":
@@ -79,11 +82,11 @@ async function converge(
         { ...desired, metadata: { ...desired.metadata, resourceVersion: action.resourceVersion } },
         { force: true },
       );
-      return null;
+      return "written";
     case "create":
       try {
         await client.create(desired.kind, desired);
-        return null;
+        return "written";
       } catch (err) {
         if (raced || !(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
       }

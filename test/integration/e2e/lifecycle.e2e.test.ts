@@ -1,0 +1,357 @@
+/**
+ * The lifecycle after placement (lifecycle.md), through the real `occ api` and `occ worker`
+ * processes on the real cluster and PostgreSQL: drift OCC owns is repaired, drift the operator
+ * owns is reported as `degraded` and recovers by itself under the same ID, a vanished
+ * namespace is never recreated without an administrator's retry, a recreated one is detected,
+ * a refused selection stays failed until retried, and pending on a RoleBinding outlives the
+ * old convergence deadline. Each case reads the result back from the API server (objects and
+ * Events) and from the database. A 2 s resync is what makes the worker look again.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANNOTATIONS, LABELS, currentManagedName } from "../../../src/domain/index.js";
+import { eventually, uniqueName } from "../../harness/kube.js";
+import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
+import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
+
+interface NamespaceView {
+  id: string;
+  status: string;
+  placement: { uid: string | null; observedUid: string | null };
+  statusReason: { code: string; message: string } | null;
+  lastReconciledAt: string | null;
+}
+
+let plane: ControlPlane;
+
+async function get(id: string): Promise<NamespaceView> {
+  const res = await callApi(plane, "GET", `/namespaces/${id}`);
+  return (res.body as { data: NamespaceView }).data;
+}
+
+async function until(id: string, what: string, ok: (n: NamespaceView) => boolean) {
+  let last: NamespaceView | undefined;
+  await eventually(
+    `${id} ${what}`,
+    async () => {
+      last = await get(id);
+      return ok(last);
+    },
+    90_000,
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)}; last seen ${JSON.stringify(last)}`);
+  });
+  return last as NamespaceView;
+}
+
+async function row(id: string) {
+  const res = await plane.db.query<{
+    status: string;
+    status_code: string | null;
+    kubernetes_uid: string | null;
+    observed_kubernetes_uid: string | null;
+  }>(
+    "SELECT status, status_code, kubernetes_uid, observed_kubernetes_uid FROM namespaces WHERE id = $1",
+    [id],
+  );
+  return res.rows[0];
+}
+
+/** The reasons of the Events OCC recorded on `namespace`, oldest first. */
+async function eventReasons(namespace: string): Promise<string[]> {
+  const events = await admin.list<{
+    metadata?: { name?: string };
+    reason?: string;
+    source?: { component?: string };
+  }>("Event", {
+    namespace,
+  });
+  return events.filter((e) => e.source?.component === "occ-worker").map((e) => e.reason ?? "");
+}
+
+async function createManaged(name: string): Promise<{ id: string; namespace: string }> {
+  const res = await callApi(plane, "POST", "/namespaces", { name });
+  const id = (res.body as { data: NamespaceView }).data.id;
+  return { id, namespace: currentManagedName(id) };
+}
+
+async function readyManaged(name: string): Promise<{ id: string; namespace: string }> {
+  const created = await createManaged(name);
+  await eventually(`${created.namespace} created`, async () =>
+    (await readNamespace(created.namespace)) !== undefined ? true : false,
+  );
+  await bindTenantRole(created.namespace, "occ-worker");
+  await until(created.id, "ready", (n) => n.status === "ready");
+  return created;
+}
+
+async function readyExternal(name: string): Promise<{ id: string; namespace: string }> {
+  const ns = await prepareExternal();
+  const namespace = ns.metadata?.name ?? "";
+  await bindTenantRole(namespace, "occ-worker");
+  const res = await callApi(plane, "POST", "/namespaces", { name, existingNamespace: namespace });
+  const id = (res.body as { data: NamespaceView }).data.id;
+  await until(id, "ready", (n) => n.status === "ready");
+  return { id, namespace };
+}
+
+async function patchNamespace(name: string, metadata: object): Promise<void> {
+  await admin.patch("Namespace", { name }, { metadata }, { type: "merge" });
+}
+
+async function deleteNamespaceAndWait(name: string): Promise<void> {
+  const uid = (await readNamespace(name))?.metadata?.uid ?? "";
+  await admin.delete("Namespace", { name }, { uid });
+  await eventually(`${name} gone`, async () => (await readNamespace(name)) === undefined, 90_000);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  await grantChartClusterRoles();
+  plane = await startControlPlane({
+    workerConfig: { resyncSeconds: 2, convergenceDeadlineSeconds: 10, concurrency: 4 },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await plane.stop();
+});
+
+describe("drift OCC owns is repaired, the tenant stays ready", () => {
+  it("an owned NetworkPolicy deleted, then edited, and Pod Security relaxed: all restored", async () => {
+    const { id, namespace } = await readyManaged("drift-owned");
+    const policy = { name: "default-deny", namespace };
+    const owned = await admin.get<{ metadata?: { name?: string; uid?: string } }>(
+      "NetworkPolicy",
+      policy,
+    );
+    await admin.delete("NetworkPolicy", policy, { uid: owned.metadata?.uid ?? "" });
+    await eventually("default-deny restored", async () => {
+      return (await admin.find("NetworkPolicy", policy)) !== undefined;
+    });
+    await admin.patch(
+      "NetworkPolicy",
+      policy,
+      { spec: { policyTypes: ["Ingress"] } },
+      { type: "merge" },
+    );
+    await eventually("default-deny edited back", async () => {
+      const np = await admin.find<{
+        metadata?: { name?: string };
+        spec: { policyTypes?: string[] };
+      }>("NetworkPolicy", policy);
+      return np?.spec.policyTypes?.includes("Egress") === true;
+    });
+    await patchNamespace(namespace, { labels: { [LABELS.podSecurityEnforce]: "privileged" } });
+    await eventually("Pod Security restored", async () => {
+      const ns = await readNamespace(namespace);
+      return ns?.metadata?.labels?.[LABELS.podSecurityEnforce] === "restricted";
+    });
+    expect(await get(id)).toMatchObject({ status: "ready", statusReason: null });
+    expect(await row(id)).toMatchObject({ status: "ready", status_code: null });
+    const metrics = await (await fetch(plane.workerMetricsUrl)).text();
+    expect(metrics).toMatch(/occ_drift_repairs_total\{kind="NetworkPolicy"\} [1-9]/);
+    expect(metrics).toMatch(/occ_drift_repairs_total\{kind="Namespace"\} [1-9]/);
+  });
+});
+
+describe("drift the operator owns is reported as degraded and recovers under the same ID", () => {
+  it("external: a foreign NetworkPolicy, a removed marker, relaxed Pod Security", async () => {
+    const { id, namespace } = await readyExternal("drift-external");
+    await admin.create("NetworkPolicy", {
+      metadata: { name: "allow-all", namespace },
+      spec: { podSelector: {}, ingress: [{}], policyTypes: ["Ingress"] },
+    });
+    const degraded = await until(id, "degraded (foreign policy)", (n) => n.status === "degraded");
+    expect(degraded.statusReason?.code).toBe("KUBERNETES_OWNERSHIP_CONFLICT");
+    expect(await row(id)).toMatchObject({ status: "degraded" });
+    // Nothing of the operator's is changed: their policy stays.
+    expect(await admin.find("NetworkPolicy", { name: "allow-all", namespace })).toBeDefined();
+    const foreign = await admin.get<{ metadata?: { name?: string; uid?: string } }>(
+      "NetworkPolicy",
+      {
+        name: "allow-all",
+        namespace,
+      },
+    );
+    await admin.delete(
+      "NetworkPolicy",
+      { name: "allow-all", namespace },
+      { uid: foreign.metadata?.uid ?? "" },
+    );
+    await until(id, "ready again", (n) => n.status === "ready");
+
+    await patchNamespace(namespace, { annotations: { [ANNOTATIONS.namespaceId]: null } });
+    const unmarked = await until(id, "degraded (marker)", (n) => n.status === "degraded");
+    expect(unmarked.statusReason?.message).toContain(ANNOTATIONS.namespaceId);
+    // Not bound again behind the operator's back.
+    await sleep(4_000);
+    expect((await readNamespace(namespace))?.metadata?.annotations?.[ANNOTATIONS.namespaceId]).toBe(
+      undefined,
+    );
+    await patchNamespace(namespace, { annotations: { [ANNOTATIONS.namespaceId]: id } });
+    await until(id, "ready again", (n) => n.status === "ready");
+
+    await patchNamespace(namespace, { labels: { [LABELS.podSecurityEnforce]: "baseline" } });
+    await until(id, "degraded (Pod Security)", (n) => n.status === "degraded");
+    expect((await readNamespace(namespace))?.metadata?.labels?.[LABELS.podSecurityEnforce]).toBe(
+      "baseline",
+    );
+    await patchNamespace(namespace, { labels: { [LABELS.podSecurityEnforce]: "restricted" } });
+    const back = await until(id, "ready again", (n) => n.status === "ready");
+    expect(back.id).toBe(id);
+    expect(await row(id)).toMatchObject({ status: "ready", status_code: null });
+    await eventually("Events recorded", async () => {
+      const reasons = await eventReasons(namespace);
+      return (
+        reasons.filter((r) => r === "KUBERNETES_OWNERSHIP_CONFLICT").length >= 3 &&
+        reasons.filter((r) => r === "READY").length >= 3
+      );
+    });
+  });
+
+  it("external deleted out of band: degraded KUBERNETES_NAMESPACE_MISSING, never recreated", async () => {
+    const { id, namespace } = await readyExternal("vanished-external");
+    await deleteNamespaceAndWait(namespace);
+    // While it terminates it is degraded as inactive (or pending); once gone, missing.
+    const n = await until(
+      id,
+      "degraded, missing",
+      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_MISSING",
+    );
+    expect(n.status).toBe("degraded");
+    expect(n.placement.observedUid).toBeNull();
+    await sleep(5_000);
+    expect(await readNamespace(namespace)).toBeUndefined();
+    expect(await row(id)).toMatchObject({
+      status: "degraded",
+      status_code: "KUBERNETES_NAMESPACE_MISSING",
+      observed_kubernetes_uid: null,
+    });
+  });
+
+  it("managed deleted out of band: degraded, recreated only after an administrator's retry", async () => {
+    const { id, namespace } = await readyManaged("vanished-managed");
+    const before = await row(id);
+    await deleteNamespaceAndWait(namespace);
+    // While it terminates it is degraded as inactive (or pending); once gone, missing.
+    const n = await until(
+      id,
+      "degraded, missing",
+      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_MISSING",
+    );
+    expect(n.status).toBe("degraded");
+    await sleep(5_000);
+    expect(await readNamespace(namespace)).toBeUndefined();
+
+    const retried = await callApi(plane, "POST", `/namespaces/${id}/retry`);
+    expect(retried.status).toBe(202);
+    await eventually("recreated", async () => (await readNamespace(namespace)) !== undefined);
+    await bindTenantRole(namespace, "occ-worker");
+    const ready = await until(id, "ready after retry", (v) => v.status === "ready");
+    const recreated = await readNamespace(namespace);
+    expect(ready.placement.uid).toBe(recreated?.metadata?.uid);
+    expect(ready.placement.uid).not.toBe(before?.kubernetes_uid);
+    expect(await row(id)).toMatchObject({
+      status: "ready",
+      kubernetes_uid: recreated?.metadata?.uid,
+    });
+    const audit = await plane.db.query(
+      "SELECT 1 FROM audit_events WHERE action = 'namespaces.retry' AND resource_id = $1",
+      [id],
+    );
+    expect(audit.rows).toHaveLength(1);
+  });
+
+  it("a managed namespace recreated under the same name while ready: degraded, UID changed", async () => {
+    const { id, namespace } = await readyManaged("replaced-ready");
+    const old = await readNamespace(namespace);
+    await deleteNamespaceAndWait(namespace);
+    await admin.create("Namespace", {
+      metadata: {
+        name: namespace,
+        labels: old?.metadata?.labels,
+        annotations: old?.metadata?.annotations,
+      },
+    });
+    const n = await until(
+      id,
+      "degraded, replaced",
+      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_REPLACED",
+    );
+    expect(n.status).toBe("degraded");
+    const now = await readNamespace(namespace);
+    expect(n.placement).toMatchObject({ uid: old?.metadata?.uid, observedUid: now?.metadata?.uid });
+    expect(await row(id)).toMatchObject({ kubernetes_uid: old?.metadata?.uid });
+  });
+});
+
+describe("pending and refused placements", () => {
+  it("the UID is recorded from creation, so a recreate while pending is detected", async () => {
+    const { id, namespace } = await createManaged("replaced-pending");
+    const pending = await until(
+      id,
+      "pending with its UID",
+      (v) => v.statusReason?.code === "KUBERNETES_PERMISSION_PENDING" && v.placement.uid !== null,
+    );
+    const old = await readNamespace(namespace);
+    expect(pending.placement.uid).toBe(old?.metadata?.uid);
+    await deleteNamespaceAndWait(namespace);
+    await admin.create("Namespace", {
+      metadata: {
+        name: namespace,
+        labels: old?.metadata?.labels,
+        annotations: old?.metadata?.annotations,
+      },
+    });
+    const failed = await until(id, "failed", (v) => v.status === "failed");
+    // Seen while gone or once recreated: either way never accepted silently.
+    expect(["KUBERNETES_NAMESPACE_REPLACED", "KUBERNETES_NAMESPACE_MISSING"]).toContain(
+      failed.statusReason?.code,
+    );
+    expect(await row(id)).toMatchObject({ status: "failed", kubernetes_uid: old?.metadata?.uid });
+  });
+
+  it("a refused selection fixed by the operator stays failed until retried, then ready under the same ID", async () => {
+    const ns = await prepareExternal({ omitAnnotations: [ANNOTATIONS.lifecycle] });
+    const namespace = ns.metadata?.name ?? "";
+    await bindTenantRole(namespace, "occ-worker");
+    const res = await callApi(plane, "POST", "/namespaces", {
+      name: uniqueName("refused"),
+      existingNamespace: namespace,
+    });
+    const id = (res.body as { data: NamespaceView }).data.id;
+    const failed = await until(id, "failed", (v) => v.status === "failed");
+    expect(failed.statusReason?.code).toBe("KUBERNETES_OWNERSHIP_CONFLICT");
+    await patchNamespace(namespace, { annotations: { [ANNOTATIONS.lifecycle]: "external" } });
+    await sleep(6_000);
+    expect(await row(id)).toMatchObject({ status: "failed" });
+    expect((await readNamespace(namespace))?.metadata?.labels?.[LABELS.namespace]).toBeUndefined();
+    await eventually("failure Event", async () =>
+      (await eventReasons(namespace)).includes("KUBERNETES_OWNERSHIP_CONFLICT"),
+    );
+
+    expect((await callApi(plane, "POST", `/namespaces/${id}/retry`)).status).toBe(202);
+    const ready = await until(id, "ready after retry", (v) => v.status === "ready");
+    expect(ready.id).toBe(id);
+    expect((await readNamespace(namespace))?.metadata?.labels?.[LABELS.namespace]).toBe(id);
+    expect(await row(id)).toMatchObject({ status: "ready", status_code: null });
+    await eventually("ready Event", async () => (await eventReasons(namespace)).includes("READY"));
+  });
+
+  it("a RoleBinding granted after the convergence deadline still makes it ready", async () => {
+    const { id, namespace } = await createManaged("late-binding");
+    await until(id, "pending", (v) => v.statusReason?.code === "KUBERNETES_PERMISSION_PENDING");
+    // The deadline is 10 s; wait well past it.
+    await sleep(15_000);
+    expect(await row(id)).toMatchObject({
+      status: "provisioning",
+      status_code: "KUBERNETES_PERMISSION_PENDING",
+    });
+    await bindTenantRole(namespace, "occ-worker");
+    await until(id, "ready", (v) => v.status === "ready");
+    expect(await row(id)).toMatchObject({ status: "ready" });
+    await eventually("ready Event", async () => (await eventReasons(namespace)).includes("READY"));
+  });
+});
