@@ -77,9 +77,15 @@ else
   echo "cluster-tools: pause image $pause_ref built from $pause_src"
 fi
 
+# helm's default Kubernetes version (`.Capabilities.KubeVersion` without --kube-version, and
+# the deprecation lint) is 1.20 unless stamped, which fails the chart's kubeVersion: stamp the
+# pinned cluster's, as helm's own Makefile does from its client-go version.
 helm_version=$(awk '$1 == "helm.sh/helm/v3" {print $2}' "$root/tools/helm/go.mod")
-build_group helm "$root/tools/helm" "helm" "-X helm.sh/helm/v3/internal/version.version=$helm_version" \
-  helm.sh/helm/v3/cmd/helm
+helm_ldflags="-X helm.sh/helm/v3/internal/version.version=$helm_version"
+for pkg in helm.sh/helm/v3/pkg/chartutil helm.sh/helm/v3/pkg/lint/rules; do
+  helm_ldflags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$k8s_minor"
+done
+build_group helm "$root/tools/helm" "helm" "$helm_ldflags" helm.sh/helm/v3/cmd/helm
 
 "$bin/kubectl" version --client=true -o yaml | grep gitVersion | head -1
 "$bin/helm" version --short

@@ -21,9 +21,11 @@ import { Registry } from "prom-client";
 import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
 import type { QueueConfig } from "../queue/work-items.js";
 import type { Db } from "../store/db.js";
+import type { RequiredSchema } from "../store/schema-version.js";
 import { agentQueueConfig, type AgentWorkKind } from "../occ/agent-work.js";
 import { agentRoutes } from "./agents/routes.js";
 import { auditRoutes } from "./audit-routes.js";
+import { workerRoutes } from "./workers-routes.js";
 import { configurationRoutes } from "./configurations/routes.js";
 import { secretRoutes } from "./secrets/routes.js";
 import { serviceAccountRoutes } from "./service-accounts/routes.js";
@@ -93,6 +95,8 @@ export interface AppOptions {
   readonly requestTimeoutMs?: number;
   /** Where HTTP metrics go and what `/metrics` serves; default a fresh registry. */
   readonly registry?: Registry;
+  /** The migrations this release needs, checked by `/readyz`; default not checked. */
+  readonly schema?: RequiredSchema;
 }
 
 /** The Fastify instance type of the app. */
@@ -143,7 +147,7 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
       contentChecks: options.contentChecks ?? DEFAULT_NAMESPACE_CONTENT_CHECKS,
       preprovisionedNamespaceId: options.preprovisionedNamespaceId,
     };
-    await app.register(healthRoutes, { db, registry });
+    await app.register(healthRoutes, { db, registry, schema: options.schema });
     await app.register(openApiRoutes);
     await app.register(namespaceRoutes, deps);
     for (const iam of [
@@ -156,6 +160,7 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
       await app.register(iam, { db });
     }
     await app.register(auditRoutes, { db });
+    await app.register(workerRoutes, { db });
     const tenant = { db, kubernetes: options.kubernetes, log: app.log };
     await app.register(configurationRoutes, tenant);
     await app.register(secretRoutes, tenant);

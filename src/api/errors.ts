@@ -15,11 +15,16 @@ export const ERROR_STATUS = {
   NAMESPACE_NOT_READY: 409,
   NAMESPACE_NOT_EMPTY: 409,
   REQUEST_TIMEOUT: 408,
+  NAMESPACE_NOT_PLACEABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   DEPENDENCY_UNAVAILABLE: 503,
+  KUBERNETES_PERMISSION_MISSING: 503,
+  KUBERNETES_OWNERSHIP_CONFLICT: 503,
+  KUBERNETES_NAMESPACE_MISSING: 503,
+  DATABASE_SCHEMA_OUTDATED: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -39,11 +44,18 @@ export const DEFAULT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   NAMESPACE_NOT_READY: "The Namespace is not ready.",
   NAMESPACE_NOT_EMPTY: "The Namespace still holds resources.",
   REQUEST_TIMEOUT: "The request did not arrive in time; send it again.",
+  NAMESPACE_NOT_PLACEABLE: "This Installation can never place that Namespace.",
   PAYLOAD_TOO_LARGE: "The request body exceeds 64 KiB.",
   UNSUPPORTED_MEDIA_TYPE: "The request body must be application/json.",
   HEADERS_TOO_LARGE: "The request's URL and headers exceed 16 KiB.",
   INTERNAL_ERROR: "An internal error occurred; it has been logged.",
   DEPENDENCY_UNAVAILABLE: "A service OCC depends on is unavailable; retry later.",
+  KUBERNETES_PERMISSION_MISSING:
+    "The API lacks its RoleBinding in the tenant's Kubernetes namespace; grant it (no restart needed).",
+  KUBERNETES_OWNERSHIP_CONFLICT:
+    "A Kubernetes object is not the one OCC wrote; it is never repaired silently.",
+  KUBERNETES_NAMESPACE_MISSING: "The tenant's Kubernetes namespace does not exist yet.",
+  DATABASE_SCHEMA_OUTDATED: "The database lacks a migration of this release: run `occ migrate`.",
 };
 
 /** What a detail says about one invalid input: a closed vocabulary. */

@@ -1,6 +1,7 @@
 /**
  * Process endpoints without tenant data and without authentication (control-plane.md §2):
- * `/healthz` (the process answers), `/readyz` (the database answers a query), `/metrics`
+ * `/healthz` (the process answers), `/readyz` (the database answers and carries every
+ * migration of this release), `/metrics`
  * (Prometheus text from the app's registry) — and the HTTP metrics `/metrics` serves, on a
  * registry the process owns (the worker adds its own metrics to the same registry when both
  * run in one process). Labels are route *patterns*, never concrete paths, so IDs do not leak
@@ -11,6 +12,11 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import type { FastifyInstance } from "fastify";
 import { Counter, Histogram, type Registry } from "prom-client";
 import type { Db } from "../store/db.js";
+import {
+  readSchemaStatus,
+  schemaOutdatedMessage,
+  type RequiredSchema,
+} from "../store/schema-version.js";
 import { ApiError } from "./errors.js";
 import { envelope } from "./request-context.js";
 import { DataEnvelope, errorResponses } from "./schemas.js";
@@ -20,6 +26,11 @@ export interface HealthRoutesOptions {
   readonly registry: Registry;
   /** How long `/readyz` waits for the database. */
   readonly readinessTimeoutMs?: number;
+  /**
+   * The migrations this release needs; given, `/readyz` also answers 503
+   * `DATABASE_SCHEMA_OUTDATED` while the database lacks one (e.g. restored from a backup).
+   */
+  readonly schema?: RequiredSchema | undefined;
 }
 
 const StatusSchema = Type.Object(
@@ -69,12 +80,19 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
       },
     },
     async (request) => {
-      try {
-        await withTimeout(opts.db.query("SELECT 1"), opts.readinessTimeoutMs ?? 2_000);
-      } catch (err) {
+      const schema = opts.schema;
+      const status = await withTimeout(
+        schema === undefined
+          ? opts.db.query("SELECT 1").then(() => null)
+          : readSchemaStatus(opts.db, schema),
+        opts.readinessTimeoutMs ?? 2_000,
+      ).catch((err: unknown) => {
         throw new ApiError("DEPENDENCY_UNAVAILABLE", "The database does not answer.", {
           cause: err,
         });
+      });
+      if (status !== null && status.missing.length > 0) {
+        throw new ApiError("DATABASE_SCHEMA_OUTDATED", schemaOutdatedMessage(status));
       }
       return envelope(request, { status: "ready" });
     },

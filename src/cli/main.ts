@@ -5,6 +5,7 @@ import { registerDevCommand } from "./dev-command.js";
 import { registerNamespacesCommands } from "./namespaces-command.js";
 import { registerPreprovisionedCommands } from "./preprovisioned-command.js";
 import { registerProcessCommands } from "./process-commands.js";
+import { registerStatusCommand } from "./status-command.js";
 import { runCli } from "./run.js";
 
 const program = new Command("occ")
@@ -19,5 +20,6 @@ registerDevCommand(program);
 registerNamespacesCommands(program);
 registerAgentsCommands(program);
 registerPreprovisionedCommands(program);
+registerStatusCommand(program);
 
 await runCli(program, process.argv);

@@ -23,6 +23,7 @@ import {
 } from "./api-client.js";
 import { outputOption, print, render, say, type Column, type OutputFormat } from "./output.js";
 import { registerPreflightCommand } from "./preflight-command.js";
+import { grantHintOf } from "./grant-hint.js";
 import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
 
 const COLUMNS: readonly Column<NamespaceView>[] = [
@@ -62,7 +63,8 @@ interface WaitFlags extends ClientFlags {
 function progressOf(n: NamespaceView): string {
   const reason =
     n.statusReason === null ? "" : ` — ${n.statusReason.code}: ${n.statusReason.message}`;
-  return `${n.id}: ${n.status}${reason}`;
+  const hint = grantHintOf(n);
+  return `${n.id}: ${n.status}${reason}${hint === null ? "" : `\n  ${hint}`}`;
 }
 
 /** ready → done; failed → failed with the reason (which states the fix); else keep waiting. */

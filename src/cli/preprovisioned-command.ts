@@ -10,7 +10,7 @@
  */
 import type { Command } from "commander";
 import { stringify } from "yaml";
-import { loadInstallationConfig, type InstallationConfig } from "../config/installation-config.js";
+import type { InstallationConfig } from "../config/installation-config.js";
 import {
   currentManagedName,
   parsePreprovisionedBinding,
@@ -32,21 +32,24 @@ import {
   verifyPreprovisioned,
   type VerifyFlags,
 } from "../occ/preprovisioned-verify.js";
+import {
+  configFromOptions,
+  serviceAccountDefaults,
+  withValuesOptions,
+  type ValuesOptions,
+} from "./values-options.js";
 
-interface ClusterOptions {
-  config?: string;
+interface ClusterOptions extends ValuesOptions {
   kubeconfig?: string;
 }
 
 function withClusterOptions(cmd: Command): Command {
-  return cmd
-    .option("--config <file>", "Installation configuration YAML (default: $OCC_CONFIG_PATH)")
-    .option("--kubeconfig <file>", "kubeconfig (default: kubernetes.kubeconfig, then $KUBECONFIG)");
+  return withValuesOptions(
+    cmd.option("--config <file>", "Installation configuration YAML (default: $OCC_CONFIG_PATH)"),
+  ).option("--kubeconfig <file>", "kubeconfig (default: kubernetes.kubeconfig, then $KUBECONFIG)");
 }
 
-function loadConfig(opts: ClusterOptions): Promise<InstallationConfig> {
-  return loadInstallationConfig(opts.config ?? process.env.OCC_CONFIG_PATH);
-}
+const loadConfig = configFromOptions;
 
 function clientFor(opts: ClusterOptions, config: InstallationConfig): ObjectClient {
   return createObjectClient(loadKubeConfig(opts.kubeconfig ?? config.kubernetes.kubeconfig), {
@@ -96,40 +99,40 @@ export function registerPreprovisionedCommands(program: Command): void {
     .command("preprovisioned")
     .description("prepare, verify and bind the preprovisioned namespace (operator tools)");
 
-  group
-    .command("render")
-    .description("print the namespace, its RoleBindings and the OpenShell resources as YAML")
-    .requiredOption("--namespace-id <id>", "the platform Namespace ID to bind (ns_…)")
-    .option("--config <file>", "Installation configuration YAML (default: $OCC_CONFIG_PATH)")
+  withValuesOptions(
+    group
+      .command("render")
+      .description("print the namespace, its RoleBindings and the OpenShell resources as YAML")
+      .requiredOption("--namespace-id <id>", "the platform Namespace ID to bind (ns_…)")
+      .option("--config <file>", "Installation configuration YAML (default: $OCC_CONFIG_PATH)"),
+  )
     .option(
       "--worker-service-account <ns/name>",
-      "the worker's ServiceAccount (default: <controllerNamespace>/occ-worker)",
+      "the worker's ServiceAccount (default: the chart's, <controllerNamespace>/occ-worker)",
     )
     .option(
       "--api-service-account <ns/name>",
-      "the API's ServiceAccount (default: <controllerNamespace>/occ-api)",
+      "the API's ServiceAccount (default: the chart's, <controllerNamespace>/occ-api)",
     )
     .action(
-      async (opts: {
-        namespaceId: string;
-        config?: string;
-        workerServiceAccount?: string;
-        apiServiceAccount?: string;
-      }) => {
+      async (
+        opts: ValuesOptions & {
+          namespaceId: string;
+          workerServiceAccount?: string;
+          apiServiceAccount?: string;
+        },
+      ) => {
         const config = await loadConfig(opts);
-        const controller = config.kubernetes.controllerNamespace;
+        const defaults = await serviceAccountDefaults(opts, config);
         process.stdout.write(
           renderPreprovisionedYaml({
             namespaceId: namespaceIdOf(opts.namespaceId),
             config,
             worker: serviceAccountOf(
-              opts.workerServiceAccount ?? `${controller}/occ-worker`,
+              opts.workerServiceAccount ?? defaults.worker,
               "--worker-service-account",
             ),
-            api: serviceAccountOf(
-              opts.apiServiceAccount ?? `${controller}/occ-api`,
-              "--api-service-account",
-            ),
+            api: serviceAccountOf(opts.apiServiceAccount ?? defaults.api, "--api-service-account"),
           }),
         );
       },

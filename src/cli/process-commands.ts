@@ -6,10 +6,23 @@ import { registerControlPlaneMetrics } from "../occ/metrics.js";
 import { startMetricsServer } from "../occ/metrics-server.js";
 import { workerQueues } from "../occ/namespace-queue.js";
 import { runBootstrap, startApiProcess, startWorkerProcess } from "../occ/processes.js";
-import { loadInstallationConfig, type InstallationConfig } from "../config/installation-config.js";
+import {
+  ConfigurationError,
+  loadInstallationConfig,
+  type InstallationConfig,
+} from "../config/installation-config.js";
 import { openDatabase } from "../occ/database.js";
 import { startupProfile } from "../occ/preprovisioned-startup.js";
 import type { Db } from "../store/db.js";
+import { requiredSchema, requireSchema } from "../store/schema-version.js";
+import {
+  reportWorkerRefusal,
+  startWorkerHeartbeat,
+  workerIdOf,
+  workerRefusalOf,
+  type WorkerStartupCheck,
+} from "../occ/worker-status.js";
+import type { Logger } from "pino";
 import { openFromOptions, withCommonOptions, type CommonOptions } from "./common-options.js";
 import { untilStopSignal } from "./signals.js";
 
@@ -53,6 +66,11 @@ export function registerProcessCommands(program: Command): void {
       .option("--port <port>", "port to bind", "8080"),
   ).action(async (opts: CommonOptions & { host: string; port: string }) => {
     const { db, config } = await openChecked(opts);
+    const schema = await requiredSchema();
+    await requireSchema(db, schema).catch(async (err: unknown) => {
+      await db.close();
+      throw err;
+    });
     const logger = createLogger("occ-api");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
@@ -66,6 +84,7 @@ export function registerProcessCommands(program: Command): void {
       port: parsePort(opts.port, "--port"),
       logger,
       registry,
+      schema,
     });
     console.log(`occ api listening on ${server.url}`);
     await untilStopSignal();
@@ -80,8 +99,9 @@ export function registerProcessCommands(program: Command): void {
       .option("--metrics-host <host>", "address of the worker's /metrics endpoint", "127.0.0.1")
       .option("--metrics-port <port>", "port of the worker's /metrics endpoint", "9091"),
   ).action(async (opts: CommonOptions & { metricsHost: string; metricsPort: string }) => {
-    const { db, config } = await openChecked(opts);
     const logger = createLogger("occ-worker");
+    const { db, config } = await openWorkerChecked(opts, logger);
+    const workerId = workerIdOf();
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config), {
@@ -95,15 +115,18 @@ export function registerProcessCommands(program: Command): void {
     const worker = await startWorkerProcess({ db, config, logger, metrics }).catch(
       async (err: unknown) => {
         // A refused startup (e.g. the preprovisioned namespace does not verify) ends the
-        // process: release what keeps it alive, then report.
+        // process: record why for `occ status`, release what keeps it alive, then report.
+        await reportWorkerRefusal(db, workerId, workerRefusalOf("drivers", err), logger);
         await server.close();
         await db.close();
         throw err;
       },
     );
-    logger.info({ metrics: `${server.url}/metrics` }, "worker metrics served");
+    const heartbeat = await startWorkerHeartbeat(db, workerId, logger);
+    logger.info({ metrics: `${server.url}/metrics`, workerId }, "worker metrics served");
     await untilStopSignal();
     await worker.stop();
+    await heartbeat.stop();
     await server.close();
     await db.close();
   });
@@ -117,6 +140,34 @@ async function openChecked(opts: CommonOptions): Promise<{ db: Db; config: Insta
   const config = await loadInstallationConfig(opts.config ?? process.env.OCC_CONFIG_PATH);
   startupProfile(config, process.env);
   const db = await openDatabase({ databaseUrl: opts.databaseUrl, pgliteDir: opts.pglite });
+  return { db, config };
+}
+
+/**
+ * The worker's {@link openChecked}: the same checks, then the schema — but each refusal is
+ * also recorded in the database (when it can be reached) so the API and `occ status` show it.
+ */
+async function openWorkerChecked(
+  opts: CommonOptions,
+  logger: Logger,
+): Promise<{ db: Db; config: InstallationConfig }> {
+  const db = await openDatabase({ databaseUrl: opts.databaseUrl, pgliteDir: opts.pglite });
+  const refuse = async (check: WorkerStartupCheck, err: unknown): Promise<never> => {
+    await reportWorkerRefusal(db, workerIdOf(), workerRefusalOf(check, err), logger);
+    await db.close();
+    throw err;
+  };
+  const config = await loadInstallationConfig(opts.config ?? process.env.OCC_CONFIG_PATH).catch(
+    (err: unknown) => refuse("configuration", err),
+  );
+  try {
+    startupProfile(config, process.env);
+  } catch (err) {
+    return refuse(err instanceof ConfigurationError ? "configuration" : "profile", err);
+  }
+  await requireSchema(db, await requiredSchema()).catch((err: unknown) =>
+    refuse("schema-version", err),
+  );
   return { db, config };
 }
 

@@ -8,6 +8,7 @@ import { bootstrap, type BootstrapResult } from "../iam/bootstrap.js";
 import type { NamespaceId } from "../domain/index.js";
 import { agentIdsOf } from "../store/agents.js";
 import type { Db } from "../store/db.js";
+import type { RequiredSchema } from "../store/schema-version.js";
 import { startWorker, type RunningWorker } from "../worker/worker.js";
 import { computeSelectionOf, createComputeRuntime } from "./compute.js";
 import type { ControlPlaneMetrics } from "./metrics.js";
@@ -55,6 +56,8 @@ export async function startApiProcess(opts: {
   port?: number;
   logger: Logger;
   registry?: Registry;
+  /** The migrations this release needs, checked again by `/readyz`. */
+  schema?: RequiredSchema;
   /** Default `process.env`. */
   env?: Environment;
 }): Promise<RunningServer> {
@@ -81,6 +84,7 @@ export async function startApiProcess(opts: {
     agentQueue: agentQueueConfig({ policy: namespaceQueuePolicy(opts.config) }),
     logger: opts.logger,
     ...(opts.registry !== undefined ? { registry: opts.registry } : {}),
+    ...(opts.schema !== undefined ? { schema: opts.schema } : {}),
     ...(opts.host !== undefined ? { host: opts.host } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),
   }).catch((err: unknown) => {

@@ -9,6 +9,8 @@
  *    non-administrator learns nothing about the Installation's Compute selection;
  * 4. with `existingNamespace`: the Compute selection must be the bundled Kubernetes driver
  *    (409);
+ * 4b. in the preprovisioned profile: refused (409 `NAMESPACE_NOT_PLACEABLE`, naming the bound
+ *    Namespace) — it could only ever fail in the worker;
  * 5. one transaction: the Namespace row, its `namespace:<id>:ready` work item with the caller
  *    as frozen actor, and the success audit event. Name and selection conflicts are decided
  *    by the database's unique indexes, so simultaneous requests cannot both win (409).
@@ -32,6 +34,7 @@ import { ADOPTION_REQUIRES_KUBERNETES, isBundledKubernetes } from "../compute-se
 import { ApiError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 import { validateCreateNamespace, type CreateNamespaceInput } from "./input.js";
+import { refuseUnplaceable } from "./preprovisioned-refusal.js";
 import {
   enqueueNamespaceWork,
   ensureWorkKey,
@@ -72,6 +75,7 @@ export async function createNamespace(
         throw new ApiError("RESOURCE_CONFLICT", ADOPTION_REQUIRES_KUBERNETES);
       }
     }
+    refuseUnplaceable(deps.preprovisionedNamespaceId, valid);
     return deps.db.transaction(async (tx) => {
       const id = newNamespaceId();
       const inserted = await insertNamespace(tx, {

@@ -12,11 +12,14 @@ import type { FastifyBaseLogger } from "fastify";
 import type { NamespaceId } from "../../domain/ids.js";
 import type { ObjectClient } from "../../drivers/kubernetes/client/index.js";
 import type { TenantPlacement } from "../../drivers/kubernetes/tenant/bound-namespace.js";
-import { TenantObjectError } from "../../drivers/kubernetes/tenant/failures.js";
+import {
+  TenantObjectError,
+  type TenantObjectFailure,
+} from "../../drivers/kubernetes/tenant/failures.js";
 import type { Db, Queryable } from "../../store/db.js";
 import { getNamespace, placementOf, type NamespaceRecord } from "../../store/namespaces.js";
 import { DependencyUnavailableError } from "../dependency.js";
-import { ApiError } from "../errors.js";
+import { ApiError, type ErrorCode } from "../errors.js";
 
 /** What the resource services need from the process. */
 export interface TenantServiceDeps {
@@ -85,10 +88,21 @@ export function tenantPlacementOf(ns: NamespaceRecord): TenantPlacement {
   };
 }
 
-/** A driver failure as the API answers it: always 503, with the driver's safe message. */
+/**
+ * The API code of each driver failure: 503 always (drivers.md), but the specific reason —
+ * a missing RoleBinding or an ownership refusal is not a dependency that will come back.
+ */
+const TENANT_FAILURE_CODES = {
+  ownership: "KUBERNETES_OWNERSHIP_CONFLICT",
+  "namespace-missing": "KUBERNETES_NAMESPACE_MISSING",
+  "permission-missing": "KUBERNETES_PERMISSION_MISSING",
+  unavailable: "DEPENDENCY_UNAVAILABLE",
+} as const satisfies Record<TenantObjectFailure, ErrorCode>;
+
+/** A driver failure as the API answers it: 503 with its reason's code and safe message. */
 export function apiErrorOf(err: unknown): unknown {
   if (err instanceof TenantObjectError) {
-    return new ApiError("DEPENDENCY_UNAVAILABLE", err.message, { cause: err });
+    return new ApiError(TENANT_FAILURE_CODES[err.reason], err.message, { cause: err });
   }
   return err;
 }

@@ -46,6 +46,22 @@ describe("occ namespaces (the operator CLI against the API and worker processes)
     expect(stuck.stderr).toContain(
       `occ: timed out after 4 s waiting for ${view.id} to become ready`,
     );
+    // …and prints the exact command that grants the permissions it waits for.
+    expect(stuck.stderr).toContain(
+      `grant it: occ namespaces grants ${view.id} | kubectl apply -f -`,
+    );
+    const createWait = cli([
+      "namespaces",
+      "create",
+      "cli-managed-wait",
+      "--wait",
+      "--timeout",
+      "4s",
+    ]);
+    expect(createWait.status).toBe(1);
+    expect(createWait.stderr).toMatch(
+      /(ns_\S+): provisioning — KUBERNETES_PERMISSION_PENDING: .*\n {2}grant it: occ namespaces grants \1 \| kubectl apply -f -/,
+    );
 
     const grants = cli([
       "namespaces",

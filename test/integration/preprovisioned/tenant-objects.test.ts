@@ -67,7 +67,10 @@ async function post(path: string, body: object) {
   });
   return {
     status: res.statusCode,
-    body: JSON.parse(res.body) as { data?: { id: string }; error?: { message: string } },
+    body: JSON.parse(res.body) as {
+      data?: { id: string };
+      error?: { code: string; message: string };
+    },
   };
 }
 
@@ -119,7 +122,7 @@ describe("Configurations and Secrets in the preprovisioned namespace", () => {
         kind: "agent",
         values: { model: "m" },
       });
-      expect(res.status).toBe(503);
+      expect([res.status, res.body.error?.code]).toEqual([503, "KUBERNETES_OWNERSHIP_CONFLICT"]);
       expect(res.body.error?.message).toContain(PREPROVISIONED_MESSAGES.namespaceMismatch);
     } finally {
       await admin().patch(

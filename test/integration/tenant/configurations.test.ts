@@ -124,7 +124,7 @@ describe("placement of Configurations", () => {
     const name = currentManagedName(id);
     const before = await call(api, "POST", cfgPath(id), { body });
     expect(before.status).toBe(503);
-    expect(before.body.error?.code).toBe("DEPENDENCY_UNAVAILABLE");
+    expect(before.body.error?.code).toBe("KUBERNETES_NAMESPACE_MISSING");
 
     expect(await provision(api, id)).toBe("pending"); // no worker RoleBinding: created, pending
     await eventually(
@@ -132,8 +132,12 @@ describe("placement of Configurations", () => {
       async () => (await admin.find("Namespace", { name })) !== undefined,
     );
     const noBinding = await call(api, "POST", cfgPath(id), { body });
-    expect(noBinding.status).toBe(503);
+    expect([noBinding.status, noBinding.body.error?.code]).toEqual([
+      503,
+      "KUBERNETES_PERMISSION_MISSING",
+    ]);
     expect(noBinding.body.error?.message).toContain(name);
+    expect(noBinding.body.error?.message).toContain("openclaw-enterprise-tenant-api");
 
     await bindTenantRole(name, "occ-api");
     const created = await call(api, "POST", cfgPath(id), { body });
@@ -147,7 +151,7 @@ describe("placement of Configurations", () => {
 });
 
 describe("the API RoleBinding", () => {
-  it("missing → 503 DEPENDENCY_UNAVAILABLE for every Configuration operation; granted again → works without restart", async () => {
+  it("missing → 503 KUBERNETES_PERMISSION_MISSING (the namespace and the fix) for every Configuration operation; granted again → works without restart", async () => {
     const { id, selected } = await readyExternal();
     const created = await call(api, "POST", cfgPath(id), { body });
     expect(created.status).toBe(201);
@@ -162,8 +166,12 @@ describe("the API RoleBinding", () => {
       await call(api, "DELETE", cfgPath(id, cfgId)),
     ];
     expect(replies.map((r) => [r.status, r.body.error?.code])).toEqual(
-      replies.map(() => [503, "DEPENDENCY_UNAVAILABLE"]),
+      replies.map(() => [503, "KUBERNETES_PERMISSION_MISSING"]),
     );
+    for (const r of replies) {
+      expect(r.body.error?.message).toContain(`Kubernetes namespace ${selected}`);
+      expect(r.body.error?.message).toContain("grant the API RoleBinding");
+    }
     expect(await rowCount(id)).toBe(1);
 
     await bindTenantRole(selected, "occ-api");
@@ -178,7 +186,7 @@ describe("fail closed: 503 and no write anywhere", () => {
   async function refusedWithoutWrites(id: NamespaceId, namespaces: readonly string[]) {
     const res = await call(api, "POST", cfgPath(id), { body });
     expect(res.status).toBe(503);
-    expect(res.body.error?.code).toBe("DEPENDENCY_UNAVAILABLE");
+    expect(res.body.error?.code).toBe("KUBERNETES_OWNERSHIP_CONFLICT");
     expect(await rowCount(id)).toBe(0);
     for (const ns of namespaces) expect(await ownConfigMaps(ns, id)).toEqual([]);
   }
@@ -267,7 +275,7 @@ describe("a ConfigMap edited by hand", () => {
 
     const read = await call(api, "GET", cfgPath(id, cfgId));
     expect(read.status).toBe(503);
-    expect(read.body.error?.code).toBe("DEPENDENCY_UNAVAILABLE");
+    expect(read.body.error?.code).toBe("KUBERNETES_OWNERSHIP_CONFLICT");
     expect((await call(api, "GET", cfgPath(id))).status).toBe(503);
     expect((await call(api, "PATCH", cfgPath(id, cfgId), { body: { values: {} } })).status).toBe(
       503,

@@ -112,7 +112,8 @@ describe("Secrets", () => {
       ["DELETE", `/namespaces/${id}/secrets/${secId}`, undefined],
     ] as const) {
       const res = await call(api, method, path, body === undefined ? {} : { body });
-      expect([res.status, res.body.error?.code]).toEqual([503, "DEPENDENCY_UNAVAILABLE"]);
+      expect([res.status, res.body.error?.code]).toEqual([503, "KUBERNETES_PERMISSION_MISSING"]);
+      expect(res.body.error?.message).toContain(`Kubernetes namespace ${selected}`);
       texts.push(res.text);
     }
     await bindTenantRole(selected, "occ-api");

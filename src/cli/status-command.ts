@@ -1,0 +1,101 @@
+/**
+ * `occ status`: is the API ready (database reachable, every migration applied), and what each
+ * worker last reported — its heartbeat, and the startup check that refused with its code and
+ * message. Exit code 1 when the API is not ready or the most recent worker report is a refusal.
+ */
+import type { Command } from "commander";
+import {
+  apiClientFrom,
+  ApiRequestError,
+  withApiClientOptions,
+  type ApiClientOptions,
+} from "./api-client.js";
+import { outputOption, print, render, type Column, type OutputFormat } from "./output.js";
+
+/** One worker as `GET /workers` answers it. */
+export interface WorkerView {
+  readonly workerId: string;
+  readonly state: "running" | "refused" | "stopped";
+  readonly startedAt: string;
+  readonly lastHeartbeatAt: string;
+  readonly refusal: {
+    readonly check: string;
+    readonly code: string;
+    readonly message: string;
+    readonly at: string;
+  } | null;
+}
+
+function ageOf(iso: string, now: number): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 120) return `${seconds}s ago`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m ago`;
+  return `${Math.round(seconds / 3600)}h ago`;
+}
+
+function columns(now: number): Column<WorkerView>[] {
+  return [
+    { header: "worker", cell: (w) => w.workerId },
+    { header: "state", cell: (w) => w.state },
+    {
+      header: "last heartbeat",
+      cell: (w) => `${w.lastHeartbeatAt} (${ageOf(w.lastHeartbeatAt, now)})`,
+    },
+    {
+      header: "refusal",
+      cell: (w) =>
+        w.refusal === null ? "-" : `${w.refusal.check} ${w.refusal.code} at ${w.refusal.at}`,
+    },
+  ];
+}
+
+/** `ready`, or the code and message `/readyz` answered with. */
+async function readiness(server: string): Promise<{ ready: boolean; text: string }> {
+  try {
+    const res = await fetch(`${server}/readyz`);
+    const body = (await res.json()) as { error?: { code?: string; message?: string } };
+    if (res.ok) return { ready: true, text: "ready" };
+    return {
+      ready: false,
+      text: `not ready: ${body.error?.code ?? `HTTP_${res.status}`}: ${body.error?.message ?? ""}`,
+    };
+  } catch (err) {
+    return { ready: false, text: `unreachable at ${server}: ${(err as Error).message}` };
+  }
+}
+
+export function registerStatusCommand(program: Command): void {
+  withApiClientOptions(
+    program
+      .command("status")
+      .description("the API's readiness and every worker's last heartbeat and startup refusal"),
+  )
+    .addOption(outputOption())
+    .action(async (flags: ApiClientOptions & { output: OutputFormat }) => {
+      const api = await apiClientFrom(flags);
+      const ready = await readiness(api.server);
+      let workers: WorkerView[];
+      try {
+        workers = (await api.request<WorkerView[]>("GET", "/workers")).data;
+      } catch (err) {
+        if (!(err instanceof ApiRequestError)) throw err;
+        throw new Error(`api ${ready.text}; GET /workers: ${err.message}`);
+      }
+      if (flags.output === "table") {
+        print(`api: ${ready.text}`);
+        print(
+          workers.length === 0
+            ? "workers: none has reported yet (is `occ worker` running against this database?)"
+            : render("table", workers, columns(Date.now())),
+        );
+        for (const w of workers) {
+          if (w.refusal === null) continue;
+          print(`\n${w.workerId} refused to start (${w.refusal.check}, ${w.refusal.code}):`);
+          print(w.refusal.message.replace(/^/gm, "  "));
+        }
+      } else {
+        print(render(flags.output, { api: ready, workers }, []));
+      }
+      if (!ready.ready || workers[0]?.state === "refused") process.exitCode = 1;
+    });
+}

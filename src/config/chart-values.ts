@@ -1,0 +1,197 @@
+/**
+ * The Installation configuration exactly as the chart renders it (`templates/_config.tpl`),
+ * from the same values file `helm install -f` takes — so `occ preprovisioned render | verify |
+ * values --values my-values.yaml` need no hand-written `installation.yaml`, and the namespace
+ * is prepared for precisely the configuration the release will run with.
+ *
+ * Values are coalesced as helm does: the chart's `values.yaml` first, the file over it — maps
+ * merge key by key, anything else (lists included) replaces, and `null` removes a default. The
+ * template's conditions use Go template truth: false, 0, "" and empty maps or lists are false.
+ * A test renders the chart with the real helm and compares this document with its ConfigMap.
+ */
+import { readFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import {
+  ConfigurationError,
+  validateInstallationConfig,
+  type InstallationConfig,
+} from "./installation-config.js";
+
+/** The chart shipped with this release (the source tree's, or the image's copy). */
+export const BUNDLED_CHART_DIR = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  "../../deploy/helm/openclaw-enterprise",
+);
+
+type Values = Record<string, unknown>;
+
+function isMap(v: unknown): v is Values {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** helm's coalescing of `over` onto `base` (see the module comment). */
+export function coalesceValues(base: Values, over: Values): Values {
+  const removed = new Set(
+    Object.entries(over)
+      .filter(([, value]) => value === null)
+      .map(([key]) => key),
+  );
+  const out: Values = Object.fromEntries(Object.entries(base).filter(([key]) => !removed.has(key)));
+  for (const [key, value] of Object.entries(over)) {
+    if (value === null) continue;
+    const current = out[key];
+    out[key] = isMap(current) && isMap(value) ? coalesceValues(current, value) : value;
+  }
+  return out;
+}
+
+/** Go template truth. */
+function truthy(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === 0 || v === "") return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (isMap(v)) return Object.keys(v).length > 0;
+  return true;
+}
+
+/** `$v.a.b.c`: a missing step is nil, as in a template. */
+function at(values: Values, path: string): unknown {
+  let cur: unknown = values;
+  for (const key of path.split(".")) {
+    if (!isMap(cur)) return undefined;
+    cur = cur[key];
+  }
+  return cur;
+}
+
+/** The document `occ.installationConfig` renders for `values` in `releaseNamespace`. */
+export function installationDocumentOf(values: Values, releaseNamespace: string): Values {
+  const v = (path: string) => at(values, path);
+  const network: Values = {
+    dns: v("network.dns"),
+    gatewayPort: v("network.gatewayPort"),
+    gatewayClients: v("network.gatewayClients"),
+  };
+  if (truthy(v("gatewayRouting.enabled"))) {
+    network.gatewayRouting = {
+      gatewayNamespace: releaseNamespace,
+      gatewayName: v("gatewayRouting.gatewayName"),
+      envoyNamespace: v("gatewayRouting.envoyNamespace"),
+    };
+  }
+  if (truthy(v("egressAuthority.enabled"))) {
+    network.egressAuthority = {
+      namespace: v("egressAuthority.namespace"),
+      podLabels: v("egressAuthority.podLabels"),
+      port: v("egressAuthority.port"),
+      service: v("egressAuthority.service"),
+    };
+  }
+  const openshellEnabled = truthy(v("openshell.enabled"));
+  const doc: Values = {
+    drivers: {
+      compute: "kubernetes",
+      configuration: "kubernetes",
+      secret: "kubernetes",
+      sandbox: openshellEnabled ? "openshell" : "none",
+    },
+    kubernetes: {
+      controllerNamespace: releaseNamespace,
+      requestTimeoutMs: v("kubernetesApi.requestTimeoutMs"),
+    },
+    resources: {
+      namespace: {
+        quota: v("tenantResources.quota"),
+        limits: v("tenantResources.limits"),
+        requests: v("tenantResources.requests"),
+      },
+    },
+    network,
+    executionCluster: { enabled: v("executionCluster.enabled") },
+    worker: v("worker.queue"),
+  };
+  if (truthy(v("workloads"))) doc.workloads = v("workloads");
+  if (openshellEnabled) {
+    const os: Values = {
+      endpoint: v("openshell.endpoint"),
+      requestTimeoutMs: v("openshell.requestTimeoutMs"),
+    };
+    if (truthy(v("openshell.tls.secretName"))) {
+      os.tlsRootFile = `/etc/occ/openshell/tls/${String(v("openshell.tls.key"))}`;
+    }
+    if (truthy(v("openshell.token.secretName"))) {
+      os.tokenFile = `/etc/occ/openshell/token/${String(v("openshell.token.key"))}`;
+    }
+    os.gateway = {
+      workspaceMode: "operator",
+      operatorNamespaceLabels: v("openshell.gateway.operatorNamespaceLabels"),
+      operatorWorkspaceResources: v("openshell.gateway.operatorWorkspaceResources"),
+      networkPolicyResources: v("openshell.gateway.networkPolicyResources"),
+    };
+    doc.openshell = os;
+  }
+  // A nil (a key the values lack) renders as `null`, as toYaml writes it.
+  return JSON.parse(JSON.stringify(doc, (_key, value: unknown) => value ?? null)) as Values;
+}
+
+async function readValuesFile(path: string): Promise<Values> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new ConfigurationError(path, [
+      { key: "(file)", message: `cannot read ${path}: ${(err as Error).message}` },
+    ]);
+  }
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (err) {
+    throw new ConfigurationError(path, [
+      { key: "(file)", message: `not valid YAML: ${(err as Error).message}` },
+    ]);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (!isMap(doc)) {
+    throw new ConfigurationError(path, [
+      { key: "(top level)", message: `${path} must be a map of Helm values` },
+    ]);
+  }
+  return doc;
+}
+
+/** Where the values come from: the file `helm install -f` takes, its namespace, the chart. */
+export interface ChartValuesSource {
+  readonly valuesFile: string;
+  /** `helm install -n`: the chart renders it as the controller and gateway namespace. */
+  readonly releaseNamespace: string;
+  /** The chart directory (default {@link BUNDLED_CHART_DIR}). */
+  readonly chartDir?: string;
+}
+
+/** The chart's defaults coalesced with the file, before rendering. */
+export async function loadChartValues(source: ChartValuesSource): Promise<Values> {
+  const chart = source.chartDir ?? BUNDLED_CHART_DIR;
+  const defaults = await readValuesFile(join(chart, "values.yaml")).catch((err: unknown) => {
+    if (source.chartDir !== undefined || !(err instanceof ConfigurationError)) throw err;
+    throw new ConfigurationError(chart, [
+      {
+        key: "--chart",
+        message: `${err.problems.map((p) => p.message).join("; ")}: pass --chart <the openclaw-enterprise chart directory helm installs>`,
+      },
+    ]);
+  });
+  return coalesceValues(defaults, await readValuesFile(source.valuesFile));
+}
+
+/** The validated Installation configuration the chart would run the release with. */
+export async function installationConfigFromValues(
+  source: ChartValuesSource,
+): Promise<InstallationConfig> {
+  const values = await loadChartValues(source);
+  return validateInstallationConfig(
+    installationDocumentOf(values, source.releaseNamespace),
+    `${source.valuesFile} as the chart renders it`,
+  );
+}

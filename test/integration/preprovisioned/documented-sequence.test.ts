@@ -1,0 +1,145 @@
+import { spawnSync } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { parse } from "yaml";
+import { currentManagedName, type K8sNamespace } from "../../../src/domain/index.js";
+import { createTestDatabase } from "../../harness/db.js";
+import { parseManifests, REPO_ROOT } from "../../harness/helm.js";
+import { admin } from "../../harness/preprovisioned.js";
+import { installChartCrds } from "../helm/api-server.js";
+import { deploymentOf, envOf, installationDocument } from "../helm/rendered.js";
+
+/**
+ * The preprovisioned sequence of docs/operations.md, run as written: the test reads the doc's
+ * command block, checks it is exactly the sequence below, and runs each command through bash
+ * with `occ`, `kubectl` and `helm` on the PATH (the repository's CLI and the real cluster
+ * binaries), on a fresh database and the real cluster. Only the doc's placeholders are filled
+ * in (`ns_…` with the ID bootstrap printed, `oce-…` with its namespace), and the last step runs
+ * as `helm install --dry-run=server`: the shared test cluster already holds the chart's fixed
+ * cluster-wide RBAC names, which a real install would refuse to adopt.
+ */
+const DOCUMENTED = [
+  "cp deploy/helm/openclaw-enterprise/ci/preprovisioned-values.yaml my-values.yaml",
+  'occ migrate --database-url "$OCC_DATABASE_URL"',
+  'occ bootstrap --database-url "$OCC_DATABASE_URL" --api-key-file admin.key',
+  "occ preprovisioned render --namespace-id ns_… --values my-values.yaml -n openclaw-system | kubectl apply -f -",
+  "occ preprovisioned verify --namespace-id ns_… --uid \"$(kubectl get namespace oce-… -o jsonpath='{.metadata.uid}')\" --values my-values.yaml -n openclaw-system",
+  "occ preprovisioned values --namespace-id ns_… --values my-values.yaml -n openclaw-system > binding.yaml",
+  "helm install occ deploy/helm/openclaw-enterprise -n openclaw-system -f my-values.yaml -f binding.yaml",
+] as const;
+
+/** The first `sh` block under the heading, without comments, one command per line. */
+async function documentedCommands(heading: string): Promise<string[]> {
+  const doc = await readFile(join(REPO_ROOT, "docs", "operations.md"), "utf8");
+  const section = doc.slice(doc.indexOf(heading));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+  return block
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+}
+
+let dir: string;
+let bin: string;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "occ-doc-"));
+  bin = join(dir, "bin");
+  await mkdir(bin);
+  const tool = async (name: string, target: string) => {
+    await writeFile(join(bin, name), `#!/bin/sh\nexec ${target} "$@"\n`);
+    await chmod(join(bin, name), 0o755);
+  };
+  await tool("occ", `${process.execPath} ${join(REPO_ROOT, "bin", "occ.js")}`);
+  await tool("kubectl", join(REPO_ROOT, ".tools", "bin", "kubectl"));
+  await tool("helm", join(REPO_ROOT, ".tools", "bin", "helm"));
+  const work = join(dir, "work");
+  await mkdir(work);
+  await symlink(join(REPO_ROOT, "deploy"), join(work, "deploy"));
+  database = await createTestDatabase();
+  // The cluster's prerequisites for gateway routing: Gateway API and Envoy Gateway.
+  await installChartCrds();
+  // The release namespace exists before install (the guide's "Database Secret" step).
+  if ((await admin().find("Namespace", { name: "openclaw-system" })) === undefined) {
+    await admin().create("Namespace", { metadata: { name: "openclaw-system" } });
+  }
+});
+
+afterAll(async () => {
+  await database.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function sh(command: string): { code: number | null; stdout: string; stderr: string } {
+  const res = spawnSync("bash", ["-o", "pipefail", "-c", command], {
+    cwd: join(dir, "work"),
+    encoding: "utf8",
+    timeout: 120_000,
+    env: {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH ?? ""}`,
+      OCC_DATABASE_URL: database.url,
+      KUBECONFIG: inject("env").kubeconfigs.admin,
+      OCC_PREPROVISIONED_NAMESPACE: "",
+    },
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+describe("docs/operations.md: Prepare a preprovisioned namespace", () => {
+  it("the documented commands are exactly the tested sequence", async () => {
+    expect(await documentedCommands("## Prepare a preprovisioned namespace")).toEqual([
+      ...DOCUMENTED,
+    ]);
+  });
+
+  it("runs as written from an empty database and no namespace to a verified namespace and an installable release", async () => {
+    let id = "";
+    const fill = (c: string) =>
+      c.replaceAll("ns_…", id).replaceAll("oce-…", id === "" ? "" : currentManagedName(id));
+    const results: Record<string, string> = {};
+    for (const [i, documented] of DOCUMENTED.entries()) {
+      let command = fill(documented);
+      if (command.startsWith("helm install ")) command = `${command} --dry-run=server`;
+      const res = sh(command);
+      expect(res.code, `${command}\n${res.stdout}\n${res.stderr}`).toBe(0);
+      results[i] = res.stdout;
+      if (command.startsWith("occ bootstrap")) {
+        id = /default Namespace: (ns_\S+) \(created\)/.exec(res.stderr)?.[1] ?? "";
+        expect(id).not.toBe("");
+        expect(await admin().find("Namespace", { name: currentManagedName(id) })).toBe(undefined);
+      }
+    }
+    const name = currentManagedName(id);
+    const ns = await admin().get<K8sNamespace>("Namespace", { name });
+    expect(ns.metadata?.annotations?.["openclaw.dev/namespace-lifecycle"]).toBe("preprovisioned");
+    expect(results[4]).toContain("passes every check");
+    const binding = parse(await readFile(join(dir, "work", "binding.yaml"), "utf8")) as {
+      preprovisionedNamespace: { namespaceId: string; uid: string };
+    };
+    expect(binding.preprovisionedNamespace).toEqual({ namespaceId: id, uid: ns.metadata?.uid });
+
+    // What the install would run: the binding in both processes, and the same configuration
+    // the namespace was prepared and verified for.
+    const rendered = sh(
+      "helm template occ deploy/helm/openclaw-enterprise -n openclaw-system -f my-values.yaml -f binding.yaml",
+    );
+    expect(rendered.code, rendered.stderr).toBe(0);
+    const objects = parseManifests(rendered.stdout);
+    for (const component of ["api", "worker"] as const) {
+      expect(
+        JSON.parse(envOf(deploymentOf(objects, component), "OCC_PREPROVISIONED_NAMESPACE") ?? ""),
+      ).toEqual(binding.preprovisionedNamespace);
+    }
+    const chartConfig = join(dir, "work", "chart-installation.yaml");
+    await writeFile(chartConfig, JSON.stringify(installationDocument(objects)));
+    const again = sh(
+      `occ preprovisioned verify --namespace-id ${id} --uid ${ns.metadata?.uid ?? ""} --config ${chartConfig}`,
+    );
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+});
