@@ -111,6 +111,17 @@ export function installationDocumentOf(values: Values, releaseNamespace: string)
     executionCluster: { enabled: v("executionCluster.enabled") },
     worker: v("worker.queue"),
   };
+  // `occ.preprovisioned`: the key is set (kindIs "invalid" is false for anything but nil).
+  const preprovisioned =
+    v("preprovisionedNamespace") !== undefined && v("preprovisionedNamespace") !== null;
+  if (truthy(v("admissionPolicies.enabled")) && !preprovisioned) {
+    const sa = (component: "worker" | "api") => ({
+      kind: "ServiceAccount",
+      name: v(`${component}.serviceAccountName`),
+      namespace: releaseNamespace,
+    });
+    (doc.kubernetes as Values).tenantRoleBindings = { worker: sa("worker"), api: sa("api") };
+  }
   if (truthy(v("workloads"))) doc.workloads = v("workloads");
   if (openshellEnabled) {
     const os: Values = {
