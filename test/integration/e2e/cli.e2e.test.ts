@@ -30,78 +30,82 @@ afterAll(async () => {
 });
 
 describe("occ namespaces (the operator CLI against the API and worker processes)", () => {
-  it("create → wait shows the pending reason → grants applied → ready → delete --wait", async () => {
-    const created = cli(["namespaces", "create", "cli-managed", "-o", "json"]);
-    expect(created.status, created.stderr).toBe(0);
-    const view = JSON.parse(created.stdout) as NamespaceView;
-    expect(view.status).toBe("provisioning");
-    const k8sName = currentManagedName(view.id);
+  it(
+    "create → wait shows the pending reason → grants applied → ready → delete --wait",
+    { timeout: 300_000 },
+    async () => {
+      const created = cli(["namespaces", "create", "cli-managed", "-o", "json"]);
+      expect(created.status, created.stderr).toBe(0);
+      const view = JSON.parse(created.stdout) as NamespaceView;
+      expect(view.status).toBe("provisioning");
+      const k8sName = currentManagedName(view.id);
 
-    // Without the worker RoleBinding the wait shows why and gives up at the timeout.
-    const stuck = cli(["namespaces", "wait", view.id, "--timeout", "4s"]);
-    expect(stuck.status).toBe(1);
-    expect(stuck.stderr).toMatch(
-      new RegExp(`${view.id}: provisioning — KUBERNETES_PERMISSION_PENDING: .*`),
-    );
-    expect(stuck.stderr).toContain(
-      `occ: timed out after 4 s waiting for ${view.id} to become ready`,
-    );
-    // …and prints the exact command that grants the permissions it waits for.
-    expect(stuck.stderr).toContain(
-      `grant it: occ namespaces grants ${view.id} | kubectl apply -f -`,
-    );
-    const createWait = cli([
-      "namespaces",
-      "create",
-      "cli-managed-wait",
-      "--wait",
-      "--timeout",
-      "4s",
-    ]);
-    expect(createWait.status).toBe(1);
-    expect(createWait.stderr).toMatch(
-      /(ns_\S+): provisioning — KUBERNETES_PERMISSION_PENDING: .*\n {2}grant it: occ namespaces grants \1 \| kubectl apply -f -/,
-    );
+      // Without the worker RoleBinding the wait shows why and gives up at the timeout.
+      const stuck = cli(["namespaces", "wait", view.id, "--timeout", "4s"]);
+      expect(stuck.status).toBe(1);
+      expect(stuck.stderr).toMatch(
+        new RegExp(`${view.id}: provisioning — KUBERNETES_PERMISSION_PENDING: .*`),
+      );
+      expect(stuck.stderr).toContain(
+        `occ: timed out after 4 s waiting for ${view.id} to become ready`,
+      );
+      // …and prints the exact command that grants the permissions it waits for.
+      expect(stuck.stderr).toContain(
+        `grant it: occ namespaces grants ${view.id} | kubectl apply -f -`,
+      );
+      const createWait = cli([
+        "namespaces",
+        "create",
+        "cli-managed-wait",
+        "--wait",
+        "--timeout",
+        "4s",
+      ]);
+      expect(createWait.status).toBe(1);
+      expect(createWait.stderr).toMatch(
+        /(ns_\S+): provisioning — KUBERNETES_PERMISSION_PENDING: .*\n {2}grant it: occ namespaces grants \1 \| kubectl apply -f -/,
+      );
 
-    const grants = cli([
-      "namespaces",
-      "grants",
-      view.id,
-      "--worker",
-      "user:occ-worker",
-      "--api",
-      "user:occ-api",
-    ]);
-    expect(grants.status, grants.stderr).toBe(0);
-    const docs = parseAllDocuments(grants.stdout).map((d) => d.toJS() as KubeObjectLike);
-    expect(docs.map((d) => [d.kind, d.metadata?.namespace])).toEqual([
-      ["RoleBinding", k8sName],
-      ["RoleBinding", k8sName],
-    ]);
-    for (const doc of docs) await admin.create("RoleBinding", doc);
+      const grants = cli([
+        "namespaces",
+        "grants",
+        view.id,
+        "--worker",
+        "user:occ-worker",
+        "--api",
+        "user:occ-api",
+      ]);
+      expect(grants.status, grants.stderr).toBe(0);
+      const docs = parseAllDocuments(grants.stdout).map((d) => d.toJS() as KubeObjectLike);
+      expect(docs.map((d) => [d.kind, d.metadata?.namespace])).toEqual([
+        ["RoleBinding", k8sName],
+        ["RoleBinding", k8sName],
+      ]);
+      for (const doc of docs) await admin.create("RoleBinding", doc);
 
-    const ready = cli(["namespaces", "wait", view.id, "--timeout", "60s", "-o", "yaml"]);
-    expect(ready.status, ready.stderr).toBe(0);
-    const settled = parse(ready.stdout) as NamespaceView;
-    expect(settled.status).toBe("ready");
-    expect(settled.placement.kubernetesNamespace).toBe(k8sName);
-    expect(settled.placement.uid).toBe((await readNamespace(k8sName))?.metadata?.uid);
+      const ready = cli(["namespaces", "wait", view.id, "--timeout", "60s", "-o", "yaml"]);
+      expect(ready.status, ready.stderr).toBe(0);
+      const settled = parse(ready.stdout) as NamespaceView;
+      expect(settled.status).toBe("ready");
+      expect(settled.placement.kubernetesNamespace).toBe(k8sName);
+      expect(settled.placement.uid).toBe((await readNamespace(k8sName))?.metadata?.uid);
 
-    const listed = cli(["namespaces", "list"]);
-    expect(listed.status, listed.stderr).toBe(0);
-    const [header, ...rows] = listed.stdout.trimEnd().split("\n");
-    expect(header).toMatch(/^ID\s+NAME\s+STATUS\s+MODE\s+KUBERNETES NAMESPACE\s+REASON$/);
-    expect(rows.find((r) => r.startsWith(view.id))).toMatch(
-      new RegExp(`^${view.id}\\s+cli-managed\\s+ready\\s+managed\\s+${k8sName}$`),
-    );
+      const listed = cli(["namespaces", "list"]);
+      expect(listed.status, listed.stderr).toBe(0);
+      const [header, ...rows] = listed.stdout.trimEnd().split("\n");
+      expect(header).toMatch(/^ID\s+NAME\s+STATUS\s+MODE\s+KUBERNETES NAMESPACE\s+REASON$/);
+      expect(rows.find((r) => r.startsWith(view.id))).toMatch(
+        new RegExp(`^${view.id}\\s+cli-managed\\s+ready\\s+managed\\s+${k8sName}$`),
+      );
 
-    const deleted = cli(["namespaces", "delete", view.id, "--wait", "--timeout", "60s"]);
-    expect(deleted.status, deleted.stderr).toBe(0);
-    expect(deleted.stderr).toContain(`${view.id}: deleted`);
-    const gone = cli(["namespaces", "get", view.id]);
-    expect(gone.status).toBe(1);
-    expect(gone.stderr).toContain(`occ: Namespace ${view.id} not found`);
-  });
+      const deleted = cli(["namespaces", "delete", view.id, "--wait", "--timeout", "60s"]);
+      expect(deleted.status, deleted.stderr).toBe(0);
+      expect(deleted.stderr).toContain(`${view.id}: deleted`);
+      const gone = cli(["namespaces", "get", view.id]);
+      expect(gone.status).toBe(1);
+      expect(gone.stderr).toContain(`occ: Namespace ${view.id} not found`);
+    },
+  );
 
   it("an API refusal exits non-zero with the stable code and the message", () => {
     const first = cli(["namespaces", "create", "cli-dup", "-o", "json"]);

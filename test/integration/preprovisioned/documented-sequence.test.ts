@@ -18,8 +18,9 @@ import { deploymentOf, envOf, installationDocument } from "../helm/rendered.js";
  * with `occ`, `kubectl` and `helm` on the PATH (the repository's CLI and the real cluster
  * binaries), on a fresh database and the real cluster. Only the doc's placeholders are filled
  * in (`ns_…` with the ID bootstrap printed, `oce-…` with its namespace), and the last step runs
- * as `helm install --dry-run=server`: the shared test cluster already holds the chart's fixed
- * cluster-wide RBAC names, which a real install would refuse to adopt.
+ * as `helm install --dry-run=server --take-ownership`: the shared test cluster already holds
+ * the chart's fixed cluster-wide RBAC names (applied by the harness, not by helm), which a real
+ * install would refuse to adopt; the server-side dry run changes nothing.
  */
 const DOCUMENTED = [
   "cp deploy/helm/openclaw-enterprise/ci/preprovisioned-values.yaml my-values.yaml",
@@ -97,49 +98,55 @@ describe("docs/operations.md: Prepare a preprovisioned namespace", () => {
     ]);
   });
 
-  it("runs as written from an empty database and no namespace to a verified namespace and an installable release", async () => {
-    let id = "";
-    const fill = (c: string) =>
-      c.replaceAll("ns_…", id).replaceAll("oce-…", id === "" ? "" : currentManagedName(id));
-    const results: Record<string, string> = {};
-    for (const [i, documented] of DOCUMENTED.entries()) {
-      let command = fill(documented);
-      if (command.startsWith("helm install ")) command = `${command} --dry-run=server`;
-      const res = sh(command);
-      expect(res.code, `${command}\n${res.stdout}\n${res.stderr}`).toBe(0);
-      results[i] = res.stdout;
-      if (command.startsWith("occ bootstrap")) {
-        id = /default Namespace: (ns_\S+) \(created\)/.exec(res.stderr)?.[1] ?? "";
-        expect(id).not.toBe("");
-        expect(await admin().find("Namespace", { name: currentManagedName(id) })).toBe(undefined);
+  it(
+    "runs as written from an empty database and no namespace to a verified namespace and an installable release",
+    { timeout: 300_000 },
+    async () => {
+      let id = "";
+      const fill = (c: string) =>
+        c.replaceAll("ns_…", id).replaceAll("oce-…", id === "" ? "" : currentManagedName(id));
+      const results: Record<string, string> = {};
+      for (const [i, documented] of DOCUMENTED.entries()) {
+        let command = fill(documented);
+        if (command.startsWith("helm install ")) {
+          command = `${command} --dry-run=server --take-ownership`;
+        }
+        const res = sh(command);
+        expect(res.code, `${command}\n${res.stdout}\n${res.stderr}`).toBe(0);
+        results[i] = res.stdout;
+        if (command.startsWith("occ bootstrap")) {
+          id = /default Namespace: (ns_\S+) \(created\)/.exec(res.stderr)?.[1] ?? "";
+          expect(id).not.toBe("");
+          expect(await admin().find("Namespace", { name: currentManagedName(id) })).toBe(undefined);
+        }
       }
-    }
-    const name = currentManagedName(id);
-    const ns = await admin().get<K8sNamespace>("Namespace", { name });
-    expect(ns.metadata?.annotations?.["openclaw.dev/namespace-lifecycle"]).toBe("preprovisioned");
-    expect(results[4]).toContain("passes every check");
-    const binding = parse(await readFile(join(dir, "work", "binding.yaml"), "utf8")) as {
-      preprovisionedNamespace: { namespaceId: string; uid: string };
-    };
-    expect(binding.preprovisionedNamespace).toEqual({ namespaceId: id, uid: ns.metadata?.uid });
+      const name = currentManagedName(id);
+      const ns = await admin().get<K8sNamespace>("Namespace", { name });
+      expect(ns.metadata?.annotations?.["openclaw.dev/namespace-lifecycle"]).toBe("preprovisioned");
+      expect(results[4]).toContain("passes every check");
+      const binding = parse(await readFile(join(dir, "work", "binding.yaml"), "utf8")) as {
+        preprovisionedNamespace: { namespaceId: string; uid: string };
+      };
+      expect(binding.preprovisionedNamespace).toEqual({ namespaceId: id, uid: ns.metadata?.uid });
 
-    // What the install would run: the binding in both processes, and the same configuration
-    // the namespace was prepared and verified for.
-    const rendered = sh(
-      "helm template occ deploy/helm/openclaw-enterprise -n openclaw-system -f my-values.yaml -f binding.yaml",
-    );
-    expect(rendered.code, rendered.stderr).toBe(0);
-    const objects = parseManifests(rendered.stdout);
-    for (const component of ["api", "worker"] as const) {
-      expect(
-        JSON.parse(envOf(deploymentOf(objects, component), "OCC_PREPROVISIONED_NAMESPACE") ?? ""),
-      ).toEqual(binding.preprovisionedNamespace);
-    }
-    const chartConfig = join(dir, "work", "chart-installation.yaml");
-    await writeFile(chartConfig, JSON.stringify(installationDocument(objects)));
-    const again = sh(
-      `occ preprovisioned verify --namespace-id ${id} --uid ${ns.metadata?.uid ?? ""} --config ${chartConfig}`,
-    );
-    expect(again.code, again.stdout + again.stderr).toBe(0);
-  });
+      // What the install would run: the binding in both processes, and the same configuration
+      // the namespace was prepared and verified for.
+      const rendered = sh(
+        "helm template occ deploy/helm/openclaw-enterprise -n openclaw-system -f my-values.yaml -f binding.yaml",
+      );
+      expect(rendered.code, rendered.stderr).toBe(0);
+      const objects = parseManifests(rendered.stdout);
+      for (const component of ["api", "worker"] as const) {
+        expect(
+          JSON.parse(envOf(deploymentOf(objects, component), "OCC_PREPROVISIONED_NAMESPACE") ?? ""),
+        ).toEqual(binding.preprovisionedNamespace);
+      }
+      const chartConfig = join(dir, "work", "chart-installation.yaml");
+      await writeFile(chartConfig, JSON.stringify(installationDocument(objects)));
+      const again = sh(
+        `occ preprovisioned verify --namespace-id ${id} --uid ${ns.metadata?.uid ?? ""} --config ${chartConfig}`,
+      );
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+    },
+  );
 });
