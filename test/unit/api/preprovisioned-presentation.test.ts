@@ -6,10 +6,11 @@
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
-import { currentManagedName } from "../../../src/domain/index.js";
+import { currentManagedName, newNamespaceId } from "../../../src/domain/index.js";
 import { registerControlPlaneMetrics } from "../../../src/occ/metrics.js";
 import { workerQueues } from "../../../src/occ/namespace-queue.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
+import { insertNamespace } from "../../../src/store/namespaces.js";
 import { call, dataOf, pageOf, startApi, type ApiFixture } from "./harness.js";
 
 let fx: ApiFixture;
@@ -17,11 +18,15 @@ let other: string;
 
 beforeAll(async () => {
   fx = await startApi({ preprovisionDefaultNamespace: true });
-  const r = await call(fx.app, "POST", "/namespaces", {
-    key: fx.adminKey,
-    body: { name: "second" },
+  // A Namespace that already existed when the Installation was bound: the API refuses to
+  // create one in this profile (409 NAMESPACE_NOT_PLACEABLE), so it is stored directly.
+  const r = await insertNamespace(fx.raw, {
+    id: newNamespaceId(),
+    name: "second",
+    placement: { mode: "managed" },
   });
-  other = dataOf(r, NamespaceSchema).id;
+  if (r.outcome !== "inserted") throw new Error(`insert: ${r.conflict}`);
+  other = r.namespace.id;
 });
 afterAll(async () => {
   await fx.close();
