@@ -49,8 +49,11 @@ export async function startOcc(
   entry: string,
   args: readonly string[],
   ready: RegExp,
+  nodeArgs: readonly string[] = [],
 ): Promise<OccChild> {
-  const child = spawn(process.execPath, [entry, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...nodeArgs, entry, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const tail: string[] = [];
   const announced = await new Promise<string>((resolve, reject) => {
     for (const stream of [child.stdout, child.stderr]) {

@@ -25,16 +25,24 @@ export interface CreateThroughputResult {
  */
 export async function measureCreateThroughput(
   env: BenchEnvironment,
-  opts: { occ: string; concurrency: number; seconds: number; log: (line: string) => void },
+  opts: {
+    occ: string;
+    concurrency: number;
+    seconds: number;
+    log: (line: string) => void;
+    /** Where `occ api` writes a `--cpu-prof` profile of the whole run (BENCH_P5_CPU_PROF). */
+    cpuProfileDir?: string | undefined;
+  },
 ): Promise<CreateThroughputResult> {
   const pgbench = findPgbench(); // before anything starts: no pgbench, no P5
-  const { url, db } = await env.database("occ_p5");
+  const { url, db } = await env.database(`occ_p5_c${opts.concurrency}`);
   const boot = await runBootstrap(db, env.config);
   const key = boot.apiKey ?? "";
   const api = await startOcc(
     opts.occ,
     ["api", "--database-url", url, "--config", env.configFile, "--port", "0"],
     /listening on (http:\/\/\S+)/,
+    opts.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfileDir}`],
   );
   let apiPerSecond: number;
   try {
@@ -91,6 +99,7 @@ export async function measureCreateThroughput(
   if (failed !== undefined && failed !== "0") {
     throw new Error(`P5: pgbench transactions failed:\n${out.stdout}`);
   }
+  opts.log(`P5: pgbench ${tps} tps (API ${apiPerSecond.toFixed(0)}/s)`);
   return { apiPerSecond, pgbenchTps: Number(tps) };
 }
 

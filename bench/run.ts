@@ -204,19 +204,21 @@ try {
 
   log("compiling the sources as the image does (tsc -p tsconfig.build.json)");
   const occ = want("P5", "P6", "P7", "P8") ? await buildOcc(env.dir) : "";
-  if (want("P5")) {
+  // P5 at the bar's 8 clients, and reported at 16 (issue 20).
+  for (const clients of want("P5") ? [CONCURRENCY, 2 * CONCURRENCY] : []) {
     const p5 = await measureCreateThroughput(env, {
       occ,
-      concurrency: CONCURRENCY,
+      concurrency: clients,
       seconds: P5_SECONDS,
       log,
+      cpuProfileDir: process.env.BENCH_P5_CPU_PROF,
     });
     const p5Ratio = p5.apiPerSecond / p5.pgbenchTps;
     rows.push([
-      `P5 POST /namespaces (compiled occ api process, no worker) vs pgbench, same writes per transaction, ${CONCURRENCY} clients, ${P5_SECONDS} s`,
+      `P5 POST /namespaces (compiled occ api process, no worker) vs pgbench, same writes per transaction, ${clients} clients, ${P5_SECONDS} s`,
       `${p5.apiPerSecond.toFixed(0)}/s / ${p5.pgbenchTps.toFixed(0)} tps = ${p5Ratio.toFixed(2)}`,
-      "≥ 0.5",
-      p5Ratio >= 0.5 ? "pass" : "FAIL",
+      clients === CONCURRENCY ? "≥ 0.5" : "(reported)",
+      clients !== CONCURRENCY ? "" : p5Ratio >= 0.5 ? "pass" : "FAIL",
     ]);
   }
   if (want("P6")) {

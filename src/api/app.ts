@@ -20,6 +20,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Registry } from "prom-client";
 import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
 import type { QueueConfig } from "../queue/work-items.js";
+import type { PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
 import type { RequiredSchema } from "../store/schema-version.js";
 import { agentQueueConfig, type AgentWorkKind } from "../occ/agent-work.js";
@@ -97,6 +98,11 @@ export interface AppOptions {
   readonly registry?: Registry;
   /** The migrations this release needs, checked by `/readyz`; default not checked. */
   readonly schema?: RequiredSchema;
+  /**
+   * The process's policy cache over `db` (started and closed by the caller); without one every
+   * request reads its key and grants from the database.
+   */
+  readonly policyCache?: PolicyCache;
 }
 
 /** The Fastify instance type of the app. */
@@ -128,7 +134,8 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
       route.schema = { ...route.schema, querystring: route.schema?.querystring ?? NoQuerySchema };
     });
     registerHttpMetrics(app, registry);
-    registerAuthentication(app, db);
+    options.policyCache?.accept(db);
+    registerAuthentication(app, db, options.policyCache);
     app.addHook("preValidation", (request, _reply, done) => {
       if (request.body !== undefined && request.routeOptions.schema?.body === undefined) {
         done(new ApiError("INVALID_REQUEST", "This route takes no request body."));

@@ -14,6 +14,7 @@ import type { Db, Queryable } from "../store/db.js";
 import type { JsonObject } from "../store/columns.js";
 import { authorize, type AuthorizationRequest, type Decision } from "../iam/authorizer.js";
 import type { PrincipalId } from "../iam/ids.js";
+import type { PolicyCache } from "../iam/policy-cache.js";
 import { formatPermission } from "../iam/vocabulary.js";
 import { ApiError } from "./errors.js";
 
@@ -21,6 +22,8 @@ import { ApiError } from "./errors.js";
 export interface Caller {
   readonly principalId: PrincipalId;
   readonly requestId?: string | undefined;
+  /** The API process's policy cache, when it has one (see iam/policy-cache.ts). */
+  readonly policy?: PolicyCache | undefined;
 }
 
 /** What an audit event about the request names: `namespaces.create` on `namespace` ns_…. */
@@ -58,7 +61,10 @@ export async function requirePermission(
 ): Promise<Grant> {
   let decision: Decision;
   try {
-    decision = await authorize(q, caller.principalId, request);
+    decision =
+      caller.policy === undefined
+        ? await authorize(q, caller.principalId, request)
+        : await caller.policy.authorize(q, caller.principalId, request);
   } catch (err) {
     throw new ApiError(
       "DEPENDENCY_UNAVAILABLE",

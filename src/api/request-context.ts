@@ -14,6 +14,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bearerToken } from "../iam/api-key-secret.js";
 import { authenticateApiKey } from "../iam/api-keys.js";
+import type { PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
 import type { Caller } from "./authorization.js";
 import { ApiError } from "./errors.js";
@@ -68,15 +69,20 @@ export function pageEnvelope<T>(
   return { data, meta: { requestId: request.id, nextCursor } };
 }
 
-/** Adds the authentication hook to `app` (and every route registered in it). */
-export function registerAuthentication(app: FastifyInstance, db: Db): void {
+/**
+ * Adds the authentication hook to `app` (and every route registered in it). With `policy`,
+ * keys and grants are served from the process's policy cache (iam/policy-cache.ts).
+ */
+export function registerAuthentication(app: FastifyInstance, db: Db, policy?: PolicyCache): void {
   app.addHook("onRequest", async (request) => {
     if (request.is404 || request.routeOptions.config.public === true) return;
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) throw new ApiError("UNAUTHENTICATED");
     let result;
     try {
-      result = await authenticateApiKey(db, token);
+      result = await (policy === undefined
+        ? authenticateApiKey(db, token)
+        : policy.authenticate(token));
     } catch (err) {
       throw new ApiError(
         "DEPENDENCY_UNAVAILABLE",
@@ -88,7 +94,7 @@ export function registerAuthentication(app: FastifyInstance, db: Db): void {
       request.log.info({ reason: result.reason }, "api key rejected");
       throw new ApiError("UNAUTHENTICATED");
     }
-    request.caller = { principalId: result.principal.id, requestId: request.id };
+    request.caller = { principalId: result.principal.id, requestId: request.id, policy };
   });
 }
 

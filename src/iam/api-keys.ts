@@ -8,6 +8,7 @@ import type { Queryable } from "../store/db.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { apiKeyMatches, apiKeyPrefix, generateApiKey, hashApiKey } from "./api-key-secret.js";
 import { isApiKeyId, isPrincipalId, newIamId, type ApiKeyId, type PrincipalId } from "./ids.js";
+import { announcePolicyChange } from "../store/policy-changes.js";
 import type { PrincipalKind } from "./vocabulary.js";
 
 /** The `api_keys` table without its hash column: the shape every read returns. */
@@ -78,7 +79,12 @@ export interface AuthenticatedPrincipal {
 }
 
 export type AuthenticationResult =
-  | { readonly outcome: "authenticated"; readonly principal: AuthenticatedPrincipal }
+  | {
+      readonly outcome: "authenticated";
+      readonly principal: AuthenticatedPrincipal;
+      /** When the key stops working on its own (`null`: never), for a cache to honour. */
+      readonly expiresAt: Date | null;
+    }
   | { readonly outcome: "rejected"; readonly reason: ApiKeyRejection };
 
 interface KeyLookupRow {
@@ -87,6 +93,7 @@ interface KeyLookupRow {
   readonly secret_sha256: string;
   readonly revoked: boolean;
   readonly expired: boolean;
+  readonly expires_at: Date | null;
   readonly principal_kind: PrincipalKind;
   readonly principal_name: string;
   readonly principal_deleted: boolean;
@@ -110,7 +117,7 @@ export async function authenticateApiKey(
   const res = await q.query<KeyLookupRow>(
     `SELECT k.id, k.principal_id, k.secret_sha256,
             k.revoked_at IS NOT NULL AS revoked,
-            (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired,
+            (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired, k.expires_at,
             p.kind AS principal_kind, p.name AS principal_name,
             p.deleted_at IS NOT NULL AS principal_deleted
      FROM api_keys k JOIN principals p ON p.id = k.principal_id
@@ -142,6 +149,7 @@ export async function authenticateApiKey(
       name: row.principal_name,
       keyId: row.id,
     },
+    expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
   };
 }
 
@@ -166,13 +174,17 @@ export type RevokeApiKeyResult =
   | { readonly outcome: "already_revoked"; readonly key: ApiKeyRecord }
   | { readonly outcome: "not_found" };
 
-/** Revokes a key; revoking twice changes nothing the second time. */
+/**
+ * Revokes a key; revoking twice changes nothing the second time. The change is announced to
+ * every API process's policy cache.
+ */
 export async function revokeApiKey(q: Queryable, id: ApiKeyId): Promise<RevokeApiKeyResult> {
   const res = await q.query(
     `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL
      RETURNING ${COLUMNS}`,
     [id],
   );
+  await announcePolicyChange(q);
   const row = res.rows[0];
   if (row !== undefined) return { outcome: "revoked", key: apiKeysTable.decode(row) };
   const current = await getApiKey(q, id);

@@ -1,8 +1,8 @@
 /**
- * The authorizer (control-plane.md §3): decides one request against policy read from the
- * database at that moment — never from a cache — so a revoked binding or a new restriction
- * takes effect on the very next request, and the worker's re-authorization of a frozen actor
- * sees current policy.
+ * The authorizer (control-plane.md §3): decides one request against policy read from `q` at
+ * that moment, so a new binding or a new restriction takes effect on the very next request, and
+ * the worker's re-authorization of a frozen actor sees current policy. (The API process keeps
+ * allowed decisions in its policy cache, dropped on every announced change: policy-cache.ts.)
  *
  * A request is allowed when all hold:
  * 1. the principal exists and is not deleted;

@@ -18,6 +18,7 @@ import {
   type PrincipalId,
   type RoleId,
 } from "./ids.js";
+import { announcePolicyChange } from "../store/policy-changes.js";
 
 export const bindingsTable = defineTable("bindings", {
   id: branded(isBindingId, "a binding ID"),
@@ -101,12 +102,13 @@ export function listBindings(
   return listPage(q, bindingsTable, { where, params }, opts);
 }
 
-/** Removes a binding; `undefined` when there was none. */
+/** Removes a binding (announced to the policy caches); `undefined` when there was none. */
 export async function deleteBinding(
   q: Queryable,
   id: BindingId,
 ): Promise<BindingRecord | undefined> {
   const res = await q.query(`DELETE FROM bindings WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
+  await announcePolicyChange(q);
   const row = res.rows[0];
   return row === undefined ? undefined : bindingsTable.decode(row);
 }

@@ -15,6 +15,7 @@ import {
 import type { Queryable } from "../store/db.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { isPrincipalId, newIamId, type PrincipalId } from "./ids.js";
+import { announcePolicyChange } from "../store/policy-changes.js";
 import { PRINCIPAL_KINDS, type PrincipalKind } from "./vocabulary.js";
 
 /** The `principals` table; {@link PrincipalRecord} is derived from it. */
@@ -95,7 +96,8 @@ export function listPrincipals(q: Queryable, opts: PageOptions): Promise<Page<Pr
 
 /**
  * Soft-deletes a live principal and revokes its unrevoked API keys, in the caller's
- * transaction. `undefined` when there was no live principal with `id`.
+ * transaction, announcing the change to the policy caches. `undefined` when there was no live
+ * principal with `id`.
  */
 export async function deletePrincipal(
   q: Queryable,
@@ -112,5 +114,6 @@ export async function deletePrincipal(
     "UPDATE api_keys SET revoked_at = now() WHERE principal_id = $1 AND revoked_at IS NULL",
     [id],
   );
+  await announcePolicyChange(q);
   return principalsTable.decode(row);
 }

@@ -15,6 +15,7 @@ import {
   type RowOf,
 } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
+import { announcePolicyChange } from "../store/policy-changes.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import {
   isPrincipalId,
@@ -83,6 +84,7 @@ export async function createRestriction(
      VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
     [newIamId("restriction"), ...set, input.description ?? ""],
   );
+  await announcePolicyChange(q);
   return { outcome: "created", restriction: restrictionsTable.decode(res.rows[0]) };
 }
 

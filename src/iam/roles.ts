@@ -5,6 +5,7 @@
  */
 import { branded, defineTable, text, timestamp, type RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
+import { announcePolicyChange } from "../store/policy-changes.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { isRoleId, newIamId, type RoleId } from "./ids.js";
 import { PERMISSION_ACTIONS, PERMISSION_KINDS, type Permission } from "./vocabulary.js";
@@ -104,6 +105,7 @@ export async function deleteRole(q: Queryable, id: RoleId): Promise<DeleteRoleRe
   const role = await getRole(q, id);
   if (role === undefined) return { outcome: "not_found" };
   await q.query("DELETE FROM roles WHERE id = $1", [id]);
+  await announcePolicyChange(q);
   return { outcome: "deleted", role };
 }
 

@@ -7,6 +7,7 @@ import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client
 import { bootstrap, type BootstrapResult } from "../iam/bootstrap.js";
 import type { NamespaceId } from "../domain/index.js";
 import { agentIdsOf } from "../store/agents.js";
+import { startPolicyCache, type PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
 import type { RequiredSchema } from "../store/schema-version.js";
 import { startWorker, type RunningWorker } from "../worker/worker.js";
@@ -74,8 +75,23 @@ export async function startApiProcess(opts: {
       throw err;
     }
   }
+  let policyCache: PolicyCache;
+  try {
+    policyCache = await startPolicyCache(opts.db, {
+      onListenError: (err) => {
+        opts.logger.warn(
+          { err },
+          "policy cache: LISTEN lost; reading keys and grants from the database until it is back",
+        );
+      },
+    });
+  } catch (err) {
+    kubernetes.close();
+    throw err;
+  }
   const server = await startApiServer({
     db: opts.db,
+    policyCache,
     kubernetes,
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
@@ -87,8 +103,9 @@ export async function startApiProcess(opts: {
     ...(opts.schema !== undefined ? { schema: opts.schema } : {}),
     ...(opts.host !== undefined ? { host: opts.host } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),
-  }).catch((err: unknown) => {
+  }).catch(async (err: unknown) => {
     kubernetes.close();
+    await policyCache.close();
     throw err;
   });
   return {
@@ -96,6 +113,7 @@ export async function startApiProcess(opts: {
     async close() {
       await server.close();
       kubernetes.close();
+      await policyCache.close();
     },
   };
 }

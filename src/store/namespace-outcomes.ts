@@ -10,6 +10,7 @@
 import type { NamespaceId } from "../domain/ids.js";
 import { sanitizeReason } from "../domain/reason.js";
 import type { Queryable } from "./db.js";
+import { announcePolicyChange } from "./policy-changes.js";
 import type { StatusReasonInput } from "./namespace-vocabulary.js";
 import { getNamespace, namespacesTable, type NamespaceRecord } from "./namespaces.js";
 
@@ -162,6 +163,7 @@ export async function applyTeardownOutcome(
   if (res.rows.length > 0) {
     await q.query("DELETE FROM bindings WHERE namespace_id = $1", [id]);
     await q.query("DELETE FROM restrictions WHERE namespace_id = $1", [id]);
+    await announcePolicyChange(q);
   }
   return settle(q, id, res);
 }
