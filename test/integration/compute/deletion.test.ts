@@ -200,11 +200,11 @@ describe("UID pinning", () => {
       },
     });
     const result = await driver.ensureNamespace(managed(id, placed.uid));
-    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_NAMESPACE_REPLACED" });
     if (result.outcome === "failed") expect(result.reason).toContain("uid");
     expect(await driver.deleteNamespace(managed(id, placed.uid))).toMatchObject({
       outcome: "failed",
-      code: "KUBERNETES_OWNERSHIP_CONFLICT",
+      code: "KUBERNETES_NAMESPACE_REPLACED",
     });
     expect(await readNamespace(name)).toBeDefined();
   });
@@ -216,7 +216,7 @@ describe("UID pinning", () => {
     const result = await driver.ensureNamespace(
       managed(id, "4b0b7e8e-0000-4000-8000-000000000000"),
     );
-    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_NAMESPACE_MISSING" });
     expect(client.counter.writes()).toBe(0);
     expect(await readNamespace(name)).toBeUndefined();
   });
@@ -239,7 +239,7 @@ describe("UID pinning", () => {
     });
     const { driver, client } = workerDriver();
     const result = await driver.ensureNamespace(external(id, name, uid));
-    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_NAMESPACE_REPLACED" });
     expect(client.counter.writes()).toBe(0);
     expect((await readNamespace(name))?.metadata?.resourceVersion).toBe(
       recreated.metadata?.resourceVersion,
