@@ -19,6 +19,7 @@ import { isKubeError } from "../client/index.js";
 import { claimantSelector, type PassContext } from "./context.js";
 import { outcomeOfKubeError } from "./failures.js";
 import { finishPlacement } from "./finish.js";
+import { missingTenantPermission } from "./tenant-permission.js";
 
 /**
  * External placement (placement.md §4.2): verify the explicitly selected namespace, bind the
@@ -74,6 +75,8 @@ export async function ensureExternal(
 
   let uid = verdict.uid;
   if (verdict.patch !== null) {
+    const missing = await missingTenantPermission(client, selected);
+    if (missing !== null) return missing;
     const bound = await bind(ctx, selected, verdict.patch);
     if (bound.outcome !== "bound") return bound;
     uid = bound.uid;

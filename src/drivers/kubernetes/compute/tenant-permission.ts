@@ -1,0 +1,40 @@
+import { notDone, type NotDone } from "../../../domain/index.js";
+import type { ObjectClient } from "../client/index.js";
+import { TENANT_CLUSTER_ROLES } from "../rbac-rules.js";
+import { outcomeOfKubeError } from "./failures.js";
+
+interface AccessReview {
+  readonly status?: { readonly allowed?: boolean };
+}
+
+/**
+ * Before the first write into an operator's namespace (placement.md §4.2 step 5): does the
+ * worker hold its tenant RoleBinding there? The worker's cluster-wide read rules (list/watch
+ * for its caches) mean a read no longer answers 403 when the RoleBinding is missing, so the
+ * pass asks the API server directly — one SelfSubjectAccessReview, which every authenticated
+ * identity may make — and stays pending *without writing anything* until the grant exists.
+ * The namespace is only bound once the worker can also finish placing the tenant in it.
+ * Returns null when permitted.
+ */
+export async function missingTenantPermission(
+  client: ObjectClient,
+  namespace: string,
+): Promise<NotDone | null> {
+  const review = {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectAccessReview",
+    spec: { resourceAttributes: { namespace, verb: "create", resource: "resourcequotas" } },
+  };
+  let answer: AccessReview;
+  try {
+    answer = await client.create<AccessReview & typeof review>("SelfSubjectAccessReview", review);
+  } catch (err) {
+    return outcomeOfKubeError(err, "after-verification", "review its permissions", namespace);
+  }
+  if (answer.status?.allowed === true) return null;
+  return notDone(
+    "KUBERNETES_PERMISSION_PENDING",
+    `the worker may not create resourcequotas in namespace ${namespace}: grant the worker ` +
+      `RoleBinding (ClusterRole ${TENANT_CLUSTER_ROLES.worker}) there; provisioning resumes by itself`,
+  );
+}
