@@ -1,4 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { mkdtemp } from "node:fs/promises";
+import { join } from "node:path";
+import { inject } from "vitest";
+import { migrate } from "../../../src/store/migrate.js";
+import { openPglite } from "../../../src/store/pglite-db.js";
 import {
   validateInstallationConfig,
   type InstallationConfig,
@@ -169,4 +174,20 @@ export function passInput(
   placement: NamespacePassInput["placement"] = { mode: "managed" },
 ): NamespacePassInput {
   return { namespaceId: id, placement, boundUid: null };
+}
+
+/**
+ * A fresh embedded database folder with the schema applied, for a spawned `occ api|worker`:
+ * the processes refuse an unmigrated database before their Kubernetes startup checks
+ * ("run `occ migrate`").
+ */
+export async function migratedPglite(): Promise<string> {
+  const dir = await mkdtemp(join(inject("env").runDir, "pglite-"));
+  const db = await openPglite(dir);
+  try {
+    await migrate(db);
+  } finally {
+    await db.close();
+  }
+  return dir;
 }

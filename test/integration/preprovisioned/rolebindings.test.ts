@@ -5,7 +5,7 @@
  * through their own SelfSubjectRulesReview, and the API's binding by name from the worker.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
@@ -16,7 +16,7 @@ import {
 import { renderPreprovisionedYaml } from "../../../src/occ/preprovisioned-render.js";
 import { uniqueName } from "../../harness/kube.js";
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
-import { prepare, profileDocument, type Prepared } from "./fixtures.js";
+import { migratedPglite, prepare, profileDocument, type Prepared } from "./fixtures.js";
 
 function occ(args: readonly string[], env: Record<string, string> = {}) {
   const res = spawnSync(process.execPath, ["bin/occ.js", ...args], {
@@ -63,7 +63,7 @@ function reapply(): void {
 }
 
 async function start(command: "worker" | "api") {
-  const dir = await mkdtemp(join(inject("env").runDir, "pglite-"));
+  const dir = await migratedPglite();
   const metrics = command === "worker" ? ["--metrics-port", "0"] : [];
   return occ([command, "--config", configFile, "--pglite", dir, ...metrics], {
     OCC_PREPROVISIONED_NAMESPACE: JSON.stringify(p.binding),

@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { uniqueName } from "../../harness/kube.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { prepare, profileDocument, type Prepared } from "./fixtures.js";
+import { migratedPglite, prepare, profileDocument, type Prepared } from "./fixtures.js";
 
 const EXACT =
   "A preprovisioned Namespace requires single-cluster bundled Kubernetes and OpenShell Drivers with Credential Proxy and gateway routing.";
@@ -152,7 +152,7 @@ describe("the worker's startup verification", () => {
       ...base,
       kubernetes: { kubeconfig: p.identities.worker.kubeconfig },
     });
-    const dir = await mkdtemp(join(inject("env").runDir, "pglite-"));
+    const dir = await migratedPglite();
     const res = occ(["worker", "--config", file, "--pglite", dir, "--metrics-port", "0"], {
       OCC_PREPROVISIONED_NAMESPACE: JSON.stringify(p.binding),
     });
