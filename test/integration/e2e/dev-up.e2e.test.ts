@@ -110,5 +110,5 @@ describe("occ dev up", () => {
     expect(list.data.find((n) => n.id === id)?.status).toBe("ready");
     await second.proc.stop();
     expect(second.proc.child.exitCode).toBe(0);
-  });
+  }, 300_000);
 });
