@@ -9,12 +9,11 @@
  * template's conditions use Go template truth: false, 0, "" and empty maps or lists are false.
  * A test renders the chart with the real helm and compares this document with its ConfigMap.
  */
-import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import {
   ConfigurationError,
+  readYamlFile,
   validateInstallationConfig,
   type InstallationConfig,
 } from "./installation-config.js";
@@ -147,22 +146,7 @@ export function installationDocumentOf(values: Values, releaseNamespace: string)
 }
 
 async function readValuesFile(path: string): Promise<Values> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    throw new ConfigurationError(path, [
-      { key: "(file)", message: `cannot read ${path}: ${(err as Error).message}` },
-    ]);
-  }
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch (err) {
-    throw new ConfigurationError(path, [
-      { key: "(file)", message: `not valid YAML: ${(err as Error).message}` },
-    ]);
-  }
+  const doc = await readYamlFile(path);
   if (doc === null || doc === undefined) return {};
   if (!isMap(doc)) {
     throw new ConfigurationError(path, [

@@ -242,9 +242,11 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
   };
 }
 
-/** Reads and validates `path` (YAML); without a path, the defaults. */
-export async function loadInstallationConfig(path?: string): Promise<InstallationConfig> {
-  if (path === undefined || path === "") return validateInstallationConfig({}, "defaults");
+/**
+ * Reads and parses one YAML file; an unreadable file or invalid YAML is a ConfigurationError
+ * naming the file. Shared by the Installation configuration and the Helm values reader.
+ */
+export async function readYamlFile(path: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -253,13 +255,17 @@ export async function loadInstallationConfig(path?: string): Promise<Installatio
       { key: "(file)", message: `cannot read ${path}: ${(err as Error).message}` },
     ]);
   }
-  let doc: unknown;
   try {
-    doc = parse(text);
+    return parse(text);
   } catch (err) {
     throw new ConfigurationError(path, [
       { key: "(file)", message: `not valid YAML: ${(err as Error).message}` },
     ]);
   }
-  return validateInstallationConfig(doc, path);
+}
+
+/** Reads and validates `path` (YAML); without a path, the defaults. */
+export async function loadInstallationConfig(path?: string): Promise<InstallationConfig> {
+  if (path === undefined || path === "") return validateInstallationConfig({}, "defaults");
+  return validateInstallationConfig(await readYamlFile(path), path);
 }
