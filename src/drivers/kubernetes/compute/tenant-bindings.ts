@@ -4,6 +4,7 @@ import type { ObjectClient } from "../client/index.js";
 import { isKubeError } from "../client/index.js";
 import { ownedTenantRoleBinding, type RbacObject } from "../rbac-objects.js";
 import { outcomeOfKubeError } from "./failures.js";
+import { mayWriteTenantObjects } from "./tenant-permission.js";
 
 /** How long a pass waits for a RoleBinding it just created to take effect, and how often it asks. */
 const EFFECT_WAIT_MS = 3_000;
@@ -48,25 +49,12 @@ export async function ensureTenantRoleBindings(
   return null;
 }
 
-interface AccessReview {
-  readonly status?: { readonly allowed?: boolean };
-}
-
-/** Polls a SelfSubjectAccessReview (create ResourceQuota in `namespace`) until it is allowed. */
+/** Polls the access review until the new RoleBinding is in effect, or the wait is over. */
 async function untilPermitted(client: ObjectClient, namespace: string): Promise<void> {
   const deadline = Date.now() + EFFECT_WAIT_MS;
-  const review = {
-    apiVersion: "authorization.k8s.io/v1",
-    kind: "SelfSubjectAccessReview",
-    spec: { resourceAttributes: { namespace, verb: "create", resource: "resourcequotas" } },
-  };
   while (Date.now() < deadline) {
     try {
-      const answer = await client.create<AccessReview & typeof review>(
-        "SelfSubjectAccessReview",
-        review,
-      );
-      if (answer.status?.allowed === true) return;
+      if (await mayWriteTenantObjects(client, namespace)) return;
     } catch (err) {
       // A failed review only ends the wait: the next request reports any missing permission.
       if (!isKubeError(err)) throw err;

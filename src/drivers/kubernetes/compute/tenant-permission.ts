@@ -8,30 +8,45 @@ interface AccessReview {
 }
 
 /**
- * Before the first write into an operator's namespace (placement.md §4.2 step 5): does the
- * worker hold its tenant RoleBinding there? The worker's cluster-wide read rules (list/watch
- * for its caches) mean a read no longer answers 403 when the RoleBinding is missing, so the
- * pass asks the API server directly — one SelfSubjectAccessReview, which every authenticated
- * identity may make — and stays pending *without writing anything* until the grant exists.
- * The namespace is only bound once the worker can also finish placing the tenant in it.
- * Returns null when permitted.
+ * One SelfSubjectAccessReview (every authenticated identity may make one): may the worker
+ * create a ResourceQuota in `namespace` — the first write its tenant RoleBinding allows there?
+ * A failed request throws the Kubernetes error.
  */
-export async function missingTenantPermission(
+export async function mayWriteTenantObjects(
   client: ObjectClient,
   namespace: string,
-): Promise<NotDone | null> {
+): Promise<boolean> {
   const review = {
     apiVersion: "authorization.k8s.io/v1",
     kind: "SelfSubjectAccessReview",
     spec: { resourceAttributes: { namespace, verb: "create", resource: "resourcequotas" } },
   };
-  let answer: AccessReview;
+  const answer = await client.create<AccessReview & typeof review>(
+    "SelfSubjectAccessReview",
+    review,
+  );
+  return answer.status?.allowed === true;
+}
+
+/**
+ * Before the first write into an operator's namespace (placement.md §4.2 step 5): does the
+ * worker hold its tenant RoleBinding there? The worker's cluster-wide read rules (list/watch
+ * for its caches) mean a read no longer answers 403 when the RoleBinding is missing, so the
+ * pass asks the API server directly and stays pending *without writing anything* until the
+ * grant exists. The namespace is only bound once the worker can also finish placing the
+ * tenant in it. Returns null when permitted.
+ */
+export async function missingTenantPermission(
+  client: ObjectClient,
+  namespace: string,
+): Promise<NotDone | null> {
+  let allowed: boolean;
   try {
-    answer = await client.create<AccessReview & typeof review>("SelfSubjectAccessReview", review);
+    allowed = await mayWriteTenantObjects(client, namespace);
   } catch (err) {
     return outcomeOfKubeError(err, "after-verification", "review its permissions", namespace);
   }
-  if (answer.status?.allowed === true) return null;
+  if (allowed) return null;
   return notDone(
     "KUBERNETES_PERMISSION_PENDING",
     `the worker may not create resourcequotas in namespace ${namespace}: grant the worker ` +
