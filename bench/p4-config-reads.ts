@@ -8,7 +8,7 @@ import {
   type ObjectClient,
 } from "../src/drivers/kubernetes/client/index.js";
 import { createMissing, tenantRoleBinding } from "../src/drivers/kubernetes/rbac-objects.js";
-import { startApiProcess } from "../src/occ/processes.js";
+import { startApiProcess } from "../src/main/processes.js";
 import { percentile, type BenchEnvironment } from "./environment.js";
 import { apiRequest, postNamespace } from "./occ-process.js";
 

@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { runBootstrap } from "../src/occ/processes.js";
+import { runBootstrap } from "../src/main/processes.js";
 import { WORK_CHANNEL } from "../src/queue/index.js";
 import type { Db } from "../src/store/db.js";
 import type { BenchEnvironment } from "./environment.js";

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { runBootstrap } from "../src/occ/processes.js";
+import { runBootstrap } from "../src/main/processes.js";
 import type { BenchEnvironment } from "./environment.js";
 import { apiRequest, OCC_SOURCE, postNamespace, startOcc, type OccChild } from "./occ-process.js";
 

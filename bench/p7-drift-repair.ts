@@ -9,7 +9,7 @@ import {
 } from "../src/drivers/kubernetes/client/index.js";
 import { KubeTransport } from "../src/drivers/kubernetes/client/transport.js";
 import { Reflector } from "../src/drivers/kubernetes/watch/reflector.js";
-import { runBootstrap } from "../src/occ/processes.js";
+import { runBootstrap } from "../src/main/processes.js";
 import type { Db } from "../src/store/db.js";
 import { percentile, type BenchEnvironment } from "./environment.js";
 import { postNamespace, startOcc, type OccChild } from "./occ-process.js";

@@ -8,7 +8,7 @@
  * `validation.ts`), no body on routes that take none (400), every response carries
  * `x-request-id` and is enveloped, every error comes from the code table.
  */
-import type { NamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -23,7 +23,7 @@ import type { QueueConfig } from "../queue/work-items.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
 import type { RequiredSchema } from "../store/schema-version.js";
-import { agentQueueConfig, type AgentWorkKind } from "../occ/agent-work.js";
+import { agentQueueConfig, type AgentWorkKind } from "../main/agent-work.js";
 import { agentRoutes } from "./agents/routes.js";
 import { auditRoutes } from "./audit-routes.js";
 import { workerRoutes } from "./workers-routes.js";
@@ -45,7 +45,7 @@ import {
   type NamespaceContentCheck,
 } from "./namespaces/contents.js";
 import { namespaceRoutes } from "./namespaces/routes.js";
-import { namespaceQueueConfig, type NamespaceWorkKind } from "../occ/namespace-work.js";
+import { namespaceQueueConfig, type NamespaceWorkKind } from "../main/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";
 import { registerNotFound } from "./not-found.js";
 import {

@@ -17,7 +17,7 @@ import {
   numberRoundTrips,
   scanJson,
   type JsonValueProblem,
-} from "../domain/json-documents.js";
+} from "../domain/input/json-documents.js";
 import { ApiError } from "./errors.js";
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

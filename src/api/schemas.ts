@@ -31,7 +31,7 @@ export function PlainText(opts: {
 }
 
 /**
- * A display name of 1–`maxLength` characters under the name policy (`domain/display-names.ts`):
+ * A display name of 1–`maxLength` characters under the name policy (`domain/input/display-names.ts`):
  * plain text without bidirectional controls or other format characters, no leading or
  * trailing whitespace, in NFC. A refusal names the rule.
  */

@@ -18,7 +18,7 @@ import { FormatRegistry, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
-import { checkDisplayName, displayNameMessage } from "../domain/display-names.js";
+import { checkDisplayName, displayNameMessage } from "../domain/input/display-names.js";
 import type { DetailCode } from "./errors.js";
 
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -32,7 +32,7 @@ export const PLAIN_TEXT_FORMAT = "plain-text";
 
 /**
  * The format of display names (the `name` of Namespaces, principals, roles, Secrets,
- * ServiceAccounts and Agents): plain text under the policy of `domain/display-names.ts`.
+ * ServiceAccounts and Agents): plain text under the policy of `domain/input/display-names.ts`.
  */
 export const DISPLAY_NAME_FORMAT = "display-name";
 

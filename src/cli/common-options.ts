@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { loadInstallationConfig, type InstallationConfig } from "../config/installation-config.js";
 import type { Db } from "../store/db.js";
-import { openDatabase } from "../occ/database.js";
+import { openDatabase } from "../main/database.js";
 
 export interface CommonOptions {
   databaseUrl?: string;

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { defaultBinDir } from "../devcluster/local-cluster.js";
 import { loadInstallationConfig } from "../config/installation-config.js";
-import { startDevEnvironment } from "../occ/dev-environment.js";
+import { startDevEnvironment } from "../main/dev-environment.js";
 import { untilStopSignal } from "./signals.js";
 
 /** `occ dev up`: the embedded environment in one process (see `startDevEnvironment`). */

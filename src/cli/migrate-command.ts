@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { migrate } from "../store/migrate.js";
-import { openDatabase } from "../occ/database.js";
+import { openDatabase } from "../main/database.js";
 
 /** `occ migrate`: applies the SQL migrations to PostgreSQL (`--database-url`) or PGlite. */
 export function registerMigrateCommand(program: Command): void {

@@ -5,7 +5,10 @@
  */
 import type { Command } from "commander";
 import { loadInstallationConfig } from "../config/installation-config.js";
-import { preflightExternal, type ExternalCandidate } from "../domain/external-preflight.js";
+import {
+  preflightExternal,
+  type ExternalCandidate,
+} from "../domain/placement/external-preflight.js";
 import type { K8sNamespace, NetworkPolicy } from "../domain/index.js";
 import {
   createObjectClient,

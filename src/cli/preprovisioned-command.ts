@@ -25,13 +25,13 @@ import {
   type ObjectClient,
 } from "../drivers/kubernetes/client/index.js";
 import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
-import { preprovisionedBindingFromEnv } from "../occ/preprovisioned-startup.js";
-import { renderPreprovisionedYaml } from "../occ/preprovisioned-render.js";
+import { preprovisionedBindingFromEnv } from "../main/preprovisioned-startup.js";
+import { renderPreprovisionedYaml } from "../main/preprovisioned-render.js";
 import {
   openVerifyOptions,
   verifyPreprovisioned,
   type VerifyFlags,
-} from "../occ/preprovisioned-verify.js";
+} from "../main/preprovisioned-verify.js";
 import {
   configFromOptions,
   serviceAccountDefaults,

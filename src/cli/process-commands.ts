@@ -1,18 +1,18 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { collectDefaultMetrics, Registry } from "prom-client";
-import { createLogger } from "../occ/logger.js";
-import { registerControlPlaneMetrics } from "../occ/metrics.js";
-import { startMetricsServer } from "../occ/metrics-server.js";
-import { workerQueues } from "../occ/namespace-queue.js";
-import { runBootstrap, startApiProcess, startWorkerProcess } from "../occ/processes.js";
+import { createLogger } from "../main/logger.js";
+import { registerControlPlaneMetrics } from "../main/metrics.js";
+import { startMetricsServer } from "../main/metrics-server.js";
+import { workerQueues } from "../main/namespace-queue.js";
+import { runBootstrap, startApiProcess, startWorkerProcess } from "../main/processes.js";
 import {
   ConfigurationError,
   loadInstallationConfig,
   type InstallationConfig,
 } from "../config/installation-config.js";
-import { openDatabase } from "../occ/database.js";
-import { startupProfile } from "../occ/preprovisioned-startup.js";
+import { openDatabase } from "../main/database.js";
+import { startupProfile } from "../main/preprovisioned-startup.js";
 import type { Db } from "../store/db.js";
 import { requiredSchema, requireSchema } from "../store/schema-version.js";
 import {
@@ -21,7 +21,7 @@ import {
   workerIdOf,
   workerRefusalOf,
   type WorkerStartupCheck,
-} from "../occ/worker-status.js";
+} from "../main/worker-status.js";
 import type { Logger } from "pino";
 import { openFromOptions, withCommonOptions, type CommonOptions } from "./common-options.js";
 import { untilStopSignal } from "./signals.js";

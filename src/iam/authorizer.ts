@@ -15,7 +15,7 @@
  * Errors reading policy propagate: callers must treat them as a denial (fail closed) and
  * answer 503, never allow.
  */
-import type { NamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Queryable } from "../store/db.js";
 import type { BindingId, PrincipalId, RestrictionId, RoleId } from "./ids.js";
 import { isInstallationOnly, type Permission } from "./vocabulary.js";

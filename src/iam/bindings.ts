@@ -4,8 +4,8 @@
  * rule, not this module's: a role holding `namespace:create` may be bound to a Namespace, where
  * that permission simply does not apply.
  */
-import type { NamespaceId } from "../domain/ids.js";
-import { isPreprovisionedNamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
+import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
 import { branded, defineTable, nullable, timestamp, type RowOf } from "../store/columns.js";
 import type { Queryable, SqlParam } from "../store/db.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";

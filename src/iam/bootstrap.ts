@@ -12,8 +12,8 @@
  *    only time it is ever available. Issuing it last means a run that failed earlier is simply
  *    run again, and the key is not lost with it.
  */
-import type { NamespaceId } from "../domain/ids.js";
-import { isPreprovisionedNamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
+import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
 import type { NamespaceServiceDeps } from "../api/namespaces/deps.js";
 import { createNamespace } from "../api/namespaces/create.js";
 import { isApiError } from "../api/errors.js";

@@ -3,8 +3,8 @@
  * (control-plane.md §3). Each null column matches anything; at least one is set, which the
  * database enforces, so no single restriction denies everything to everyone.
  */
-import type { NamespaceId } from "../domain/ids.js";
-import { isPreprovisionedNamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
+import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
 import {
   branded,
   defineTable,

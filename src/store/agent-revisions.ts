@@ -4,9 +4,9 @@
  * and the Compute selection. Only the lifecycle columns change (a trigger refuses anything
  * else): `queued` → `active` → `retired`, or `queued` → `superseded` | `failed`.
  */
-import type { NamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import { EXECUTION_MODES, type ExecutionMode } from "./agents.js";
-import { isAgentId, isRevisionId, type AgentId, type RevisionId } from "../domain/workload-ids.js";
+import { isAgentId, isRevisionId, type AgentId, type RevisionId } from "../domain/workloads/ids.js";
 import {
   branded,
   defineTable,

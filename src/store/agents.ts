@@ -5,9 +5,9 @@
  * (and, by cascade, its revisions) deleted, so a Namespace stays non-empty while anything of
  * the Agent may remain in the cluster.
  */
-import type { NamespaceId } from "../domain/ids.js";
-import type { AgentId } from "../domain/workload-ids.js";
-import { isAgentId, isRevisionId } from "../domain/workload-ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
+import type { AgentId } from "../domain/workloads/ids.js";
+import { isAgentId, isRevisionId } from "../domain/workloads/ids.js";
 import {
   branded,
   defineTable,

@@ -5,7 +5,7 @@
  * `Queryable`, so the API composes a change, its audit event and the object write's
  * compensation in one transaction.
  */
-import type { NamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import { defineTable, integer, oneOf, text, timestamp, type RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";

@@ -5,8 +5,8 @@
  * the same statement, so a verdict computed against a Namespace that has since moved on changes
  * nothing (`superseded`).
  */
-import type { NamespaceId } from "../domain/ids.js";
-import { sanitizeReason } from "../domain/reason.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
+import { sanitizeReason } from "../domain/input/reason.js";
 import type { Queryable } from "./db.js";
 import type { ApplyOutcomeResult } from "./namespace-outcomes.js";
 import type { StatusReasonInput } from "./namespace-vocabulary.js";

@@ -7,8 +7,8 @@
  * since moved on changes nothing and comes back as `superseded`. Callers run it in the same
  * transaction as the fenced work-item transition and the audit event.
  */
-import type { NamespaceId } from "../domain/ids.js";
-import { sanitizeReason } from "../domain/reason.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
+import { sanitizeReason } from "../domain/input/reason.js";
 import type { Queryable } from "./db.js";
 import { announcePolicyChange } from "./policy-changes.js";
 import type { StatusReasonInput } from "./namespace-vocabulary.js";

@@ -10,7 +10,7 @@
  * then takes the new UID and becomes `ready`. Each statement is guarded by the state it expects
  * (the recorded UID included): a Namespace that moved on meanwhile is left as it is.
  */
-import type { NamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Queryable } from "./db.js";
 import { namespacesTable, type NamespaceRecord } from "./namespaces.js";
 

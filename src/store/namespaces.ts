@@ -4,8 +4,8 @@
  * and its audit event in one transaction. The worker's side (outcomes, UID, tombstone) is in
  * `namespace-outcomes.ts`.
  */
-import { isPreprovisionedNamespaceId, type NamespaceId } from "../domain/ids.js";
-import type { Placement } from "../domain/placement.js";
+import { isPreprovisionedNamespaceId, type NamespaceId } from "../domain/placement/ids.js";
+import type { Placement } from "../domain/placement/placement.js";
 import { branded, defineTable, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { checkPageLimit, keysetPage } from "./paging.js";

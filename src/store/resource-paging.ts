@@ -3,7 +3,7 @@
  * service_accounts): oldest first by (created_at, id), one row more than the page to know
  * whether another page follows. The table name comes from a definition, never from input.
  */
-import type { NamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Codec, Columns, RowOf, Table } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { listPage, type Page, type PageCursor, type PageOptions } from "./paging.js";

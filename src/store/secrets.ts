@@ -3,7 +3,7 @@
  * (name and UID) and the Secret object (name, UID, resourceVersion) that hold its value. The
  * value itself is never stored here, nor anywhere but the Kubernetes Secret.
  */
-import type { NamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import { defineTable, integer, text, timestamp, type RowOf } from "./columns.js";
 import type { StoredObject } from "./configurations.js";
 import type { Queryable } from "./db.js";

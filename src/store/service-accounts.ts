@@ -3,7 +3,7 @@
  * Namespace, the name unique in the Namespace. No Kubernetes object exists for them until an
  * Agent uses one; they block the deletion of their Namespace.
  */
-import type { NamespaceId } from "../domain/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import { defineTable, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";

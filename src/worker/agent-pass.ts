@@ -12,7 +12,7 @@
  */
 import type { NamespaceId } from "../domain/index.js";
 import type { CredentialSource, WorkloadDriver, WorkloadTenant } from "../drivers/workloads.js";
-import { agentIdOfSubject, type AgentWorkKind } from "../occ/agent-work.js";
+import { agentIdOfSubject, type AgentWorkKind } from "../main/agent-work.js";
 import { isExhausted, type Claim, type WorkQueue } from "../queue/index.js";
 import { latestAgentRevision, type AgentRevisionRecord } from "../store/agent-revisions.js";
 import { getAgent, type AgentRecord } from "../store/agents.js";

@@ -1,6 +1,6 @@
 import type { NamespaceId } from "../domain/index.js";
-import type { NamespaceWorkKind } from "../occ/namespace-work.js";
-import { RECONCILER_ACTOR } from "../occ/namespace-pass-request.js";
+import type { NamespaceWorkKind } from "../main/namespace-work.js";
+import { RECONCILER_ACTOR } from "../main/namespace-pass-request.js";
 import type { ComputeDriver, PassObserver } from "../drivers/compute.js";
 import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import { isExhausted, type Claim, type WorkQueue } from "../queue/index.js";

@@ -3,7 +3,7 @@ import { authorize, type AuthorizationRequest } from "../iam/authorizer.js";
 import { isPrincipalId } from "../iam/ids.js";
 import type { Queryable } from "../store/db.js";
 import type { StatusReasonInput } from "../store/namespace-vocabulary.js";
-import type { NamespaceWorkKind } from "../occ/namespace-work.js";
+import type { NamespaceWorkKind } from "../main/namespace-work.js";
 
 /**
  * The permissions the frozen actor must still hold, checked against current policy right

@@ -6,9 +6,9 @@
  * worker or the API server was down is found at the latest one period later.
  */
 import type { Logger } from "pino";
-import type { NamespaceId } from "../domain/ids.js";
-import { requestNamespacePass } from "../occ/namespace-pass-request.js";
-import type { NamespaceWorkKind } from "../occ/namespace-work.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
+import { requestNamespacePass } from "../main/namespace-pass-request.js";
+import type { NamespaceWorkKind } from "../main/namespace-work.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
 

@@ -2,7 +2,7 @@
  * The AgentRevision read services (drivers.md §4): `agent_revision:read` on the Namespace
  * first, then the Agent (404), then its revisions, oldest first.
  */
-import type { NamespaceId } from "../../domain/ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
 import {
   getAgentRevision,
   listAgentRevisions,

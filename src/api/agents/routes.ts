@@ -4,7 +4,7 @@
  * service call, the envelope out; the check order lives in the services.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { isAgentId, isRevisionId } from "../../domain/workload-ids.js";
+import { isAgentId, isRevisionId } from "../../domain/workloads/ids.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import {
   DataEnvelope,

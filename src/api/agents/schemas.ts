@@ -3,7 +3,7 @@
  * and parameters of their routes.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { AGENT_ID_PATTERN, REVISION_ID_PATTERN } from "../../domain/workload-ids.js";
+import { AGENT_ID_PATTERN, REVISION_ID_PATTERN } from "../../domain/workloads/ids.js";
 import { REVISION_STATUSES, type AgentRevisionRecord } from "../../store/agent-revisions.js";
 import { AGENT_STATUSES, EXECUTION_MODES, type AgentRecord } from "../../store/agents.js";
 import { ConfigurationIdSchema } from "../configurations/schemas.js";

@@ -12,8 +12,8 @@
  * - delete marks the Agent `deleting` and queues its teardown; the row goes once the worker
  *   removed everything (a repeat is a no-op, a teardown that failed permanently is requeued).
  */
-import type { NamespaceId } from "../../domain/ids.js";
-import { newAgentId, newRevisionId } from "../../domain/workload-ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
+import { newAgentId, newRevisionId } from "../../domain/workloads/ids.js";
 import { KubernetesConfigurationDriver } from "../../drivers/kubernetes/tenant/configuration-driver.js";
 import {
   agentTeardownWorkKey,
@@ -21,7 +21,7 @@ import {
   enqueueAgentWork,
   revisionWorkKey,
   type AgentWorkKind,
-} from "../../occ/agent-work.js";
+} from "../../main/agent-work.js";
 import { reopen } from "../../queue/enqueue.js";
 import type { QueueConfig } from "../../queue/work-items.js";
 import { insertAgentRevision, type AgentRevisionRecord } from "../../store/agent-revisions.js";

@@ -4,8 +4,8 @@
  * starts at 1 and grows by one with every update.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { DOCUMENT_LIMITS } from "../../domain/json-documents.js";
-import { tenantResourceIdPattern } from "../../domain/tenant-resources.js";
+import { DOCUMENT_LIMITS } from "../../domain/input/json-documents.js";
+import { tenantResourceIdPattern } from "../../domain/tenant/resources.js";
 import { CONFIGURATION_KINDS, type ConfigurationRecord } from "../../store/configurations.js";
 import { NamespaceIdSchema } from "../namespaces/schemas.js";
 import { DateTime, IdString, literalUnion } from "../schemas.js";

@@ -9,9 +9,9 @@
  * row, then the ConfigMap as the last step before COMMIT, so a refused delete changes nothing.
  */
 import { refuseWhileAgentsReference } from "../tenant/in-use.js";
-import type { NamespaceId } from "../../domain/ids.js";
-import { contentDigest, newTenantResourceId } from "../../domain/tenant-resources.js";
-import { DOCUMENT_LIMITS, serializeDocument } from "../../domain/json-documents.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
+import { contentDigest, newTenantResourceId } from "../../domain/tenant/resources.js";
+import { DOCUMENT_LIMITS, serializeDocument } from "../../domain/input/json-documents.js";
 import { KubernetesConfigurationDriver } from "../../drivers/kubernetes/tenant/configuration-driver.js";
 import {
   deleteConfigurationRow,

@@ -1,7 +1,7 @@
 /** `/bindings`: give a principal a role Installation-wide or in one Namespace, list, remove. */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Static } from "@sinclair/typebox";
-import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/ids.js";
+import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
 import {
   createBinding,
   deleteBinding,

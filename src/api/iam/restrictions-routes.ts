@@ -1,6 +1,6 @@
 /** `/restrictions`: deny matching requests whatever the bindings allow; list; remove. */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { isPreprovisionedNamespaceId } from "../../domain/ids.js";
+import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
 import { asIamId } from "../../iam/ids.js";
 import {
   createRestriction,

@@ -3,7 +3,7 @@
  * restrictions as the API shows and accepts them.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../../domain/ids.js";
+import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../../domain/placement/ids.js";
 import { iamIdPattern } from "../../iam/ids.js";
 import { PERMISSION_ACTIONS, PERMISSION_KINDS, PRINCIPAL_KINDS } from "../../iam/vocabulary.js";
 import { DisplayName, DateTime, IdString, literalUnion, Nullable, PlainText } from "../schemas.js";

@@ -5,7 +5,7 @@
  * list the app is built with, and DELETE refuses with `NAMESPACE_NOT_EMPTY` while any count is
  * above zero, naming the first few that remain.
  */
-import type { NamespaceId } from "../../domain/ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { Queryable } from "../../store/db.js";
 import { firstAgentIds } from "../../store/agents.js";
 import { firstIds } from "../../store/resource-paging.js";

@@ -17,7 +17,7 @@
  *
  * The result does not wait for the worker: the Namespace is returned in `provisioning`.
  */
-import { newNamespaceId } from "../../domain/ids.js";
+import { newNamespaceId } from "../../domain/placement/ids.js";
 import {
   insertNamespace,
   type NamespaceInsertConflict,
@@ -39,7 +39,7 @@ import {
   enqueueNamespaceWork,
   ensureWorkKey,
   namespaceWorkSubject,
-} from "../../occ/namespace-work.js";
+} from "../../main/namespace-work.js";
 
 /** The 409 messages of step 5, by the store's conflict code. */
 export const CREATE_CONFLICT_MESSAGES: Readonly<Record<NamespaceInsertConflict, string>> = {

@@ -11,7 +11,7 @@
  * 5. move it to `deleting`, queue `namespace:<id>:deleted` and append the audit event, all in
  *    that transaction.
  */
-import type { NamespaceId } from "../../domain/ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
 import { reopen } from "../../queue/enqueue.js";
 import type { Queryable } from "../../store/db.js";
 import type { JsonObject } from "../../store/columns.js";
@@ -34,7 +34,7 @@ import {
   enqueueNamespaceWork,
   namespaceWorkSubject,
   teardownWorkKey,
-} from "../../occ/namespace-work.js";
+} from "../../main/namespace-work.js";
 
 /** What the DELETE did: started teardown, requeued a failed one, or nothing (already on it). */
 export type DeleteNamespaceChange = "marked" | "requeued" | "none";

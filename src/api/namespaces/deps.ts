@@ -4,11 +4,11 @@
  * in (a reserved name), and the checks that decide whether a Namespace is empty.
  */
 import type { QueueConfig } from "../../queue/work-items.js";
-import type { NamespaceId } from "../../domain/ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { Db } from "../../store/db.js";
 import type { ComputeSelection } from "../compute-selection.js";
 import type { NamespaceContentCheck } from "./contents.js";
-import type { NamespaceWorkKind } from "../../occ/namespace-work.js";
+import type { NamespaceWorkKind } from "../../main/namespace-work.js";
 
 export interface NamespaceServiceDeps {
   readonly db: Db;

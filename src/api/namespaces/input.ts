@@ -5,11 +5,11 @@
  * in, so it is checked here rather than in the static schema. Services run it too, so a
  * caller that is not the HTTP API (bootstrap, the CLI) gets the same refusals.
  */
-import type { Placement } from "../../domain/placement.js";
-import { validateExistingNamespace } from "../../domain/reserved.js";
+import type { Placement } from "../../domain/placement/placement.js";
+import { validateExistingNamespace } from "../../domain/placement/reserved.js";
 import { ApiError, type ErrorDetail } from "../errors.js";
 import type { CreateNamespaceBody } from "./schemas.js";
-import { checkDisplayName, displayNameMessage } from "../../domain/display-names.js";
+import { checkDisplayName, displayNameMessage } from "../../domain/input/display-names.js";
 import { codePointLength } from "../validation.js";
 
 /** The longest Namespace name, in characters (code points). */

@@ -5,8 +5,8 @@
  * every `existingNamespace` selection could only ever fail in the worker. The request is
  * refused instead, with a stable code and a message naming the bound Namespace.
  */
-import type { NamespaceId } from "../../domain/ids.js";
-import { currentManagedName } from "../../domain/naming.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
+import { currentManagedName } from "../../domain/placement/naming.js";
 import { ApiError } from "../errors.js";
 import type { ValidCreateNamespace } from "./input.js";
 

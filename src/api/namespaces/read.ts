@@ -5,7 +5,7 @@
  * holds exactly the live Namespaces the caller may read, and nothing about the others —
  * neither their IDs nor how many there are.
  */
-import type { NamespaceId } from "../../domain/ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
 import {
   getNamespace,
   listNamespaces,

@@ -13,9 +13,9 @@
  *
  * The pass then re-runs every check of a first placement under the same ID.
  */
-import type { NamespaceId } from "../../domain/ids.js";
-import { requeueEnsureWork } from "../../occ/namespace-pass-request.js";
-import { ensureWorkKey, namespaceWorkSubject } from "../../occ/namespace-work.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
+import { requeueEnsureWork } from "../../main/namespace-pass-request.js";
+import { ensureWorkKey, namespaceWorkSubject } from "../../main/namespace-work.js";
 import { retryNamespace } from "../../store/namespace-lifecycle.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import {

@@ -5,7 +5,7 @@
  */
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { isPreprovisionedNamespaceId } from "../../domain/ids.js";
+import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
 import {
   encodeCursor,
   decodeCursor,

@@ -3,10 +3,10 @@
  * parameters of its routes. Beyond the upstream product, `placement` says where the tenant
  * lives and `statusReason` why it is not ready.
  */
-import type { NamespaceId } from "../../domain/ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
 import { Type, type Static } from "@sinclair/typebox";
-import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../../domain/ids.js";
-import { currentManagedName } from "../../domain/naming.js";
+import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../../domain/placement/ids.js";
+import { currentManagedName } from "../../domain/placement/naming.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import {
   NAMESPACE_STATUSES,

@@ -4,7 +4,7 @@
  * for it, so even a mistaken presenter could not send it.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { tenantResourceIdPattern } from "../../domain/tenant-resources.js";
+import { tenantResourceIdPattern } from "../../domain/tenant/resources.js";
 import type { SecretRecord } from "../../store/secrets.js";
 import { NamespaceIdSchema } from "../namespaces/schemas.js";
 import { DisplayName, DateTime, IdString } from "../schemas.js";

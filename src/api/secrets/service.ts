@@ -7,8 +7,8 @@
  * The value is handed to the driver and nothing else: audit details hold IDs and the name,
  * errors are the driver's fixed messages, and nothing here logs.
  */
-import type { NamespaceId } from "../../domain/ids.js";
-import { newTenantResourceId } from "../../domain/tenant-resources.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
+import { newTenantResourceId } from "../../domain/tenant/resources.js";
 import { KubernetesSecretDriver } from "../../drivers/kubernetes/tenant/secret-driver.js";
 import type { Queryable } from "../../store/db.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";

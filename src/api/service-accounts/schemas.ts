@@ -3,7 +3,7 @@
  * the name unique in the Namespace, `secretRef` a Secret of the same Namespace.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { tenantResourceIdPattern } from "../../domain/tenant-resources.js";
+import { tenantResourceIdPattern } from "../../domain/tenant/resources.js";
 import { CREDENTIAL_KINDS, type ServiceAccountRecord } from "../../store/service-accounts.js";
 import { NamespaceIdSchema } from "../namespaces/schemas.js";
 import { SecretIdSchema } from "../secrets/schemas.js";

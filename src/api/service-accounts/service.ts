@@ -5,8 +5,8 @@
  * credential's `secretRef` must name a Secret of the same Namespace (400 otherwise).
  */
 import { refuseWhileAgentsReference } from "../tenant/in-use.js";
-import type { NamespaceId } from "../../domain/ids.js";
-import { newTenantResourceId } from "../../domain/tenant-resources.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
+import { newTenantResourceId } from "../../domain/tenant/resources.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import { getSecret } from "../../store/secrets.js";
 import {

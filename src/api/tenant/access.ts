@@ -9,7 +9,7 @@
  * state, then Kubernetes.
  */
 import type { FastifyBaseLogger } from "fastify";
-import type { NamespaceId } from "../../domain/ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { ObjectClient } from "../../drivers/kubernetes/client/index.js";
 import type { TenantPlacement } from "../../drivers/kubernetes/tenant/bound-namespace.js";
 import {

@@ -3,7 +3,7 @@
  * `RESOURCE_CONFLICT`): the Agent's next deploy would fail, and a queued revision would fail
  * permanently. The message names the Agents (within the 256-character limit) and the fix.
  */
-import type { NamespaceId } from "../../domain/ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
 import { agentsReferencing } from "../../store/agents.js";
 import type { Queryable } from "../../store/db.js";
 import { ApiError } from "../errors.js";

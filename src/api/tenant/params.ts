@@ -3,8 +3,8 @@
  * of a path the schema already checked.
  */
 import { Type } from "@sinclair/typebox";
-import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/ids.js";
-import { tenantResourceIdPattern, type TenantResourceKind } from "../../domain/tenant-resources.js";
+import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
+import { tenantResourceIdPattern, type TenantResourceKind } from "../../domain/tenant/resources.js";
 import { NamespaceIdSchema } from "../namespaces/schemas.js";
 
 export const NamespaceScopedParamsSchema = Type.Object(

@@ -4,7 +4,7 @@
  * and the audit action prefix. The check order is the one in `access.ts`: authorize on the
  * Namespace first (no existence oracle), then look the Namespace up.
  */
-import type { NamespaceId } from "../../domain/ids.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { PermissionAction, PermissionKind } from "../../iam/vocabulary.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import {

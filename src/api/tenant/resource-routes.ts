@@ -6,8 +6,8 @@
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { NamespaceId } from "../../domain/ids.js";
-import type { TenantResourceKind } from "../../domain/tenant-resources.js";
+import type { NamespaceId } from "../../domain/placement/ids.js";
+import type { TenantResourceKind } from "../../domain/tenant/resources.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import type { Caller } from "../authorization.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";

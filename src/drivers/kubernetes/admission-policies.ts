@@ -6,9 +6,9 @@
  *
  * Each policy holds only for the worker's and the API's identities (`matchConditions` on
  * `request.userInfo.username`): in the chart their ServiceAccounts, in the local cluster the
- * static users `occ-worker` / `occ-api`. The marker keys are those of src/domain/markers.ts.
+ * static users `occ-worker` / `occ-api`. The marker keys are those of src/domain/placement/markers.ts.
  */
-import { ANNOTATIONS, LABELS, LIFECYCLE, MARKER_VALUES } from "../../domain/markers.js";
+import { ANNOTATIONS, LABELS, LIFECYCLE, MARKER_VALUES } from "../../domain/placement/markers.js";
 import type { OpenShellSettings } from "../../config/installation-config.js";
 import type { KubeObjectLike } from "./client/index.js";
 import { TENANT_CLUSTER_ROLES } from "./rbac-rules.js";

@@ -7,7 +7,7 @@ import {
   loadKubeConfig,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { TENANT_CLUSTER_ROLES } from "../../../src/drivers/kubernetes/rbac-rules.js";
-import { bundledComputeDriver } from "../../../src/occ/compute.js";
+import { bundledComputeDriver } from "../../../src/main/compute.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import { getNamespace, placementOf } from "../../../src/store/namespaces.js";
 import { CI_VALUES, renderChart } from "../../harness/helm.js";

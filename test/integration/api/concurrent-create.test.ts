@@ -6,9 +6,9 @@
  * tombstone releases it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { namespaceQueueConfig } from "../../../src/occ/namespace-work.js";
+import { namespaceQueueConfig } from "../../../src/main/namespace-work.js";
 import { startApiServer, type RunningServer } from "../../../src/api/server.js";
-import { isServerNamespaceId } from "../../../src/domain/ids.js";
+import { isServerNamespaceId } from "../../../src/domain/placement/ids.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";

@@ -5,7 +5,7 @@
  * exactly as sent; keys sent in a query string, a header or a body never reach the log.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RESOURCE_LABELS } from "../../../src/domain/tenant-resources.js";
+import { RESOURCE_LABELS } from "../../../src/domain/tenant/resources.js";
 import { openPostgres } from "../../../src/store/pg-db.js";
 import type { Db } from "../../../src/store/db.js";
 import { eventually } from "../../harness/kube.js";

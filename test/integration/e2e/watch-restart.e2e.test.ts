@@ -20,7 +20,7 @@ import {
   createMissing,
   devTenantRolesClusterWide,
 } from "../../../src/drivers/kubernetes/rbac-objects.js";
-import { reconcileWorkKeys } from "../../../src/occ/namespace-pass-request.js";
+import { reconcileWorkKeys } from "../../../src/main/namespace-pass-request.js";
 import { eventually } from "../../harness/kube.js";
 import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
 

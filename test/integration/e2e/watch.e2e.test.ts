@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { currentManagedName } from "../../../src/domain/index.js";
-import { reconcileWorkKeys } from "../../../src/occ/namespace-pass-request.js";
-import type { NamespaceId } from "../../../src/domain/ids.js";
+import { reconcileWorkKeys } from "../../../src/main/namespace-pass-request.js";
+import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin } from "../compute/fixtures.js";

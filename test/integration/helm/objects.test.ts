@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { gatewayMembership } from "../../../src/domain/naming.js";
+import { gatewayMembership } from "../../../src/domain/placement/naming.js";
 import { CI_VALUES, findObject, renderChart, type RenderedObject } from "../../harness/helm.js";
 import { kubeAs, uniqueName } from "../../harness/kube.js";
 import { collectionPath, rawRequest } from "./api-server.js";

@@ -8,13 +8,13 @@ import {
   loadInstallationConfig,
   validateInstallationConfig,
 } from "../../../src/config/installation-config.js";
-import { parsePreprovisionedBinding } from "../../../src/domain/preprovisioned-binding.js";
+import { parsePreprovisionedBinding } from "../../../src/domain/preprovisioned/binding.js";
 import {
   STARTUP_MESSAGES,
   checkPreprovisionedPrerequisites,
   checkStartupConfiguration,
   startupProfile,
-} from "../../../src/occ/preprovisioned-startup.js";
+} from "../../../src/main/preprovisioned-startup.js";
 import {
   CI_VALUES,
   REPO_ROOT,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { currentManagedName, h } from "../../../src/domain/naming.js";
+import { currentManagedName, h } from "../../../src/domain/placement/naming.js";
 import { TENANT_CLUSTER_ROLES } from "../../../src/drivers/kubernetes/rbac-rules.js";
 import { CI_VALUES, hookObjects, renderChart, type RenderedObject } from "../../harness/helm.js";
 import { uniqueName } from "../../harness/kube.js";

@@ -18,7 +18,7 @@ import {
   openshellTenantClusterRole,
   preprovisionedClusterRbac,
 } from "../../../src/drivers/kubernetes/rbac-objects.js";
-import { currentManagedName } from "../../../src/domain/naming.js";
+import { currentManagedName } from "../../../src/domain/placement/naming.js";
 import { CI_VALUES, renderChart } from "../../harness/helm.js";
 import {
   CHART_NAMESPACE_ROLES,

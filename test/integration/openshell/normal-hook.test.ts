@@ -24,7 +24,7 @@ import {
   createOpenShellGateway,
   type OpenShellGateway,
 } from "../../../src/drivers/openshell/gateway-client.js";
-import { bundledComputeDriver, openshellHook } from "../../../src/occ/compute.js";
+import { bundledComputeDriver, openshellHook } from "../../../src/main/compute.js";
 import { uniqueName } from "../../harness/kube.js";
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin, freshIdentity, type FreshIdentity } from "../../harness/preprovisioned.js";

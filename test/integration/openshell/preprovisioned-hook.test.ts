@@ -4,7 +4,7 @@ import {
   createOpenShellGateway,
   type OpenShellGateway,
 } from "../../../src/drivers/openshell/gateway-client.js";
-import { openshellHook } from "../../../src/occ/compute.js";
+import { openshellHook } from "../../../src/main/compute.js";
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin } from "../../harness/preprovisioned.js";
 import {

@@ -17,9 +17,9 @@ import {
   type NamespaceId,
 } from "../../../src/domain/index.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/occ/namespace-queue.js";
-import { verifyPreprovisioned } from "../../../src/occ/preprovisioned-verify.js";
-import { bundledComputeDriver } from "../../../src/occ/compute.js";
+import { namespaceQueueConfig } from "../../../src/main/namespace-queue.js";
+import { verifyPreprovisioned } from "../../../src/main/preprovisioned-verify.js";
+import { bundledComputeDriver } from "../../../src/main/compute.js";
 import { agentIdsOf, insertAgent } from "../../../src/store/agents.js";
 import { insertConfiguration } from "../../../src/store/configurations.js";
 import type { Db } from "../../../src/store/db.js";

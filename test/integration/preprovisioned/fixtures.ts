@@ -22,8 +22,8 @@ import {
   type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import type { NamespaceHook } from "../../../src/drivers/compute.js";
-import { bundledComputeDriver } from "../../../src/occ/compute.js";
-import { renderPreprovisionedYaml } from "../../../src/occ/preprovisioned-render.js";
+import { bundledComputeDriver } from "../../../src/main/compute.js";
+import { renderPreprovisionedYaml } from "../../../src/main/preprovisioned-render.js";
 import {
   admin,
   grantOperator,

@@ -13,7 +13,7 @@ import {
   OPENSHELL_TENANT_ROLE,
   TENANT_CLUSTER_ROLES,
 } from "../../../src/drivers/kubernetes/rbac-rules.js";
-import { renderPreprovisionedYaml } from "../../../src/occ/preprovisioned-render.js";
+import { renderPreprovisionedYaml } from "../../../src/main/preprovisioned-render.js";
 import { uniqueName } from "../../harness/kube.js";
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
 import { migratedPglite, prepare, profileDocument, type Prepared } from "./fixtures.js";

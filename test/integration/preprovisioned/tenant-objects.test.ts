@@ -8,8 +8,8 @@ import {
 import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
 import { useTenantNamespaceProfile } from "../../../src/drivers/kubernetes/tenant/preprovisioned-namespace.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/occ/namespace-work.js";
-import { preprovisionedExpectationOf } from "../../../src/occ/preprovisioned-startup.js";
+import { namespaceQueueConfig } from "../../../src/main/namespace-work.js";
+import { preprovisionedExpectationOf } from "../../../src/main/preprovisioned-startup.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";

@@ -5,14 +5,14 @@
  * event; every other creation gets the typed conflict and stores nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newNamespaceId } from "../../../src/domain/ids.js";
+import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { appendAuditEvent } from "../../../src/store/audit-events.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { markNamespaceDeleting, insertNamespace } from "../../../src/store/namespaces.js";
 import { applyTeardownOutcome } from "../../../src/store/namespace-outcomes.js";
-import type { Placement } from "../../../src/domain/placement.js";
+import type { Placement } from "../../../src/domain/placement/placement.js";
 import { createTestDatabase } from "../../harness/db.js";
 
 const CONCURRENCY = 50;

@@ -3,7 +3,7 @@
  * known to behave the same on the production server (parameter typing, timestamps, jsonb).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newNamespaceId } from "../../../src/domain/ids.js";
+import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import { appendAuditEvent, listAuditEvents } from "../../../src/store/audit-events.js";
 import { migrate } from "../../../src/store/migrate.js";
 import {

@@ -11,7 +11,7 @@ import {
   configMapName,
   CONFIGURATION_DATA_KEY,
   RESOURCE_LABELS,
-} from "../../../src/domain/tenant-resources.js";
+} from "../../../src/domain/tenant/resources.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, RESTRICTED } from "../compute/fixtures.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABELS, type NamespaceId } from "../../../src/domain/index.js";
-import { secretObjectName } from "../../../src/domain/tenant-resources.js";
+import { secretObjectName } from "../../../src/domain/tenant/resources.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, workerDriver } from "../compute/fixtures.js";

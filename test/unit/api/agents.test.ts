@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentSchema } from "../../../src/api/agents/schemas.js";
 import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
-import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/ids.js";
-import { newTenantResourceId } from "../../../src/domain/tenant-resources.js";
-import { isAgentId, newRevisionId, type AgentId } from "../../../src/domain/workload-ids.js";
+import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
+import { newTenantResourceId } from "../../../src/domain/tenant/resources.js";
+import { isAgentId, newRevisionId, type AgentId } from "../../../src/domain/workloads/ids.js";
 import { insertAgentRevision } from "../../../src/store/agent-revisions.js";
 import { insertConfiguration } from "../../../src/store/configurations.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";

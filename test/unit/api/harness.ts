@@ -3,7 +3,7 @@
  * built on it, driven with `inject`. Helpers create principals with exactly the permissions a
  * test needs, through the IAM routes as the bootstrap administrator.
  */
-import type { NamespaceId } from "../../../src/domain/ids.js";
+import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import pino from "pino";
@@ -20,7 +20,7 @@ import {
 import type { ComputeSelection } from "../../../src/api/compute-selection.js";
 import type { NamespaceContentCheck } from "../../../src/api/namespaces/contents.js";
 import type { NamespaceServiceDeps } from "../../../src/api/namespaces/deps.js";
-import { namespaceQueueConfig } from "../../../src/occ/namespace-work.js";
+import { namespaceQueueConfig } from "../../../src/main/namespace-work.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
 import type { Permission } from "../../../src/iam/vocabulary.js";
 import type { Db, Queryable, SqlParam } from "../../../src/store/db.js";

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
 import { applyTeardownOutcome } from "../../../src/store/namespace-outcomes.js";
 import { markNamespaceDeleting } from "../../../src/store/namespaces.js";
-import { isServerNamespaceId } from "../../../src/domain/ids.js";
+import { isServerNamespaceId } from "../../../src/domain/placement/ids.js";
 import {
   call,
   counts,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
-import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/ids.js";
+import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import {
   call,

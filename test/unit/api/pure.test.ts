@@ -10,7 +10,7 @@ import {
 import { notEmptyMessage } from "../../../src/api/namespaces/contents.js";
 import { decodeCursor, encodeCursor } from "../../../src/api/schemas.js";
 import { codePointLength, detailCodeOf, isPlainText } from "../../../src/api/validation.js";
-import { isPreprovisionedNamespaceId } from "../../../src/domain/ids.js";
+import { isPreprovisionedNamespaceId } from "../../../src/domain/placement/ids.js";
 
 describe("the error table", () => {
   it("maps every code to one of the spec's statuses", () => {

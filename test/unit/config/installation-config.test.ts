@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { egressProxyUrl } from "../../../src/domain/workload-pods.js";
+import { egressProxyUrl } from "../../../src/domain/workloads/pods.js";
 import { describe, expect, it } from "vitest";
 import {
   ConfigurationError,

@@ -3,7 +3,7 @@ import {
   checkDisplayName,
   displayNameMessage,
   type DisplayNameRule,
-} from "../../../src/domain/display-names.js";
+} from "../../../src/domain/input/display-names.js";
 
 describe("checkDisplayName: the display-name character policy", () => {
   it.each([

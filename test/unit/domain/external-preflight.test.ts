@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { preflightExternal } from "../../../src/domain/external-preflight.js";
+import { preflightExternal } from "../../../src/domain/placement/external-preflight.js";
 import { ANNOTATIONS, LABELS, type HasMetadata } from "../../../src/domain/index.js";
 import { OTHER, TENANT, namespace, preparedExternal } from "./fixtures.js";
 

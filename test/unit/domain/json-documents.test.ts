@@ -6,7 +6,7 @@ import {
   numberRoundTrips,
   scanJson,
   serializeDocument,
-} from "../../../src/domain/json-documents.js";
+} from "../../../src/domain/input/json-documents.js";
 
 describe("numberRoundTrips", () => {
   it.each([

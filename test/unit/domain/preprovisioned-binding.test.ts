@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parsePreprovisionedBinding } from "../../../src/domain/preprovisioned-binding.js";
+import { parsePreprovisionedBinding } from "../../../src/domain/preprovisioned/binding.js";
 
 const UID = "0f4c2a9e-6b1d-4c3e-9a7f-2d5e8b1c4a60";
 

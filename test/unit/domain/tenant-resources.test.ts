@@ -9,8 +9,8 @@ import {
   secretMarkers,
   secretObjectName,
   tenantResourceIdPattern,
-} from "../../../src/domain/tenant-resources.js";
-import { h, isDns1123Label, isLabelValue } from "../../../src/domain/naming.js";
+} from "../../../src/domain/tenant/resources.js";
+import { h, isDns1123Label, isLabelValue } from "../../../src/domain/placement/naming.js";
 
 const TENANT = "ns_00000000-0000-4000-8000-000000000001";
 const CFG = "cfg_00000000-0000-4000-8000-0000000000aa";

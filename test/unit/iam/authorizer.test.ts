@@ -13,7 +13,7 @@ import type { PrincipalId } from "../../../src/iam/ids.js";
 import { deletePrincipal } from "../../../src/iam/principals.js";
 import { createRestriction } from "../../../src/iam/restrictions.js";
 import { ALL_PERMISSIONS, type Permission } from "../../../src/iam/vocabulary.js";
-import type { NamespaceId } from "../../../src/domain/ids.js";
+import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import type { Db } from "../../../src/store/db.js";
 import { bind, freshDb, namespace, principal, role } from "./db.js";
 

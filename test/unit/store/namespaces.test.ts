@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newNamespaceId, type NamespaceId } from "../../../src/domain/ids.js";
-import type { Placement } from "../../../src/domain/placement.js";
+import { newNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
+import type { Placement } from "../../../src/domain/placement/placement.js";
 import type { Db } from "../../../src/store/db.js";
 import {
   applyProvisioningOutcome,

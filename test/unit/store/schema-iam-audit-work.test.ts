@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newNamespaceId } from "../../../src/domain/ids.js";
+import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import { WORK_STATES } from "../../../src/queue/work-items.js";
 import { AUDIT_EVENT_KINDS, AUDIT_OUTCOMES } from "../../../src/store/audit-events.js";
 import type { Db } from "../../../src/store/db.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newNamespaceId } from "../../../src/domain/ids.js";
+import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import type { Db, SqlParam } from "../../../src/store/db.js";
 import {
   NAMESPACE_STATUSES,

@@ -14,14 +14,14 @@
  * - no claimant: for a managed tenant with nothing recorded, the namespace is not created
  *   yet → `namespace-missing`; with a recorded UID it was deleted → `ownership`.
  */
-import type { NamespaceId } from "../../../domain/ids.js";
-import type { K8sNamespace } from "../../../domain/k8s-objects.js";
-import type { Placement } from "../../../domain/placement.js";
+import type { NamespaceId } from "../../../domain/placement/ids.js";
+import type { K8sNamespace } from "../../../domain/placement/k8s-objects.js";
+import type { Placement } from "../../../domain/placement/placement.js";
 import {
   boundNamespaceMissingViolation,
   resolveForPlacement,
   uidPinViolation,
-} from "../../../domain/resolve.js";
+} from "../../../domain/placement/resolve.js";
 import type { ObjectClient } from "../client/index.js";
 import { claimantSelector } from "../compute/context.js";
 import { TenantObjectError, tenantKubeFailure } from "./failures.js";

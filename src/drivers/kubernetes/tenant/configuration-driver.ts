@@ -16,7 +16,7 @@ import {
   contentDigest,
   ownedObjectMismatch,
   RESOURCE_LABELS,
-} from "../../../domain/tenant-resources.js";
+} from "../../../domain/tenant/resources.js";
 import type { BoundNamespace } from "./bound-namespace.js";
 import { TenantObjectError } from "./failures.js";
 import {

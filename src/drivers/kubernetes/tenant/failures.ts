@@ -4,7 +4,7 @@
  * reason to 503 with the message, which is written here to be safe to show: it names only the
  * tenant's own bound namespace, never another tenant's objects, and never a stored value.
  */
-import { sanitizeReason } from "../../../domain/reason.js";
+import { sanitizeReason } from "../../../domain/input/reason.js";
 import { isKubeError } from "../client/index.js";
 import { TENANT_CLUSTER_ROLES } from "../rbac-rules.js";
 

@@ -5,9 +5,9 @@
  * object (name and UID); reads verify the markers (and what the caller adds) and never repair;
  * updates carry the recorded `resourceVersion`; deletes carry the recorded UID.
  */
-import type { ObjectMeta } from "../../../domain/k8s-objects.js";
-import type { Markers } from "../../../domain/markers.js";
-import { ownedObjectMismatch } from "../../../domain/tenant-resources.js";
+import type { ObjectMeta } from "../../../domain/placement/k8s-objects.js";
+import type { Markers } from "../../../domain/placement/markers.js";
+import { ownedObjectMismatch } from "../../../domain/tenant/resources.js";
 import { isKubeError, type ObjectClient } from "../client/index.js";
 import type { BoundNamespace } from "./bound-namespace.js";
 import { TenantObjectError, tenantKubeFailure } from "./failures.js";

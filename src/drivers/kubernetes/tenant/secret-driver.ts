@@ -13,7 +13,7 @@ import {
   SECRET_DATA_KEY,
   secretMarkers,
   secretObjectName,
-} from "../../../domain/tenant-resources.js";
+} from "../../../domain/tenant/resources.js";
 import type { BoundNamespace } from "./bound-namespace.js";
 import { TenantObjectError } from "./failures.js";
 import {

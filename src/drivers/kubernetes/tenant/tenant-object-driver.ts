@@ -3,7 +3,7 @@
  * afresh for each operation, and the one list call a listing verifies its objects against.
  * Each driver adds only its object's shape and how a listed object is checked.
  */
-import { LABELS } from "../../../domain/markers.js";
+import { LABELS } from "../../../domain/placement/markers.js";
 import type { ObjectClient } from "../client/index.js";
 import {
   resolveBoundNamespace,

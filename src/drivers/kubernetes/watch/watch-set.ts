@@ -1,5 +1,5 @@
 import type { KubeConfig } from "@kubernetes/client-node";
-import { LABELS } from "../../../domain/markers.js";
+import { LABELS } from "../../../domain/placement/markers.js";
 import type { Kind, RequestCounter } from "../client/index.js";
 import { KubeTransport } from "../client/transport.js";
 import { Reflector, type WatchRestartReason } from "./reflector.js";

@@ -12,7 +12,7 @@ import {
   ownedObjectMismatch,
   SECRET_DATA_KEY,
   secretMarkers,
-} from "../../../domain/tenant-resources.js";
+} from "../../../domain/tenant/resources.js";
 import type { CredentialSource } from "../../workloads.js";
 import type { ObjectClient } from "../client/index.js";
 import type { BoundNamespace } from "../tenant/bound-namespace.js";

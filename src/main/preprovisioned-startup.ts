@@ -1,0 +1,251 @@
+/**
+ * Startup of the API and the worker under the preprovisioned profile (preprovisioned.md §2).
+ *
+ * With `OCC_PREPROVISIONED_NAMESPACE` set, the Installation must be the closed single-cluster
+ * OpenShell profile the seed describes; anything else stops startup with the seed's exact
+ * sentence. Without it, a configuration asking for an execution cluster is refused as well:
+ * this release has no execution cluster support, and ignoring the key would be silent.
+ */
+import { ConfigurationError, type InstallationConfig } from "../config/installation-config.js";
+import {
+  PREPROVISIONED_ENV,
+  parsePreprovisionedBinding,
+  type PreprovisionedBinding,
+} from "../domain/preprovisioned/binding.js";
+import type { K8sNamespace } from "../domain/placement/k8s-objects.js";
+import { currentManagedName } from "../domain/placement/naming.js";
+import {
+  PREPROVISIONED_MESSAGES,
+  preprovisionedNamespaceFailures,
+  type FailedRequirement,
+  type PreprovisionedExpectation,
+} from "../domain/preprovisioned/namespace.js";
+import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
+import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
+import { apiBindingFailure, tenantGrantFailures } from "./preprovisioned-grants.js";
+import { err, ok, type Result } from "../domain/input/result.js";
+
+/** The operator-facing startup messages, verbatim where the seed states them. */
+export const STARTUP_MESSAGES = {
+  /** Seed 001, "Set the value". */
+  preprovisionedPrerequisites:
+    "A preprovisioned Namespace requires single-cluster bundled Kubernetes and OpenShell Drivers with Credential Proxy and gateway routing.",
+  executionClusterUnsupported:
+    "executionCluster.enabled: true is not supported by this release: OCC runs workloads only in the cluster it controls; set executionCluster.enabled: false.",
+  openshellSettingsMissing:
+    "drivers.sandbox: openshell needs the openshell settings (endpoint, gateway)",
+} as const;
+
+/** One unmet prerequisite: the key at fault and what it must be. */
+export interface UnmetPrerequisite {
+  readonly key: string;
+  readonly fix: string;
+}
+
+/**
+ * The §2 prerequisites of the preprovisioned profile that `config` does not meet, each naming
+ * its key: the bundled Kubernetes Compute and Configuration Drivers, the OpenShell Sandbox
+ * Driver with a configured OpenShell backend, Compute gateway routing, no execution cluster,
+ * and a Credential Proxy (egress authority; this product has no OpenShell Git transport).
+ */
+export function unmetPrerequisites(config: InstallationConfig): UnmetPrerequisite[] {
+  const unmet: UnmetPrerequisite[] = [];
+  if (config.drivers.compute !== "kubernetes") {
+    unmet.push({ key: "drivers.compute", fix: "the bundled kubernetes driver" });
+  }
+  if (config.drivers.configuration !== "kubernetes") {
+    unmet.push({ key: "drivers.configuration", fix: "the bundled kubernetes driver" });
+  }
+  if (config.drivers.sandbox !== "openshell") {
+    unmet.push({ key: "drivers.sandbox", fix: "openshell" });
+  }
+  if (config.openshell === null) {
+    unmet.push({ key: "openshell", fix: "the OpenShell backend (endpoint, gateway)" });
+  }
+  if (config.compute.gatewayRouting === null) {
+    unmet.push({ key: "network.gatewayRouting", fix: "the Compute gateway routing" });
+  }
+  if (config.executionCluster.enabled) {
+    unmet.push({ key: "executionCluster.enabled", fix: "false" });
+  }
+  if (config.egressAuthority === null) {
+    unmet.push({ key: "network.egressAuthority", fix: "the Credential Proxy" });
+  }
+  return unmet;
+}
+
+/** The seed's exact sentence, then every unmet key. */
+export function prerequisitesRefusal(unmet: readonly UnmetPrerequisite[]): string {
+  return `${STARTUP_MESSAGES.preprovisionedPrerequisites} Not met: ${unmet
+    .map((u) => `${u.key} (needs ${u.fix})`)
+    .join("; ")}.`;
+}
+
+/**
+ * The §2 prerequisites of the preprovisioned profile. Any miss → the seed's exact sentence,
+ * followed by each key at fault.
+ */
+export function checkPreprovisionedPrerequisites(config: InstallationConfig): Result<void, string> {
+  const unmet = unmetPrerequisites(config);
+  return unmet.length === 0 ? ok(undefined) : err(prerequisitesRefusal(unmet));
+}
+
+/**
+ * Every startup refusal of the configuration for the given binding (`null`: the normal
+ * profile): the preprovisioned prerequisites, or, in the normal profile, an execution cluster
+ * or the OpenShell Sandbox Driver without its settings.
+ */
+export function checkStartupConfiguration(
+  config: InstallationConfig,
+  binding: PreprovisionedBinding | null,
+): Result<void, string> {
+  if (binding !== null) return checkPreprovisionedPrerequisites(config);
+  if (config.executionCluster.enabled) return err(STARTUP_MESSAGES.executionClusterUnsupported);
+  if (config.drivers.sandbox === "openshell" && config.openshell === null) {
+    return err(STARTUP_MESSAGES.openshellSettingsMissing);
+  }
+  return ok(undefined);
+}
+
+/**
+ * Reads `OCC_PREPROVISIONED_NAMESPACE` from `env`: `null` when unset or empty (the normal
+ * profile), the binding when valid.
+ *
+ * @throws ConfigurationError naming every problem when the value is malformed.
+ */
+export function preprovisionedBindingFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): PreprovisionedBinding | null {
+  const raw = env[PREPROVISIONED_ENV];
+  if (raw === undefined || raw === "") return null;
+  const parsed = parsePreprovisionedBinding(raw);
+  if (!parsed.ok) throw new ConfigurationError(PREPROVISIONED_ENV, parsed.error);
+  return parsed.value;
+}
+
+/** Thrown when startup must stop; the message is the operator-facing sentence. */
+export class StartupRefusedError extends Error {
+  override readonly name = "StartupRefusedError";
+}
+
+/**
+ * The whole configuration side of startup for the API and the worker: reads the binding from
+ * `env` and refuses the configuration per {@link checkStartupConfiguration}.
+ *
+ * @throws ConfigurationError for a malformed binding, StartupRefusedError for a refusal.
+ */
+export function startupProfile(
+  config: InstallationConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): PreprovisionedBinding | null {
+  const binding = preprovisionedBindingFromEnv(env);
+  const checked = checkStartupConfiguration(config, binding);
+  if (!checked.ok) throw new StartupRefusedError(checked.error);
+  return binding;
+}
+
+/** What the bound namespace must match, from the configuration and the binding. */
+export function preprovisionedExpectationOf(
+  config: InstallationConfig,
+  binding: PreprovisionedBinding,
+): PreprovisionedExpectation {
+  return {
+    binding,
+    routing: config.compute.gatewayRouting,
+    operatorNamespaceLabels: config.openshell?.operatorNamespaceLabels ?? {},
+  };
+}
+
+/** The default ServiceAccounts of the worker and the API (as `occ preprovisioned render`). */
+export function defaultSubjects(config: InstallationConfig): {
+  readonly worker: RbacSubject;
+  readonly api: RbacSubject;
+} {
+  const namespace = config.kubernetes.controllerNamespace;
+  return {
+    worker: { kind: "ServiceAccount", name: "occ-worker", namespace },
+    api: { kind: "ServiceAccount", name: "occ-api", namespace },
+  };
+}
+
+/**
+ * The tenant RoleBindings as the worker sees them: its own (worker tenant role and, with
+ * OpenShell, the OpenShell tenant role) by its effective rules, and the API's by name.
+ */
+export async function workerGrantFailures(
+  client: ObjectClient,
+  config: InstallationConfig,
+  namespace: string,
+): Promise<FailedRequirement[]> {
+  const subjects = defaultSubjects(config);
+  const own = await tenantGrantFailures(
+    client,
+    namespace,
+    config.openshell === null ? ["worker"] : ["worker", "openshell"],
+    subjects.worker,
+  );
+  const api = await apiBindingFailure(client, namespace, subjects.api);
+  return api === null ? own : [...own, api];
+}
+
+/**
+ * The worker's startup verification (§2): `get` the bound namespace by name and check every
+ * §3 requirement, then the tenant RoleBindings ({@link workerGrantFailures}). A mismatch stops
+ * startup with the list of EVERY failing requirement with its fix, not just the first: the
+ * namespace's under the seed's sentence, the RoleBindings' after it.
+ *
+ * @throws StartupRefusedError on any mismatch; a Kubernetes failure propagates as is.
+ */
+export async function verifyPreprovisionedNamespaceAtStartup(
+  client: ObjectClient,
+  config: InstallationConfig,
+  binding: PreprovisionedBinding,
+): Promise<void> {
+  const name = currentManagedName(binding.namespaceId);
+  const namespace = (await client.find<K8sNamespace>("Namespace", { name })) ?? null;
+  const failures = preprovisionedNamespaceFailures(
+    namespace,
+    preprovisionedExpectationOf(config, binding),
+  );
+  const grants = namespace === null ? [] : await workerGrantFailures(client, config, name);
+  refuseUnlessEmpty(name, failures, grants);
+}
+
+/**
+ * The API's startup check of its own tenant RoleBinding in the bound namespace (its effective
+ * rules; the API may `get` the namespace and use Secrets and ConfigMaps in it).
+ *
+ * @throws StartupRefusedError when the API's tenant role is not held there.
+ */
+export async function verifyApiGrantsAtStartup(
+  client: ObjectClient,
+  config: InstallationConfig,
+  binding: PreprovisionedBinding,
+): Promise<void> {
+  const name = currentManagedName(binding.namespaceId);
+  const grants = await tenantGrantFailures(client, name, ["api"], defaultSubjects(config).api);
+  refuseUnlessEmpty(name, [], grants);
+}
+
+function refuseUnlessEmpty(
+  name: string,
+  namespace: readonly FailedRequirement[],
+  grants: readonly FailedRequirement[],
+): void {
+  if (namespace.length === 0 && grants.length === 0) return;
+  const line = (f: FailedRequirement) =>
+    `  - ${f.requirement}: ${f.fix.replace(/\n/g, "\n      ")}`;
+  throw new StartupRefusedError(
+    [
+      ...(namespace.length > 0
+        ? [
+            `${PREPROVISIONED_MESSAGES.namespaceMismatch} Namespace ${name}:`,
+            ...namespace.map(line),
+          ]
+        : []),
+      ...(grants.length > 0
+        ? [`The tenant RoleBindings of namespace ${name} are missing:`, ...grants.map(line)]
+        : []),
+    ].join("\n"),
+  );
+}

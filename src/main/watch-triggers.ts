@@ -1,0 +1,79 @@
+import type { Logger } from "pino";
+import type { NamespaceId } from "../domain/placement/ids.js";
+import type { TenantTouch } from "../drivers/kubernetes/watch/watch-set.js";
+import type { Db } from "../store/db.js";
+
+/** Queues one pass for each of these tenants, deduplicated with what is already queued. */
+export type RequestPasses = (ids: readonly NamespaceId[]) => Promise<unknown>;
+
+export interface TouchBatcher {
+  /** A watched object changed in this Kubernetes namespace. */
+  touch(t: TenantTouch): void;
+  /** Sends what is batched now (tests, shutdown). */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Turns watch changes into tenant passes. Changes are gathered for `delayMs` (a burst of
+ * events on one tenant, e.g. its own pass's writes, becomes one request), then mapped to
+ * platform Namespaces in one query: by the tenant label the objects carried, or else by the
+ * Kubernetes namespace name the database binds (an external namespace selected but not yet
+ * bound carries no label). A change in a namespace no tenant uses queues nothing.
+ */
+export function touchBatcher(opts: {
+  readonly db: Db;
+  readonly requestPasses: RequestPasses;
+  readonly logger: Logger;
+  readonly delayMs?: number;
+  /** Called with how many passes each flush requested (metrics). */
+  readonly onRequested?: (count: number) => void;
+}): TouchBatcher {
+  const delayMs = opts.delayMs ?? 50;
+  let names = new Set<string>();
+  let hinted = new Set<string>();
+  let timer: NodeJS.Timeout | null = null;
+  let inflight: Promise<void> = Promise.resolve();
+
+  const send = async (): Promise<void> => {
+    timer = null;
+    const byName = [...names];
+    const byId = [...hinted];
+    names = new Set();
+    hinted = new Set();
+    if (byName.length === 0 && byId.length === 0) return;
+    try {
+      const res = await opts.db.query<{ id: NamespaceId }>(
+        `SELECT id FROM namespaces
+          WHERE deleted_at IS NULL
+            AND (id = ANY($1::text[]) OR kubernetes_namespace = ANY($2::text[])
+                 OR existing_namespace = ANY($2::text[]))`,
+        [byId, byName],
+      );
+      const ids = res.rows.map((r) => r.id);
+      if (ids.length === 0) return;
+      await opts.requestPasses(ids);
+      opts.onRequested?.(ids.length);
+    } catch (err) {
+      // The periodic resync queues every live Namespace anyway; nothing is lost for good.
+      opts.logger.warn({ err, namespaces: byName }, "could not queue passes for watched changes");
+    }
+  };
+  const flush = (): Promise<void> => {
+    if (timer !== null) clearTimeout(timer);
+    inflight = inflight.then(send);
+    return inflight;
+  };
+
+  return {
+    touch(t) {
+      names.add(t.namespace);
+      if (t.tenant !== null) hinted.add(t.tenant);
+      timer ??= setTimeout(() => void flush(), delayMs);
+    },
+    flush,
+    async stop() {
+      await flush();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { Logger } from "pino";
+import type { InstallationConfig } from "../config/installation-config.js";
+import type { PreprovisionedBinding } from "../domain/preprovisioned/binding.js";
+import {
+  RequestCounter,
+  loadKubeConfig,
+  type ObjectClient,
+} from "../drivers/kubernetes/client/index.js";
+import { cachedObjectClient } from "../drivers/kubernetes/watch/cached-client.js";
+import { startWatchSet, type WatchSet } from "../drivers/kubernetes/watch/watch-set.js";
+import type { Db } from "../store/db.js";
+import type { ControlPlaneMetrics } from "./metrics.js";
+import { touchBatcher, type RequestPasses } from "./watch-triggers.js";
+
+/** What the worker process gets from its watches. */
+export interface WorkerWatches {
+  /** The Compute Driver's client, reading watched kinds from the caches (or unchanged). */
+  wrap(client: ObjectClient): ObjectClient;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts what keeps bound tenants under watch (lifecycle.md §1):
+ * - normal profile, bundled Kubernetes driver: one watch per kind (`WATCHED_KINDS`); each
+ *   change queues the tenant's pass, and passes read those kinds from the caches;
+ * - preprovisioned profile: its RBAC grants `get` on one namespace and named objects only, no
+ *   list or watch, so the one bound Namespace's pass is queued every `worker.pollSeconds`, and
+ *   that pass `get`s exactly what the profile may read;
+ * - an installed Compute Driver module: nothing (it owns its own reads).
+ */
+export function startWorkerWatches(opts: {
+  readonly db: Db;
+  readonly config: InstallationConfig;
+  readonly binding: PreprovisionedBinding | null;
+  readonly logger: Logger;
+  readonly metrics?: ControlPlaneMetrics;
+  readonly requestPasses: RequestPasses;
+}): WorkerWatches {
+  const { config, logger } = opts;
+  const unchanged: WorkerWatches = { wrap: (c) => c, stop: () => Promise.resolve() };
+  if (config.drivers.compute !== "kubernetes") return unchanged;
+  if (opts.binding !== null) {
+    const id = opts.binding.namespaceId;
+    const everyMs = config.worker.pollSeconds * 1_000;
+    const timer = setInterval(() => {
+      opts.requestPasses([id]).catch((err: unknown) => {
+        logger.warn({ err }, "could not queue the periodic re-verification");
+      });
+    }, everyMs);
+    logger.info(
+      { namespaceId: id, pollSeconds: config.worker.pollSeconds },
+      "preprovisioned profile: no list/watch granted; the bound namespace is re-read periodically",
+    );
+    return {
+      wrap: (c) => c,
+      stop: () => {
+        clearInterval(timer);
+        return Promise.resolve();
+      },
+    };
+  }
+
+  const batcher = touchBatcher({
+    db: opts.db,
+    requestPasses: opts.requestPasses,
+    logger,
+    ...(opts.metrics !== undefined
+      ? { onRequested: (n: number) => opts.metrics?.watchRequestedPasses(n) }
+      : {}),
+  });
+  const counter = new RequestCounter();
+  opts.metrics?.countKubernetesRequests(counter);
+  const set: WatchSet = startWatchSet({
+    kubeconfig: loadKubeConfig(config.kubernetes.kubeconfig),
+    counter,
+    timeoutMs: config.kubernetes.requestTimeoutMs,
+    onTouch: (t) => {
+      batcher.touch(t);
+    },
+    onRestart: (kind, reason, err) => {
+      opts.metrics?.watchRestarted(kind, reason);
+      if (reason !== "ended") logger.warn({ kind, reason, err }, "watch restarted");
+    },
+  });
+  opts.metrics?.watchCacheSizes(() => set.sizes());
+  const started = Date.now();
+  void set.waitForSync(10 * 60_000).then((synced) => {
+    if (synced) {
+      logger.info({ ms: Date.now() - started, objects: set.sizes() }, "watch caches synced");
+    }
+  });
+  return {
+    wrap: (client) => cachedObjectClient(client, set.reflectors),
+    async stop() {
+      await set.stop();
+      await batcher.stop();
+    },
+  };
+}
