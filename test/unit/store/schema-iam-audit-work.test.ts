@@ -236,3 +236,20 @@ describe("work_items", () => {
     });
   });
 });
+
+describe("work_items indexes", () => {
+  it("deduplicating a pass request finds the subject's queued item by index (0010), not by scanning the queue", async () => {
+    // The statement of src/main/namespace-pass-request.ts; a sequential scan is made the
+    // planner's last resort so the small table's plan shows which index serves the lookup.
+    const plan = await db.transaction(async (tx) => {
+      await tx.query("SET LOCAL enable_seqscan = off");
+      return tx.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN UPDATE work_items SET available_at = LEAST(available_at, now()), updated_at = now()
+         WHERE subject = 'namespace:ns_x' AND kind = 'namespace.ensure' AND state = 'queued'`,
+      );
+    });
+    const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+    expect(text).toContain("work_items_queued_subject");
+    expect(text).toMatch(/Index Cond: \(\(subject = 'namespace:ns_x'::text\)/);
+  });
+});
