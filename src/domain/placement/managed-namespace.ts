@@ -59,7 +59,8 @@ export type ManagedNamespaceVerdict =
  * - label `app.kubernetes.io/managed-by=openclaw-enterprise`;
  * - its name is the current or the previous managed form of this ID.
  * Then: terminating or not `Active` → pending (a managed namespace being deleted is recreated
- * once it is gone); otherwise usable, with a patch when a managed marker (Pod Security,
+ * once it is gone — unless it is `pinned`: one OCC recorded is recreated only on an
+ * administrator's retry, so the message says that instead); otherwise usable, with a patch when a managed marker (Pod Security,
  * gateway labels) is missing or different.
  *
  * `pinned`: the namespace's metadata.uid is the one OCC recorded when it created it
@@ -84,7 +85,9 @@ export function verifyManagedNamespace(
     return {
       verdict: "pending",
       result: managedNamespacePending(
-        "the managed namespace is terminating; it will be recreated once it is gone",
+        pinned
+          ? "the managed namespace is terminating; once it is gone OCC does not recreate it by itself (its data went with it) — an administrator's retry recreates it"
+          : "the managed namespace is terminating; it will be recreated once it is gone",
       ),
     };
   }

@@ -166,6 +166,22 @@ describe("verifyManagedNamespace", () => {
     });
   });
 
+  it("terminating while its UID is recorded (bound, or pending since OCC created it) → pending that names the administrator's retry, not a recreate", () => {
+    const verdict = verifyManagedNamespace(
+      managed(TENANT, { deletionTimestamp: "2026-01-01T00:00:00Z" }),
+      TENANT,
+      null,
+      true,
+    );
+    expect(verdict.verdict === "pending" && verdict.result).toMatchObject({
+      outcome: "pending",
+      code: "KUBERNETES_NAMESPACE_PENDING",
+    });
+    const reason = verdict.verdict === "pending" ? verdict.result.reason : "";
+    expect(reason).toContain("an administrator's retry recreates it");
+    expect(reason).not.toContain("it will be recreated once it is gone");
+  });
+
   it.each(POD_SECURITY_LABELS.map((key) => [key]))(
     "Pod Security label %s not restricted → patched by OCC",
     (key) => {
