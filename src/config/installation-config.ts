@@ -10,7 +10,7 @@ import {
 } from "../domain/index.js";
 import { InstallationConfigSchema, type InstallationConfigFile } from "./installation-schema.js";
 import { openshellGatewayProblems } from "./openshell-settings.js";
-import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
+import type { RbacSubject } from "../domain/placement/k8s-objects.js";
 
 export type DriverSelection = "kubernetes" | { readonly module: string };
 

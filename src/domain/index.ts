@@ -30,6 +30,7 @@ export * from "./preprovisioned/grants.js";
 export * from "./workloads/actions.js";
 export * from "./workloads/claims.js";
 export * from "./workloads/names.js";
+export * from "./workloads/inputs.js";
 export * from "./workloads/objects.js";
 export * from "./workloads/outcomes.js";
 export * from "./workloads/plans.js";

@@ -10,6 +10,13 @@
 /** A string-to-string map (labels, annotations, selectors). */
 export type StringMap = Readonly<Record<string, string>>;
 
+/** A Kubernetes RBAC subject (a RoleBinding's `subjects` entry as OCC names one). */
+export interface RbacSubject {
+  readonly kind: "User" | "ServiceAccount";
+  readonly name: string;
+  readonly namespace?: string;
+}
+
 /** RFC 3339 text in JSON; some clients hand out a `Date`. Only presence matters here. */
 export type Timestamp = string | Date;
 

@@ -26,7 +26,8 @@ import { networkPolicySpecsEquivalent } from "../isolation/network-policy-equiva
 import { notDone, type NotDone } from "../placement/outcomes.js";
 import { desiredOwnedObjects } from "../isolation/owned-objects.js";
 import { PREPROVISIONED_MESSAGES, type FailedRequirement } from "./namespace.js";
-import { agentEgressPolicy, type EgressAuthoritySetting } from "../workloads/objects.js";
+import type { EgressAuthoritySetting } from "../workloads/inputs.js";
+import { agentEgressPolicy } from "../workloads/objects.js";
 
 /** A declared operator NetworkPolicy: its name, spec, and the configuration key declaring it. */
 export interface DeclaredPolicy {

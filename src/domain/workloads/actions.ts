@@ -8,7 +8,7 @@
 import type { HasMetadata } from "../placement/k8s-objects.js";
 import { hasMarkers, metadataValue } from "../placement/markers.js";
 import { WORKLOAD_KEYS, workloadMarkers } from "./names.js";
-import type { DesiredWorkloadObject } from "./objects.js";
+import type { DesiredWorkloadObject } from "./inputs.js";
 import { workloadNotDone, type WorkloadNotDone } from "./outcomes.js";
 
 export type WorkloadObjectAction =

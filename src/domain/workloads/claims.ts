@@ -11,7 +11,7 @@ import type { ObjectMeta } from "../placement/k8s-objects.js";
 import { hasMarkers, type Markers } from "../placement/markers.js";
 import { quantityStringsEqual } from "../input/quantity.js";
 import { agentObjectNames, workloadMarkers } from "./names.js";
-import type { ExecutionModeValue, WorkloadImages } from "./objects.js";
+import type { ExecutionModeValue, WorkloadImages } from "./inputs.js";
 import { workloadNotDone, type WorkloadNotDone } from "./outcomes.js";
 
 /** The one access mode OCC's claims use. */

@@ -6,7 +6,7 @@
  * credentials Secret, and — with a Credential Proxy — `HTTPS_PROXY` / `HTTP_PROXY` pointing at
  * it.
  */
-import type { EgressAuthoritySetting, WorkloadImages } from "./objects.js";
+import type { EgressAuthoritySetting, WorkloadImages } from "./inputs.js";
 import {
   GATEWAY_TOKEN_KEY,
   PROVIDER_CREDENTIAL_KEY,

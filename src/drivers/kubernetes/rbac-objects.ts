@@ -13,13 +13,9 @@ import {
   type PolicyRule,
 } from "./rbac-rules.js";
 import { isKubeError, type Kind, type KubeObjectLike, type ObjectClient } from "./client/index.js";
+import type { RbacSubject } from "../../domain/placement/k8s-objects.js";
 
-/** A Kubernetes RBAC subject. */
-export interface RbacSubject {
-  readonly kind: "User" | "ServiceAccount";
-  readonly name: string;
-  readonly namespace?: string;
-}
+export type { RbacSubject };
 
 export interface RbacObject extends KubeObjectLike {
   readonly kind: "ClusterRole" | "ClusterRoleBinding" | "RoleBinding";
