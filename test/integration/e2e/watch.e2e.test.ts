@@ -1,107 +1,352 @@
 /**
- * The worker process's watches (lifecycle.md §1), end to end: `occ api` and `occ worker` as
- * processes on the shared cluster. A change to a watched object in one tenant's namespace
- * queues exactly that tenant's pass (a reconcile work item for it, none for its neighbour),
- * and the worker reports its caches and watch-driven passes on /metrics.
+ * The worker process's watches (lifecycle.md §1–§4), end to end: `occ api` and `occ worker` as
+ * processes on the shared cluster, with the full resync an hour away — so whatever is repaired
+ * or reported here was noticed through a watch, not a periodic pass. Each case reads the result
+ * back from the API server (the objects and the Events the worker recorded) and from the
+ * database, and checks that a change queues exactly its tenant's pass.
  */
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { currentManagedName } from "../../../src/domain/index.js";
+import { ANNOTATIONS, LABELS, type K8sNamespace } from "../../../src/domain/index.js";
 import { reconcileWorkKeys } from "../../../src/main/namespace-pass-request.js";
-import type { NamespaceId } from "../../../src/domain/placement/ids.js";
-import { eventually } from "../../harness/kube.js";
+import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
-import { admin } from "../compute/fixtures.js";
+import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
-import pg from "pg";
+import {
+  deleteNamespaceAndWait,
+  deleteObject,
+  eventReasons,
+  eventRecorded,
+  patchNamespace,
+  sleep,
+  tenantsOf,
+  type NamespaceView,
+} from "./tenants.js";
 
 let plane: ControlPlane;
-let db: pg.Client;
+let t: ReturnType<typeof tenantsOf>;
 
 beforeAll(async () => {
   await grantChartClusterRoles();
-  plane = await startControlPlane();
-  const url = plane.common[plane.common.indexOf("--database-url") + 1] ?? "";
-  db = new pg.Client({ connectionString: url });
-  await db.connect();
+  plane = await startControlPlane({
+    workerConfig: { resyncSeconds: 3600, convergenceDeadlineSeconds: 10, concurrency: 4 },
+  });
+  t = tenantsOf(plane);
 }, 120_000);
 
 afterAll(async () => {
-  await db.end();
   await plane.stop();
 });
-
-async function readyTenant(name: string): Promise<NamespaceId> {
-  const res = await callApi(plane, "POST", "/namespaces", { name });
-  expect(res.status).toBe(201);
-  const id = (res.body as { data: { id: NamespaceId } }).data.id;
-  const k8s = currentManagedName(id);
-  await eventually(
-    `${k8s} created`,
-    async () => (await admin.find("Namespace", { name: k8s })) !== undefined,
-  );
-  await bindTenantRole(k8s, "occ-worker");
-  await eventually(`${name} ready`, async () => {
-    const r = await callApi(plane, "GET", `/namespaces/${id}`);
-    return (r.body as { data: { status: string } }).data.status === "ready";
-  });
-  return id;
-}
 
 /**
  * When the tenant's reconcile work was last (re)queued: its two alternating rows are requeued
  * in place, so a new request shows as a later `updated_at`, not as a new row.
  */
-async function lastRequested(id: NamespaceId): Promise<number> {
-  const res = await db.query<{ at: Date | null }>(
+async function lastRequested(id: string): Promise<number> {
+  const res = await plane.db.query<{ at: Date | null }>(
     "SELECT max(updated_at) AS at FROM work_items WHERE idempotency_key = ANY($1)",
-    [reconcileWorkKeys(id)],
+    [reconcileWorkKeys(id as Parameters<typeof reconcileWorkKeys>[0])],
   );
   return res.rows[0]?.at?.getTime() ?? 0;
 }
 
-async function metric(name: string): Promise<string[]> {
-  const text = await (await fetch(plane.workerMetricsUrl)).text();
-  return text.split("\n").filter((l) => l.startsWith(name));
+/** Waits until neither tenant's work is requeued for 2 s (their own placement was a change too). */
+async function quiet(ids: readonly string[]): Promise<number[]> {
+  let before: number[] = [];
+  for (;;) {
+    const now = await Promise.all(ids.map(lastRequested));
+    if (now.every((v, i) => v === before[i])) return now;
+    before = now;
+    await sleep(2_000);
+  }
 }
 
-describe("worker watches, through the occ worker process", () => {
-  it("a deleted owned NetworkPolicy queues exactly its tenant's pass", async () => {
-    const [a, b] = [await readyTenant("watch-a"), await readyTenant("watch-b")];
-    await eventually("the watch caches hold both tenants", async () =>
-      (await metric('occ_watch_cache_objects{kind="Namespace"}')).some(
-        (l) => Number(l.split(" ")[1]) >= 2,
-      ),
-    );
-    // The tenants' own placement (and the RoleBindings granted) were changes too: wait until
-    // their passes are done and nothing more is queued before the change under test.
-    let before = { a: -1, b: -1 };
-    for (;;) {
-      const now = { a: await lastRequested(a), b: await lastRequested(b) };
-      if (now.a === before.a && now.b === before.b) break;
-      before = now;
-      await new Promise((r) => setTimeout(r, 2_000));
-    }
-    const ns = currentManagedName(a);
-    const policy = await admin.get<{ metadata: { name: string; uid: string } }>("NetworkPolicy", {
-      name: "default-deny",
-      namespace: ns,
+async function metrics(): Promise<string> {
+  return (await fetch(plane.workerMetricsUrl)).text();
+}
+
+/** `occ namespaces …` as the bootstrap administrator, run asynchronously (it may wait). */
+function cli(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["bin/occ.js", ...args], {
+      env: { ...process.env, OCC_API_URL: plane.apiUrl, OCC_API_KEY: plane.apiKey },
     });
-    await admin.delete(
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    child.on("exit", (code) => {
+      resolve({ code, out, err });
+    });
+  });
+}
+
+describe("drift OCC owns is repaired through the watch; the tenant stays ready", () => {
+  it("owned NetworkPolicy deleted and edited, quota deleted, Pod Security relaxed: all restored, only that tenant queued", async () => {
+    const [a, b] = [await t.readyManaged("watch-a"), await t.readyManaged("watch-b")];
+    const [, bBefore] = await quiet([a.id, b.id]);
+    const warningsBefore = (await eventReasons(a.namespace)).filter((r) => r !== "READY");
+
+    const policy = { name: "default-deny", namespace: a.namespace };
+    const oldUid = await deleteObject("NetworkPolicy", a.namespace, "default-deny");
+    await eventually("default-deny restored", async () => {
+      const np = await admin.find<{ metadata?: { name?: string; uid?: string } }>(
+        "NetworkPolicy",
+        policy,
+      );
+      return np !== undefined && np.metadata?.uid !== oldUid;
+    });
+    await admin.patch(
       "NetworkPolicy",
-      { name: "default-deny", namespace: ns },
-      {
-        uid: policy.metadata.uid,
-      },
+      policy,
+      { spec: { policyTypes: ["Ingress"] } },
+      { type: "merge" },
     );
-    await eventually(
-      "a reconcile pass is queued for the tenant",
-      async () => (await lastRequested(a)) > before.a,
-      30_000,
-    ).catch((err: unknown) => {
-      throw new Error(`${String(err)}\n${plane.workerOutput.slice(-30).join("\n")}`);
+    await eventually("default-deny edited back", async () => {
+      const np = await admin.find<{
+        metadata?: { name?: string };
+        spec: { policyTypes?: string[] };
+      }>("NetworkPolicy", policy);
+      return np?.spec.policyTypes?.includes("Egress") === true;
     });
-    expect(await lastRequested(b)).toBe(before.b);
-    const requested = await metric("occ_watch_requested_passes_total");
-    expect(requested.some((l) => Number(l.split(" ")[1]) >= 1)).toBe(true);
+    await deleteObject("ResourceQuota", a.namespace, "openclaw-quota");
+    await eventually(
+      "openclaw-quota restored",
+      async () =>
+        (await admin.find("ResourceQuota", { name: "openclaw-quota", namespace: a.namespace })) !==
+        undefined,
+    );
+    await patchNamespace(a.namespace, { labels: { [LABELS.podSecurityEnforce]: "privileged" } });
+    await eventually(
+      "Pod Security restored",
+      async () =>
+        (await readNamespace(a.namespace))?.metadata?.labels?.[LABELS.podSecurityEnforce] ===
+        "restricted",
+    );
+
+    expect(await t.get(a.id)).toMatchObject({ status: "ready", statusReason: null });
+    expect(await t.row(a.id)).toMatchObject({ status: "ready", status_code: null });
+    // The neighbour's pass was never queued by a's changes, and nothing was reported on a.
+    expect(await lastRequested(b.id)).toBe(bBefore);
+    expect((await eventReasons(a.namespace)).filter((r) => r !== "READY")).toEqual(warningsBefore);
+    const text = await metrics();
+    for (const kind of ["NetworkPolicy", "ResourceQuota", "Namespace"]) {
+      expect(text).toMatch(new RegExp(`occ_drift_repairs_total\\{kind="${kind}"\\} [1-9]`));
+    }
+    expect(text).toMatch(/occ_watch_requested_passes_total [1-9]/);
+  });
+});
+
+describe("drift the operator owns is reported through the watch and recovers under the same ID", () => {
+  it("external: foreign NetworkPolicy, tenant label removed, Pod Security relaxed → degraded, each fixed → ready", async () => {
+    const { id, namespace } = await t.readyExternal("watch-external");
+    const reported = async (what: string, code: string) => {
+      const n = await t.until(id, `degraded (${what})`, (v) => v.status === "degraded");
+      expect(n.statusReason?.code).toBe(code);
+      expect(await t.row(id)).toMatchObject({ status: "degraded", status_code: code });
+    };
+    const recovered = async (what: string, readyEvents: number) => {
+      const n = await t.until(id, `ready again (${what})`, (v) => v.status === "ready");
+      expect(n).toMatchObject({ id, statusReason: null });
+      expect(await t.row(id)).toMatchObject({ status: "ready", status_code: null });
+      await eventRecorded(namespace, "READY", readyEvents);
+    };
+    const readyBefore = (await eventReasons(namespace)).filter((r) => r === "READY").length;
+
+    await admin.create("NetworkPolicy", {
+      metadata: { name: "allow-all", namespace },
+      spec: { podSelector: {}, ingress: [{}], policyTypes: ["Ingress"] },
+    });
+    await reported("foreign policy", "KUBERNETES_OWNERSHIP_CONFLICT");
+    await eventRecorded(namespace, "KUBERNETES_OWNERSHIP_CONFLICT", 1);
+    // Nothing of the operator's is changed: their policy stays until they remove it.
+    expect(await admin.find("NetworkPolicy", { name: "allow-all", namespace })).toBeDefined();
+    await deleteObject("NetworkPolicy", namespace, "allow-all");
+    await recovered("foreign policy removed", readyBefore + 1);
+
+    // The tenant label is what the namespace watch selects on: its removal is seen as the
+    // namespace leaving the watch, and its return as the namespace coming back.
+    await patchNamespace(namespace, { labels: { [LABELS.namespace]: null } });
+    await reported("tenant label removed", "KUBERNETES_OWNERSHIP_CONFLICT");
+    await eventRecorded(namespace, "KUBERNETES_OWNERSHIP_CONFLICT", 2);
+    await sleep(3_000);
+    // Not bound again behind the operator's back.
+    expect((await readNamespace(namespace))?.metadata?.labels?.[LABELS.namespace]).toBeUndefined();
+    await patchNamespace(namespace, { labels: { [LABELS.namespace]: id } });
+    await recovered("tenant label restored", readyBefore + 2);
+
+    await patchNamespace(namespace, { labels: { [LABELS.podSecurityEnforce]: "baseline" } });
+    await reported("Pod Security relaxed", "KUBERNETES_OWNERSHIP_CONFLICT");
+    await eventRecorded(namespace, "KUBERNETES_OWNERSHIP_CONFLICT", 3);
+    expect((await readNamespace(namespace))?.metadata?.labels?.[LABELS.podSecurityEnforce]).toBe(
+      "baseline",
+    );
+    await patchNamespace(namespace, { labels: { [LABELS.podSecurityEnforce]: "restricted" } });
+    await recovered("Pod Security restored", readyBefore + 3);
+  });
+
+  it("external deleted out of band → degraded KUBERNETES_NAMESPACE_MISSING, never recreated", async () => {
+    const { id, namespace } = await t.readyExternal("watch-vanished-external");
+    await deleteNamespaceAndWait(namespace);
+    const n = await t.until(
+      id,
+      "missing",
+      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_MISSING",
+    );
+    expect(n).toMatchObject({ status: "degraded", placement: { observedUid: null } });
+    await sleep(4_000);
+    expect(await readNamespace(namespace)).toBeUndefined();
+    expect(await t.row(id)).toMatchObject({
+      status: "degraded",
+      status_code: "KUBERNETES_NAMESPACE_MISSING",
+      observed_kubernetes_uid: null,
+    });
+  });
+
+  it("managed deleted out of band → degraded, not recreated; `occ namespaces retry <id> --wait` recreates it → ready under the same ID", async () => {
+    const { id, namespace } = await t.readyManaged("watch-vanished-managed");
+    const before = await t.row(id);
+    await deleteNamespaceAndWait(namespace);
+    const n = await t.until(
+      id,
+      "missing",
+      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_MISSING",
+    );
+    expect(n.status).toBe("degraded");
+    await sleep(4_000);
+    expect(await readNamespace(namespace)).toBeUndefined();
+    expect(await t.row(id)).toMatchObject({
+      status: "degraded",
+      status_code: "KUBERNETES_NAMESPACE_MISSING",
+    });
+
+    const retry = cli(["namespaces", "retry", id, "--wait", "--timeout", "120s", "-o", "json"]);
+    // While it waits, the operator grants the worker's RoleBinding in the recreated namespace.
+    await eventually("recreated", async () => (await readNamespace(namespace)) !== undefined);
+    await bindTenantRole(namespace, "occ-worker");
+    const done = await retry;
+    expect(done.code, done.err).toBe(0);
+    expect(done.err).toContain(`${id}: retry accepted`);
+    const shown = JSON.parse(done.out) as NamespaceView;
+    const recreated = await readNamespace(namespace);
+    expect(shown).toMatchObject({ id, status: "ready" });
+    expect(shown.placement.uid).toBe(recreated?.metadata?.uid);
+    expect(shown.placement.uid).not.toBe(before?.kubernetes_uid);
+    expect(await t.row(id)).toMatchObject({
+      status: "ready",
+      kubernetes_uid: recreated?.metadata?.uid,
+    });
+    await eventRecorded(namespace, "READY");
+    const audit = await plane.db.query(
+      "SELECT 1 FROM audit_events WHERE action = 'namespaces.retry' AND resource_id = $1",
+      [id],
+    );
+    expect(audit.rows).toHaveLength(1);
+  });
+
+  it("managed recreated under the same name while ready → degraded KUBERNETES_NAMESPACE_REPLACED, nothing adopted", async () => {
+    const { id, namespace } = await t.readyManaged("watch-replaced-ready");
+    const old = await readNamespace(namespace);
+    await deleteNamespaceAndWait(namespace);
+    const fresh = await admin.create<K8sNamespace>("Namespace", {
+      metadata: {
+        name: namespace,
+        labels: old?.metadata?.labels,
+        annotations: old?.metadata?.annotations,
+      },
+    });
+    const n = await t.until(
+      id,
+      "replaced",
+      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_REPLACED",
+    );
+    expect(n).toMatchObject({
+      status: "degraded",
+      placement: { uid: old?.metadata?.uid, observedUid: fresh.metadata?.uid },
+    });
+    expect(await t.row(id)).toMatchObject({
+      status: "degraded",
+      status_code: "KUBERNETES_NAMESPACE_REPLACED",
+      kubernetes_uid: old?.metadata?.uid,
+    });
+    // No Event: the worker holds no RoleBinding in a namespace it did not create, and Events
+    // are best effort (the status above is the report). Nothing of the new namespace was adopted: OCC wrote no quota or policy into it.
+    expect(await admin.find("ResourceQuota", { name: "openclaw-quota", namespace })).toBe(
+      undefined,
+    );
+  });
+});
+
+describe("pending and refused placements", () => {
+  it("managed recreated while pending → failed, the recorded UID kept", async () => {
+    const { id, namespace } = await t.createManaged("watch-replaced-pending");
+    const pending = await t.until(
+      id,
+      "pending with its UID",
+      (v) => v.statusReason?.code === "KUBERNETES_PERMISSION_PENDING" && v.placement.uid !== null,
+    );
+    const old = await readNamespace(namespace);
+    expect(pending.placement.uid).toBe(old?.metadata?.uid);
+    await deleteNamespaceAndWait(namespace);
+    await admin.create("Namespace", {
+      metadata: {
+        name: namespace,
+        labels: old?.metadata?.labels,
+        annotations: old?.metadata?.annotations,
+      },
+    });
+    const failed = await t.until(id, "failed", (v) => v.status === "failed");
+    // Seen while gone or once recreated: either way never accepted silently.
+    expect(["KUBERNETES_NAMESPACE_REPLACED", "KUBERNETES_NAMESPACE_MISSING"]).toContain(
+      failed.statusReason?.code,
+    );
+    expect(await t.row(id)).toMatchObject({
+      status: "failed",
+      status_code: failed.statusReason?.code,
+      kubernetes_uid: old?.metadata?.uid,
+    });
+  });
+
+  it("a refused selection fixed by the operator stays failed until `occ namespaces retry --wait`, then ready under the same ID", async () => {
+    const ns = await prepareExternal({ omitAnnotations: [ANNOTATIONS.lifecycle] });
+    const namespace = ns.metadata?.name ?? "";
+    await bindTenantRole(namespace, "occ-worker");
+    const res = await callApi(plane, "POST", "/namespaces", {
+      name: uniqueName("watch-refused"),
+      existingNamespace: namespace,
+    });
+    const id = (res.body as { data: NamespaceView }).data.id;
+    const failed = await t.until(id, "failed", (v) => v.status === "failed");
+    expect(failed.statusReason?.code).toBe("KUBERNETES_OWNERSHIP_CONFLICT");
+    await eventRecorded(namespace, "KUBERNETES_OWNERSHIP_CONFLICT");
+    // The fix is a watched change, yet a refused selection is never adopted by itself.
+    await patchNamespace(namespace, { annotations: { [ANNOTATIONS.lifecycle]: "external" } });
+    await sleep(5_000);
+    expect(await t.row(id)).toMatchObject({ status: "failed" });
+    expect((await readNamespace(namespace))?.metadata?.labels?.[LABELS.namespace]).toBeUndefined();
+
+    const done = await cli(["namespaces", "retry", id, "--wait", "--timeout", "90s"]);
+    expect(done.code, done.err).toBe(0);
+    expect(done.err).toContain(`${id}: retry accepted`);
+    expect(done.out).toContain("ready");
+    expect(await t.get(id)).toMatchObject({ id, status: "ready", statusReason: null });
+    expect((await readNamespace(namespace))?.metadata?.labels?.[LABELS.namespace]).toBe(id);
+    expect(await t.row(id)).toMatchObject({ status: "ready", status_code: null });
+    await eventRecorded(namespace, "READY");
+  });
+
+  it("a RoleBinding granted after the convergence deadline (10 s here) is seen by the watch → ready", async () => {
+    const { id, namespace } = await t.createManaged("watch-late");
+    await t.until(id, "pending", (v) => v.statusReason?.code === "KUBERNETES_PERMISSION_PENDING");
+    await sleep(15_000);
+    expect(await t.row(id)).toMatchObject({
+      status: "provisioning",
+      status_code: "KUBERNETES_PERMISSION_PENDING",
+    });
+    await bindTenantRole(namespace, "occ-worker");
+    await t.until(id, "ready", (v) => v.status === "ready", 60_000);
+    expect(await t.row(id)).toMatchObject({ status: "ready", status_code: null });
+    await eventRecorded(namespace, "READY");
   });
 });

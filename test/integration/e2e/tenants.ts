@@ -1,0 +1,158 @@
+/**
+ * Reading a platform Namespace back through the real `occ api` process, its database row and
+ * the Events the worker recorded — the three views every lifecycle and watch e2e test asserts —
+ * and preparing ready managed and external tenants on the shared cluster.
+ */
+import { expect } from "vitest";
+import { currentManagedName } from "../../../src/domain/index.js";
+import { eventually } from "../../harness/kube.js";
+import { bindTenantRole } from "../../harness/rbac.js";
+import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
+import { callApi, type ControlPlane } from "./control-plane.js";
+
+export interface NamespaceView {
+  id: string;
+  status: string;
+  placement: { uid: string | null; observedUid: string | null };
+  statusReason: { code: string; message: string } | null;
+  lastReconciledAt: string | null;
+}
+
+export interface Tenant {
+  readonly id: string;
+  readonly namespace: string;
+}
+
+/** The view of one control plane's tenants. */
+export function tenantsOf(plane: ControlPlane) {
+  async function get(id: string): Promise<NamespaceView> {
+    const res = await callApi(plane, "GET", `/namespaces/${id}`);
+    return (res.body as { data: NamespaceView }).data;
+  }
+
+  /** Polls `GET /namespaces/{id}` until `ok`; the failure names the last view seen. */
+  async function until(
+    id: string,
+    what: string,
+    ok: (n: NamespaceView) => boolean,
+    timeoutMs = 90_000,
+  ): Promise<NamespaceView> {
+    let last: NamespaceView | undefined;
+    await eventually(
+      `${id} ${what}`,
+      async () => {
+        last = await get(id);
+        return ok(last);
+      },
+      timeoutMs,
+    ).catch((err: unknown) => {
+      throw new Error(
+        `${String(err)}; last seen ${JSON.stringify(last)}\n${plane.workerOutput.slice(-15).join("\n")}`,
+      );
+    });
+    return last as NamespaceView;
+  }
+
+  /** The tenant's row as the worker left it. */
+  async function row(id: string) {
+    const res = await plane.db.query<{
+      status: string;
+      status_code: string | null;
+      kubernetes_uid: string | null;
+      observed_kubernetes_uid: string | null;
+    }>(
+      "SELECT status, status_code, kubernetes_uid, observed_kubernetes_uid FROM namespaces WHERE id = $1",
+      [id],
+    );
+    return res.rows[0];
+  }
+
+  async function createManaged(name: string): Promise<Tenant> {
+    const res = await callApi(plane, "POST", "/namespaces", { name });
+    expect(res.status).toBe(201);
+    const id = (res.body as { data: NamespaceView }).data.id;
+    return { id, namespace: currentManagedName(id) };
+  }
+
+  /** A managed tenant made ready the way an operator does: the worker's RoleBinding granted. */
+  async function readyManaged(name: string): Promise<Tenant> {
+    const created = await createManaged(name);
+    await eventually(
+      `${created.namespace} created`,
+      async () => (await readNamespace(created.namespace)) !== undefined,
+    );
+    await bindTenantRole(created.namespace, "occ-worker");
+    await until(created.id, "ready", (n) => n.status === "ready");
+    return created;
+  }
+
+  /** An operator-prepared namespace selected as an external tenant, ready. */
+  async function readyExternal(name: string): Promise<Tenant> {
+    const ns = await prepareExternal();
+    const namespace = ns.metadata?.name ?? "";
+    await bindTenantRole(namespace, "occ-worker");
+    const res = await callApi(plane, "POST", "/namespaces", {
+      name,
+      existingNamespace: namespace,
+    });
+    const id = (res.body as { data: NamespaceView }).data.id;
+    await until(id, "ready", (n) => n.status === "ready");
+    return { id, namespace };
+  }
+
+  return { get, until, row, createManaged, readyManaged, readyExternal };
+}
+
+/** The reasons of the Events the worker recorded on `namespace`, oldest first. */
+export async function eventReasons(namespace: string): Promise<string[]> {
+  const events = await admin.list<{
+    metadata?: { name?: string };
+    reason?: string;
+    source?: { component?: string };
+    firstTimestamp?: string;
+  }>("Event", { namespace });
+  return events
+    .filter((e) => e.source?.component === "occ-worker")
+    .sort((a, b) => (a.firstTimestamp ?? "").localeCompare(b.firstTimestamp ?? ""))
+    .map((e) => e.reason ?? "");
+}
+
+/** Waits until the worker recorded at least `count` Events with `reason` on `namespace`. */
+export async function eventRecorded(namespace: string, reason: string, count = 1): Promise<void> {
+  await eventually(
+    `${count}× Event ${reason} on ${namespace}`,
+    async () => (await eventReasons(namespace)).filter((r) => r === reason).length >= count,
+    60_000,
+  );
+}
+
+export async function patchNamespace(name: string, metadata: object): Promise<void> {
+  await admin.patch("Namespace", { name }, { metadata }, { type: "merge" });
+}
+
+/** Deletes `name` (UID precondition) and waits until the API server no longer has it. */
+export async function deleteNamespaceAndWait(name: string): Promise<void> {
+  const uid = (await readNamespace(name))?.metadata?.uid ?? "";
+  await admin.delete("Namespace", { name }, { uid });
+  await eventually(`${name} gone`, async () => (await readNamespace(name)) === undefined, 90_000);
+}
+
+/** Deletes one object by name with its UID as precondition. */
+export async function deleteObject(
+  kind: "NetworkPolicy" | "ResourceQuota" | "LimitRange",
+  namespace: string,
+  name: string,
+): Promise<string> {
+  const live = await admin.get<{ metadata?: { name?: string; uid?: string } }>(kind, {
+    name,
+    namespace,
+  });
+  const uid = live.metadata?.uid ?? "";
+  await admin.delete(kind, { name, namespace }, { uid });
+  return uid;
+}
+
+export const sleep = (ms: number) =>
+  new Promise<void>((r) => {
+    setTimeout(r, ms);
+  });
