@@ -2,6 +2,14 @@
  * The worker survives the API server restarting (lifecycle.md §1). Restarting kube-apiserver
  * would disturb every other test file on the shared cluster, so this file starts a cluster of
  * its own, with the chart's cluster RBAC granted to `occ-worker`.
+ *
+ * A restart is also the real way to a `410 Gone`: the restarted server's watch cache starts at
+ * the etcd revision of its first list, so a watch resumed from a resourceVersion seen before the
+ * restart is "too old" (an ERROR event with code 410, reason Expired) whenever etcd was written in
+ * between — and the server writes its own identity lease as it starts. (A watch from "1" on a
+ * fresh cluster gives no 410: the watch cache's window then starts near revision 1, which is why
+ * that attempt never provoked one.) A change made while the reflector is still backing off is
+ * then seen only through the relist's difference, not as a watch event.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,6 +28,13 @@ import {
   createMissing,
   devTenantRolesClusterWide,
 } from "../../../src/drivers/kubernetes/rbac-objects.js";
+import { RequestCounter } from "../../../src/drivers/kubernetes/client/index.js";
+import { KubeTransport } from "../../../src/drivers/kubernetes/client/transport.js";
+import {
+  Reflector,
+  type WatchRestartReason,
+} from "../../../src/drivers/kubernetes/watch/reflector.js";
+import type { StoreChange } from "../../../src/drivers/kubernetes/watch/store.js";
 import { reconcileWorkKeys } from "../../../src/main/namespace-pass-request.js";
 import { eventually } from "../../harness/kube.js";
 import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
@@ -68,16 +83,20 @@ describe("watches on a cluster of their own", () => {
       await plane.stop();
     });
 
-    it("the worker survives kube-apiserver restarting; a change made as it returns queues the tenant's pass", async () => {
-      const res = await callApi(plane, "POST", "/namespaces", { name: "restart-a" });
-      expect(res.status).toBe(201);
-      const id = (res.body as { data: { id: NamespaceId } }).data.id;
-      await eventually("ready", async () => {
-        const r = await callApi(plane, "GET", `/namespaces/${id}`);
-        return (r.body as { data: { status: string } }).data.status === "ready";
-      });
-      const ns = currentManagedName(id);
-      const lastRequested = async () =>
+    it("the worker survives kube-apiserver restarting: its watches relist on 410 Gone, the change made meanwhile is repaired, only that tenant queued", async () => {
+      const ready = async (name: string) => {
+        const res = await callApi(plane, "POST", "/namespaces", { name });
+        expect(res.status).toBe(201);
+        const id = (res.body as { data: { id: NamespaceId } }).data.id;
+        await eventually("ready", async () => {
+          const r = await callApi(plane, "GET", `/namespaces/${id}`);
+          return (r.body as { data: { status: string } }).data.status === "ready";
+        });
+        return id;
+      };
+      const [a, b] = [await ready("restart-a"), await ready("restart-b")];
+      const ns = currentManagedName(a);
+      const lastRequested = async (id: NamespaceId) =>
         (
           await db.query<{ at: Date | null }>(
             "SELECT max(updated_at) AS at FROM work_items WHERE idempotency_key = ANY($1)",
@@ -85,31 +104,135 @@ describe("watches on a cluster of their own", () => {
           )
         ).rows[0]?.at?.getTime() ?? 0;
       await sleep(3_000);
-      const before = await lastRequested();
+      const before = { a: await lastRequested(a), b: await lastRequested(b) };
+      const policy = { name: "default-deny", namespace: ns };
+      const old = await admin.get<{ metadata: { name: string; uid: string } }>(
+        "NetworkPolicy",
+        policy,
+      );
 
       // Down long enough for every watch of the worker to fail and back off at least once.
       await cluster.restartApiServer(() => sleep(3_000));
-      const policy = await admin.get<{ metadata: { name: string; uid: string } }>("NetworkPolicy", {
-        name: "default-deny",
+      await admin.delete("NetworkPolicy", policy, { uid: old.metadata.uid });
+      await eventually(
+        "default-deny restored after the restart",
+        async () => {
+          const np = await admin.find<{ metadata: { name: string; uid: string } }>(
+            "NetworkPolicy",
+            policy,
+          );
+          return np !== undefined && np.metadata.uid !== old.metadata.uid;
+        },
+        90_000,
+      ).catch((err: unknown) => {
+        throw new Error(`${String(err)}\n${plane.workerOutput.slice(-20).join("\n")}`);
+      });
+      expect(await lastRequested(a)).toBeGreaterThan(before.a);
+      const view = await callApi(plane, "GET", `/namespaces/${a}`);
+      expect((view.body as { data: { status: string } }).data.status).toBe("ready");
+      const row = await db.query<{ status: string }>(
+        "SELECT status FROM namespaces WHERE id = $1",
+        [a],
+      );
+      expect(row.rows[0]?.status).toBe("ready");
+      const metrics = await (await fetch(plane.workerMetricsUrl)).text();
+      // Every watch failed while the server was down, resumed from its last resourceVersion,
+      // got 410 Gone from the restarted server's watch cache and relisted.
+      expect(metrics).toMatch(
+        /occ_watch_restarts_total\{kind="NetworkPolicy",reason="error"\} [1-9]/,
+      );
+      expect(metrics).toMatch(
+        /occ_watch_restarts_total\{kind="NetworkPolicy",reason="gone"\} [1-9]/,
+      );
+      expect(metrics).toMatch(/occ_watch_restarts_total\{kind="Namespace",reason="gone"\} [1-9]/);
+      // The relists' differences named tenant a only: b's work was not queued again.
+      expect(await lastRequested(b)).toBe(before.b);
+    });
+  });
+
+  it("a reflector resumed after the restart gets 410 Gone, relists, and reports exactly what changed meanwhile", async () => {
+    const ns = `relist-${Date.now().toString(36)}`;
+    await admin.create("Namespace", { metadata: { name: ns } });
+    const policy = (name: string) => ({
+      metadata: { name, namespace: ns },
+      spec: { podSelector: {}, policyTypes: ["Ingress"] },
+    });
+    await admin.create("NetworkPolicy", policy("stays"));
+    await admin.create("NetworkPolicy", policy("goes"));
+    await admin.create("NetworkPolicy", policy("edited"));
+    const events: ({ restart: WatchRestartReason } | { change: StoreChange })[] = [];
+    const transport = new KubeTransport(loadKubeConfig(cluster.kubeconfigs["occ-worker"]), {
+      counter: new RequestCounter(),
+    });
+    // A long backoff keeps the reflector away while the changes below are made: they can only
+    // reach it through the relist that the 410 forces, never as watch events.
+    const r = new Reflector({
+      transport,
+      kind: "NetworkPolicy",
+      onChange: (change) => events.push({ change }),
+      onRestart: (restart) => events.push({ restart }),
+      minBackoffMs: 20_000,
+      maxBackoffMs: 20_000,
+    });
+    r.start();
+    try {
+      expect(await r.waitForSync(30_000)).toBe(true);
+      await eventually("watching", () => Promise.resolve(r.ready));
+      await cluster.restartApiServer(() => sleep(1_000));
+      const failedAt = events.length;
+      const goes = await admin.get<{ metadata: { name: string; uid: string } }>("NetworkPolicy", {
+        name: "goes",
         namespace: ns,
       });
       await admin.delete(
         "NetworkPolicy",
-        { name: "default-deny", namespace: ns },
-        { uid: policy.metadata.uid },
+        { name: "goes", namespace: ns },
+        { uid: goes.metadata.uid },
       );
+      await admin.patch(
+        "NetworkPolicy",
+        { name: "edited", namespace: ns },
+        { spec: { policyTypes: ["Egress"] } },
+        { type: "merge" },
+      );
+      await admin.create("NetworkPolicy", policy("added"));
       await eventually(
-        "the tenant's pass is queued after the restart",
-        async () => (await lastRequested()) > before,
+        "relisted after 410 Gone",
+        () =>
+          Promise.resolve(events.some((e) => "restart" in e && e.restart === "gone") && r.ready),
         60_000,
-      ).catch((err: unknown) => {
-        throw new Error(`${String(err)}\n${plane.workerOutput.slice(-20).join("\n")}`);
-      });
-      const metrics = await (await fetch(plane.workerMetricsUrl)).text();
-      // Every watch failed while the server was down and resumed afterwards.
-      expect(metrics).toMatch(
-        /occ_watch_restarts_total\{kind="NetworkPolicy",reason="error"\} [1-9]/,
       );
-    });
+      await eventually("the relist's difference reported", () =>
+        Promise.resolve(
+          events.filter((e) => "change" in e && e.change.namespace === ns).length >= 3,
+        ),
+      );
+      const after = events.slice(failedAt);
+      const gone = after.findIndex((e) => "restart" in e && e.restart === "gone");
+      expect(gone).toBeGreaterThanOrEqual(0);
+      // Only the three differences, each after the 410: nothing for the unchanged policy.
+      const mine = after
+        .map((e, i) => ({ e, i }))
+        .filter(({ e }) => "change" in e && e.change.namespace === ns);
+      expect(mine.every(({ i }) => i > gone)).toBe(true);
+      const summary = mine
+        .map(({ e }) => ("change" in e ? e.change : null))
+        .map((c) => ({
+          name: c?.name,
+          previous: c?.previous !== null,
+          current: c?.current !== null,
+        }))
+        .sort((x, y) => String(x.name).localeCompare(String(y.name)));
+      expect(summary).toEqual([
+        { name: "added", previous: false, current: true },
+        { name: "edited", previous: true, current: true },
+        { name: "goes", previous: true, current: false },
+      ]);
+      expect(r.store.get(ns, "goes")).toBeUndefined();
+      expect(r.store.get(ns, "stays")).toBeDefined();
+    } finally {
+      await r.stop();
+      transport.close();
+    }
   });
 });
