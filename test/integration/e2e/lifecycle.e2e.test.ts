@@ -8,110 +8,34 @@
  * Events) and from the database. A 2 s resync is what makes the worker look again.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANNOTATIONS, LABELS, currentManagedName } from "../../../src/domain/index.js";
+import { ANNOTATIONS, LABELS } from "../../../src/domain/index.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
-
-interface NamespaceView {
-  id: string;
-  status: string;
-  placement: { uid: string | null; observedUid: string | null };
-  statusReason: { code: string; message: string } | null;
-  lastReconciledAt: string | null;
-}
+import {
+  deleteNamespaceAndWait,
+  eventReasons,
+  patchNamespace,
+  sleep,
+  tenantsOf,
+  type NamespaceView,
+} from "./tenants.js";
 
 let plane: ControlPlane;
-
-async function get(id: string): Promise<NamespaceView> {
-  const res = await callApi(plane, "GET", `/namespaces/${id}`);
-  return (res.body as { data: NamespaceView }).data;
-}
-
-async function until(id: string, what: string, ok: (n: NamespaceView) => boolean) {
-  let last: NamespaceView | undefined;
-  await eventually(
-    `${id} ${what}`,
-    async () => {
-      last = await get(id);
-      return ok(last);
-    },
-    90_000,
-  ).catch((err: unknown) => {
-    throw new Error(`${String(err)}; last seen ${JSON.stringify(last)}`);
-  });
-  return last as NamespaceView;
-}
-
-async function row(id: string) {
-  const res = await plane.db.query<{
-    status: string;
-    status_code: string | null;
-    kubernetes_uid: string | null;
-    observed_kubernetes_uid: string | null;
-  }>(
-    "SELECT status, status_code, kubernetes_uid, observed_kubernetes_uid FROM namespaces WHERE id = $1",
-    [id],
-  );
-  return res.rows[0];
-}
-
-/** The reasons of the Events OCC recorded on `namespace`, oldest first. */
-async function eventReasons(namespace: string): Promise<string[]> {
-  const events = await admin.list<{
-    metadata?: { name?: string };
-    reason?: string;
-    source?: { component?: string };
-  }>("Event", {
-    namespace,
-  });
-  return events.filter((e) => e.source?.component === "occ-worker").map((e) => e.reason ?? "");
-}
-
-async function createManaged(name: string): Promise<{ id: string; namespace: string }> {
-  const res = await callApi(plane, "POST", "/namespaces", { name });
-  const id = (res.body as { data: NamespaceView }).data.id;
-  return { id, namespace: currentManagedName(id) };
-}
-
-async function readyManaged(name: string): Promise<{ id: string; namespace: string }> {
-  const created = await createManaged(name);
-  await eventually(`${created.namespace} created`, async () =>
-    (await readNamespace(created.namespace)) !== undefined ? true : false,
-  );
-  await bindTenantRole(created.namespace, "occ-worker");
-  await until(created.id, "ready", (n) => n.status === "ready");
-  return created;
-}
-
-async function readyExternal(name: string): Promise<{ id: string; namespace: string }> {
-  const ns = await prepareExternal();
-  const namespace = ns.metadata?.name ?? "";
-  await bindTenantRole(namespace, "occ-worker");
-  const res = await callApi(plane, "POST", "/namespaces", { name, existingNamespace: namespace });
-  const id = (res.body as { data: NamespaceView }).data.id;
-  await until(id, "ready", (n) => n.status === "ready");
-  return { id, namespace };
-}
-
-async function patchNamespace(name: string, metadata: object): Promise<void> {
-  await admin.patch("Namespace", { name }, { metadata }, { type: "merge" });
-}
-
-async function deleteNamespaceAndWait(name: string): Promise<void> {
-  const uid = (await readNamespace(name))?.metadata?.uid ?? "";
-  await admin.delete("Namespace", { name }, { uid });
-  await eventually(`${name} gone`, async () => (await readNamespace(name)) === undefined, 90_000);
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let get: ReturnType<typeof tenantsOf>["get"];
+let until: ReturnType<typeof tenantsOf>["until"];
+let row: ReturnType<typeof tenantsOf>["row"];
+let createManaged: ReturnType<typeof tenantsOf>["createManaged"];
+let readyManaged: ReturnType<typeof tenantsOf>["readyManaged"];
+let readyExternal: ReturnType<typeof tenantsOf>["readyExternal"];
 
 beforeAll(async () => {
   await grantChartClusterRoles();
   plane = await startControlPlane({
     workerConfig: { resyncSeconds: 2, convergenceDeadlineSeconds: 10, concurrency: 4 },
   });
+  ({ get, until, row, createManaged, readyManaged, readyExternal } = tenantsOf(plane));
 }, 120_000);
 
 afterAll(async () => {

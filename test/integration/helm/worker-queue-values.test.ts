@@ -49,7 +49,8 @@ describe("worker.queue values → the Installation configuration's worker settin
     });
     expect(run.code).not.toBe(0);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain(`worker.queue.${key}`);
+    // helm names the key as a JSON pointer.
+    expect(run.stderr).toContain(`/worker/queue/${key}`);
   });
 
   it("an unknown key under worker.queue is refused", async () => {
