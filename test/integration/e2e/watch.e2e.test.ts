@@ -278,6 +278,31 @@ describe("drift the operator owns is reported through the watch and recovers und
   });
 });
 
+describe("a bound tenant that loses its RoleBinding", () => {
+  it("managed: the worker's RoleBinding removed → degraded KUBERNETES_PERMISSION_PENDING; granted again → ready under the same ID", async () => {
+    const { id, namespace } = await t.readyManaged("watch-unbound");
+    const binding = { name: "openclaw-enterprise-tenant-worker", namespace };
+    const live = await admin.get<{ metadata?: { name?: string; uid?: string } }>(
+      "RoleBinding",
+      binding,
+    );
+    await admin.delete("RoleBinding", binding, { uid: live.metadata?.uid ?? "" });
+    // An owned object deleted too, so the pass must write to stay ready.
+    await deleteObject("NetworkPolicy", namespace, "default-deny");
+    const n = await t.until(id, "degraded", (v) => v.status === "degraded");
+    expect(n.statusReason?.code).toBe("KUBERNETES_PERMISSION_PENDING");
+    expect(await t.row(id)).toMatchObject({
+      status: "degraded",
+      status_code: "KUBERNETES_PERMISSION_PENDING",
+    });
+    await bindTenantRole(namespace, "occ-worker");
+    await t.until(id, "ready again", (v) => v.status === "ready");
+    expect(await t.row(id)).toMatchObject({ status: "ready", status_code: null });
+    expect(await admin.find("NetworkPolicy", { name: "default-deny", namespace })).toBeDefined();
+    await eventRecorded(namespace, "READY", 2);
+  });
+});
+
 describe("pending and refused placements", () => {
   it("managed recreated while pending → failed, the recorded UID kept", async () => {
     const { id, namespace } = await t.createManaged("watch-replaced-pending");
