@@ -6,7 +6,8 @@ import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import { isExhausted, type Claim, type WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
 import { getNamespace, placementOf, type NamespaceRecord } from "../store/namespaces.js";
-import { reauthorize, requiredPermissions } from "./reauthorize.js";
+import { reauthorize } from "./reauthorize.js";
+import { namespacePassPermissions } from "../services/namespaces/permissions.js";
 import { settlePass, type Seen, type Verdict } from "./namespace-settle.js";
 
 export interface NamespacePassDeps {
@@ -87,7 +88,8 @@ export async function runNamespacePass(
   const placement = placementOf(record);
   const bound = record.status === "ready" || record.status === "degraded";
   if (item.actor !== RECONCILER_ACTOR) {
-    const denied = await reauthorize(db, item.actor, requiredPermissions(item.kind, id, placement));
+    const required = namespacePassPermissions(item.kind, id, placement);
+    const denied = await reauthorize(db, item.actor, required);
     if (denied !== null)
       return settlePass(deps, claim, record, { kind: "stopped", reason: denied });
   }

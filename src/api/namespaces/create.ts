@@ -35,6 +35,7 @@ import { ApiError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 import { validateCreateNamespace, type CreateNamespaceInput } from "./input.js";
 import { refuseUnplaceable } from "./preprovisioned-refusal.js";
+import { placementPermissions } from "../../services/namespaces/permissions.js";
 import {
   enqueueNamespaceWork,
   ensureWorkKey,
@@ -58,22 +59,13 @@ export async function createNamespace(
   const valid = validateCreateNamespace(input, deps.controllerNamespace);
   const subject: AuditSubject = { action: "namespaces.create", resourceKind: "namespace" };
   return recordingDenials(deps.db, caller, async () => {
-    const grant = await requirePermission(
-      deps.db,
-      caller,
-      { permission: { action: "create", kind: "namespace" } },
-      subject,
-    );
-    if (valid.placement.mode === "external") {
-      await requirePermission(
-        deps.db,
-        caller,
-        { permission: { action: "administer", kind: "installation" } },
-        subject,
-      );
-      if (!isBundledKubernetes(deps.compute)) {
-        throw new ApiError("RESOURCE_CONFLICT", ADOPTION_REQUIRES_KUBERNETES);
-      }
+    const [create, ...selectExisting] = placementPermissions(valid.placement);
+    const grant = await requirePermission(deps.db, caller, create, subject);
+    for (const request of selectExisting) {
+      await requirePermission(deps.db, caller, request, subject);
+    }
+    if (valid.placement.mode === "external" && !isBundledKubernetes(deps.compute)) {
+      throw new ApiError("RESOURCE_CONFLICT", ADOPTION_REQUIRES_KUBERNETES);
     }
     refuseUnplaceable(deps.preprovisionedNamespaceId, valid);
     return deps.db.transaction(async (tx) => {

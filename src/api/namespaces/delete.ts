@@ -28,6 +28,7 @@ import {
   type Caller,
 } from "../authorization.js";
 import { ApiError } from "../errors.js";
+import { teardownPermission } from "../../services/namespaces/permissions.js";
 import { notEmptyMessage, remainingContents } from "./contents.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 import {
@@ -55,7 +56,7 @@ export async function deleteNamespace(
     resourceKind: "namespace",
     resourceId: id,
   };
-  const request = { permission: { action: "delete", kind: "namespace" }, namespaceId: id } as const;
+  const request = teardownPermission(id);
   return recordingDenials(deps.db, caller, async () => {
     await requirePermission(deps.db, caller, request, subject);
     return deps.db.transaction(async (tx) => {
