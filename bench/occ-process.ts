@@ -26,6 +26,8 @@ export async function buildOcc(dir: string): Promise<string> {
     { cwd: ROOT },
   );
   await symlink(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  // The compiled processes read the release's migrations beside dist/ (the schema check).
+  await symlink(join(ROOT, "migrations"), join(dir, "migrations"));
   return join(out, "cli", "main.js");
 }
 
