@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { collectDefaultMetrics, Registry } from "prom-client";
-import { createLogger } from "../main/logger.js";
+import { createLogger, flushLogger } from "../main/logger.js";
 import { registerControlPlaneMetrics } from "../main/metrics.js";
 import { startMetricsServer } from "../main/metrics-server.js";
 import { workerQueues } from "../main/namespace-queue.js";
@@ -87,9 +87,12 @@ export function registerProcessCommands(program: Command): void {
       schema,
     });
     console.log(`occ api listening on ${server.url}`);
-    await untilStopSignal();
+    const signal = await untilStopSignal();
     await server.close();
     await db.close();
+    // The log is written asynchronously: the last request lines may still be buffered.
+    logger.info({ signal }, "api stopped");
+    await flushLogger(logger);
   });
 
   withCommonOptions(
@@ -124,11 +127,13 @@ export function registerProcessCommands(program: Command): void {
     );
     const heartbeat = await startWorkerHeartbeat(db, workerId, logger);
     logger.info({ metrics: `${server.url}/metrics`, workerId }, "worker metrics served");
-    await untilStopSignal();
+    const signal = await untilStopSignal();
     await worker.stop();
     await heartbeat.stop();
     await server.close();
     await db.close();
+    logger.info({ signal }, "worker process stopped");
+    await flushLogger(logger);
   });
 }
 

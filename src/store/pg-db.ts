@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 import {
   assertChannelName,
@@ -11,10 +12,37 @@ import {
 
 type PgRunner = Pick<pg.Pool | pg.PoolClient, "query">;
 
-function queryable(runner: PgRunner): Queryable {
+/** At most this many distinct statement texts are prepared (per process, so per connection). */
+const PREPARED_STATEMENTS = 256;
+
+/**
+ * Names for server-side prepared statements, by statement text. A parameterised statement is
+ * sent with a name derived from its text, so each pooled connection parses and plans it once
+ * and afterwards only binds and executes it (issue 20, P5: the create's statements run on
+ * every request). The product's statements are a fixed set built by code, never data; the cap
+ * keeps a connection's prepared statements (server memory) and this map bounded all the same —
+ * texts beyond it run unnamed, as before. A statement without parameters is never named: it may
+ * be a script of several statements, which only the simple protocol accepts.
+ */
+function statementNamer(): (sql: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (sql) => {
+    const known = names.get(sql);
+    if (known !== undefined || names.size >= PREPARED_STATEMENTS) return known;
+    const name = `occ_${createHash("sha256").update(sql).digest("hex").slice(0, 24)}`;
+    names.set(sql, name);
+    return name;
+  };
+}
+
+function queryable(runner: PgRunner, nameOf: (sql: string) => string | undefined): Queryable {
   return {
     async query<R>(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult<R>> {
-      const res = await runner.query(sql, [...params]);
+      const name = params.length === 0 ? undefined : nameOf(sql);
+      const res =
+        name === undefined
+          ? await runner.query(sql, [...params])
+          : await runner.query({ name, text: sql, values: [...params] });
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     },
     async exec(sql: string): Promise<void> {
@@ -81,14 +109,15 @@ export function openPostgres(
   pool.on("error", (err) => {
     opts.onIdleError?.(err);
   });
+  const nameOf = statementNamer();
   return {
     dialect: "postgres",
-    ...queryable(pool),
+    ...queryable(pool, nameOf),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
-        const out = await fn(queryable(client));
+        const out = await fn(queryable(client, nameOf));
         await client.query("COMMIT");
         return out;
       } catch (err) {

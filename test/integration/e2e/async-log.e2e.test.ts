@@ -1,0 +1,91 @@
+/**
+ * The API's log is written asynchronously (issue 20, P5) and still complete: a real `occ api`
+ * process answers a burst of creates, is sent SIGTERM the moment the last answer arrives, and
+ * its stdout — read until the pipe closes — holds one "request completed" line for every
+ * request it answered, then its "api stopped" line last. Counted against the rows the creates
+ * stored in PostgreSQL.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createTestDatabase } from "../../harness/db.js";
+import { occ } from "./processes.js";
+
+let dir: string;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let common: string[];
+let apiKey: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "occ-async-log-"));
+  database = await createTestDatabase();
+  const config = join(dir, "config.yaml");
+  await writeFile(config, `kubernetes:\n  kubeconfig: ${inject("env").kubeconfigs["occ-api"]}\n`);
+  common = ["--database-url", database.url, "--config", config];
+  occ(["migrate", "--database-url", database.url]);
+  const keyFile = join(dir, "key");
+  occ(["bootstrap", ...common, "--api-key-file", keyFile]);
+  apiKey = (await readFile(keyFile, "utf8")).trim();
+}, 120_000);
+
+afterAll(async () => {
+  await database.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("asynchronous API log", () => {
+  it("loses no line when SIGTERM follows the last answer at once", async () => {
+    const child = spawn(process.execPath, ["bin/occ.js", "api", ...common, "--port", "0"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.resume();
+    const closed = new Promise<number | null>((r) => child.once("close", r));
+    const url = await new Promise<string>((resolve, reject) => {
+      const seen = () => {
+        const m = /listening on (http:\/\/\S+)/.exec(stdout);
+        if (m !== null) resolve(m[1] ?? "");
+      };
+      child.stdout.on("data", seen);
+      void closed.then((code) => {
+        reject(new Error(`occ api exited ${String(code)}:\n${stdout}`));
+      });
+    });
+
+    const clients = 8;
+    const each = 40;
+    const statuses: number[] = [];
+    await Promise.all(
+      Array.from({ length: clients }, async (_, c) => {
+        for (let i = 0; i < each; i++) {
+          const res = await fetch(`${url}/namespaces`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+            body: JSON.stringify({ name: `log-${c}-${i}` }),
+          });
+          await res.arrayBuffer();
+          statuses.push(res.status);
+        }
+      }),
+    );
+    child.kill("SIGTERM");
+    expect(await closed).toBe(0);
+
+    expect(statuses.filter((s) => s === 201)).toHaveLength(clients * each);
+    const stored = await database.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM namespaces WHERE name LIKE 'log-%'",
+    );
+    expect(Number(stored.rows[0]?.n)).toBe(clients * each);
+
+    const lines = stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { msg?: string; res?: { statusCode?: number } });
+    const created = lines.filter((l) => l.msg === "request completed" && l.res?.statusCode === 201);
+    expect(created).toHaveLength(clients * each);
+    expect(lines.at(-1)?.msg).toBe("api stopped");
+  }, 120_000);
+});
