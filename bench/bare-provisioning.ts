@@ -5,12 +5,14 @@ import {
   newNamespaceId,
 } from "../src/domain/index.js";
 import { createObjectClient, loadKubeConfig } from "../src/drivers/kubernetes/client/index.js";
+import { recordNamespaceEvent } from "../src/drivers/kubernetes/events.js";
 import type { BenchEnvironment } from "./environment.js";
 
 /**
  * The floor P1 compares with: the same Kubernetes writes OCC makes for a managed Namespace
- * (the namespace, then its quota, limit range and three policies), from a plain script with
- * the same identity and concurrency, and no reads, database or queue.
+ * (the namespace, then its quota, limit range and three policies, then the one Event that
+ * records the transition to ready, lifecycle.md §2), from a plain script with the same
+ * identity and concurrency, and no reads, database or queue.
  */
 export async function bareProvisioning(
   env: BenchEnvironment,
@@ -23,9 +25,16 @@ export async function bareProvisioning(
     const id = newNamespaceId();
     const ns = desiredManagedNamespace(id, routing);
     await client.create("Namespace", ns);
-    for (const obj of desiredOwnedObjects(id, ns.metadata?.name ?? "", env.config.compute)) {
+    const name = ns.metadata?.name ?? "";
+    for (const obj of desiredOwnedObjects(id, name, env.config.compute)) {
       await client.create(obj.kind, obj);
     }
+    const event = {
+      type: "Normal" as const,
+      reason: "READY",
+      message: `platform Namespace ${id} is ready`,
+    };
+    if (!(await recordNamespaceEvent(client, name, event))) throw new Error("bare: Event refused");
   };
   const start = performance.now();
   let next = 0;

@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: the performance bars P1–P8 of quality.md §2, each measured side by side in
  * one run on a real cluster and a real PostgreSQL, printed as a table (P4–P8 in their own
- * modules). Counts and durations can be made smaller with BENCH_* variables for development.
- * `npm run bench -- --only P7,P8` runs only those (P2 needs P1's tenants, so P2 runs P1's
- * provisioning too). `npm run bench -- --record` also writes the table to bench/RESULTS.md
- * with machine and date; with `--only` it appends a section instead of replacing the file.
+ * modules), followed by the scaling curve: cost per Namespace at three sizes (P1 at the first
+ * two, P6 at the third), each on a fresh cluster. Counts and durations can be made smaller with
+ * BENCH_* variables for development; `--quick` runs every measure with small counts (same
+ * table shape, a few minutes). `npm run bench -- --only P7,P8` runs only those.
+ * `npm run bench -- --record` also writes the tables to bench/RESULTS.md with machine, date
+ * and load; with `--only` it appends a section instead of replacing the file.
  */
 import { cpus, totalmem } from "node:os";
 import { appendFile, writeFile } from "node:fs/promises";
@@ -18,22 +20,33 @@ import { createComputeRuntime } from "../src/main/compute.js";
 import { namespaceWorkQueue } from "../src/main/namespace-queue.js";
 import { runBootstrap, startApiProcess } from "../src/main/processes.js";
 import { startWorker } from "../src/worker/worker.js";
-import { bareProvisioning } from "./bare-provisioning.js";
 import { percentile, startBenchEnvironment } from "./environment.js";
 import { measureConfigReads } from "./p4-config-reads.js";
 import { measureCreateThroughput } from "./p5-create-throughput.js";
-import { measureMemory, type ProcessMemory } from "./p6-memory.js";
 import { buildOcc } from "./occ-process.js";
 import { cachedPassRow } from "./p2-cached.js";
-import { driftAndIdleRows } from "./p7-p8-rows.js";
+import { HEAP_FLAG, loadAverage, measureScalePoint, type ScalePoint } from "./provisioning.js";
 
-const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
-const P4_SMALL = Number(process.env.BENCH_P4_SMALL ?? 20);
-const P4_TENANTS = Number(process.env.BENCH_P4_TENANTS ?? 2000);
-const P4_READS = Number(process.env.BENCH_P4_READS ?? 200);
-const P5_SECONDS = Number(process.env.BENCH_P5_SECONDS ?? 10);
-const P6_TENANTS = Number(process.env.BENCH_P6_TENANTS ?? 2000);
-const P6_WORK_SECONDS = Number(process.env.BENCH_P6_WORK_SECONDS ?? 120);
+const QUICK = process.argv.includes("--quick");
+if (QUICK) {
+  // Read by p7-p8-rows.ts when it is imported below.
+  process.env.BENCH_P7_TENANTS ??= "200";
+  process.env.BENCH_P7_DELETES ??= "10";
+  process.env.BENCH_P8_SECONDS ??= "30";
+}
+const count = (name: string, full: number, quick: number) =>
+  Number(process.env[name] ?? (QUICK ? quick : full));
+/** The scaling curve's sizes: P1 at the first two, P6 at the third. */
+const SIZES = [
+  count("BENCH_TENANTS", 200, 50),
+  count("BENCH_P1_LARGE", 1000, 200),
+  count("BENCH_P6_TENANTS", 2000, 400),
+] as const;
+const P4_SMALL = count("BENCH_P4_SMALL", 20, 20);
+const P4_TENANTS = count("BENCH_P4_TENANTS", 2000, 200);
+const P4_READS = count("BENCH_P4_READS", 200, 50);
+const P5_SECONDS = count("BENCH_P5_SECONDS", 10, 3);
+const P3_POSTS = count("BENCH_P3_POSTS", 50, 20);
 const CONCURRENCY = 8;
 const onlyArg = process.argv.find(
   (a, i) => process.argv[i - 1] === "--only" || a.startsWith("--only="),
@@ -53,9 +66,11 @@ const log = (line: string) => {
   console.error(`[bench] ${line}`);
 };
 
+const startLoad = await loadAverage();
 const env = await startBenchEnvironment();
+const curve: ScalePoint[] = [];
 try {
-  if (want("P1", "P2", "P3", "P4")) {
+  if (want("P2", "P3", "P4")) {
     const boot = await runBootstrap(env.db, env.config);
     const key = boot.apiKey ?? "";
     const silent = pino({ level: "silent" });
@@ -91,14 +106,16 @@ try {
     };
 
     // P3: POST returning → the worker picking the work up (its Driver call), one at a time.
+    log(`P3: ${P3_POSTS} sequential POSTs, time to claim`);
+    const lags: number[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < P3_POSTS; i++) {
+      const { id, at } = await post(`p3-${i}`);
+      ids.push(id);
+      while (!called.has(id)) await new Promise((r) => setTimeout(r, 1));
+      lags.push((called.get(id) ?? at) - at);
+    }
     if (want("P3")) {
-      log("P3: 50 sequential POSTs, time to claim");
-      const lags: number[] = [];
-      for (let i = 0; i < 50; i++) {
-        const { id, at } = await post(`p3-${i}`);
-        while (!called.has(id)) await new Promise((r) => setTimeout(r, 1));
-        lags.push((called.get(id) ?? at) - at);
-      }
       rows.push([
         "P3 POST → claim, p50",
         `${percentile(lags, 50).toFixed(1)} ms`,
@@ -107,54 +124,24 @@ try {
       ]);
     }
 
-    // P1: TENANTS managed Namespaces through the API until ready, vs the bare writes.
-    if (want("P1", "P2")) {
-      log(`P1: ${TENANTS} managed Namespaces through OCC`);
-      const occStart = performance.now();
-      const ids: string[] = [];
-      for (let i = 0; i < TENANTS; i += CONCURRENCY) {
-        const batch = await Promise.all(
-          Array.from({ length: Math.min(CONCURRENCY, TENANTS - i) }, (_, j) => post(`p1-${i + j}`)),
-        );
-        ids.push(...batch.map((b) => b.id));
-      }
-      for (;;) {
-        const res = await env.db.query<{ n: string }>(
-          "SELECT count(*) AS n FROM namespaces WHERE status = 'ready' AND name LIKE 'p1-%'",
-        );
-        if (Number(res.rows[0]?.n) === TENANTS) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      const occMs = performance.now() - occStart;
-      const passes = await env.db.query<{ attempts: string; pendings: string }>(
-        "SELECT sum(attempt_count) AS attempts, sum(pending_count) AS pendings FROM work_items",
-      );
-      log(
-        `P1: work passes: ${passes.rows[0]?.attempts} attempts, ${passes.rows[0]?.pendings} pending`,
-      );
-      if (want("P1")) {
-        log(`P1: the same Kubernetes writes from a bare script, concurrency ${CONCURRENCY}`);
-        const bareMs = await bareProvisioning(env, TENANTS, CONCURRENCY);
-        const ratio = occMs / bareMs;
-        rows.push([
-          `P1 ${TENANTS} managed Namespaces: OCC / bare`,
-          `${(occMs / 1000).toFixed(2)} s / ${(bareMs / 1000).toFixed(2)} s = ${ratio.toFixed(2)}`,
-          "≤ 1.25",
-          ratio <= 1.25 ? "pass" : "FAIL",
-        ]);
-      }
-
-      // P2: requests of one ensure pass over an unchanged, ready namespace.
-      const client = createObjectClient(loadKubeConfig(env.config.kubernetes.kubeconfig));
-      const driver = new KubernetesComputeDriver({ client, settings: env.config.compute });
+    // P2: requests of one ensure pass over an unchanged, ready namespace (one of P3's).
+    if (want("P2")) {
       const id = ids[0] as NamespaceId;
-      const uid =
+      const uidOf = async () =>
         (
-          await env.db.query<{ kubernetes_uid: string }>(
-            "SELECT kubernetes_uid FROM namespaces WHERE id = $1",
+          await env.db.query<{ kubernetes_uid: string | null; status: string }>(
+            "SELECT kubernetes_uid, status FROM namespaces WHERE id = $1",
             [id],
           )
-        ).rows[0]?.kubernetes_uid ?? null;
+        ).rows[0];
+      let row = await uidOf();
+      for (let i = 0; row?.status !== "ready" && i < 600; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        row = await uidOf();
+      }
+      const uid = row?.kubernetes_uid ?? null;
+      const client = createObjectClient(loadKubeConfig(env.config.kubernetes.kubeconfig));
+      const driver = new KubernetesComputeDriver({ client, settings: env.config.compute });
       const pass = await driver.ensureNamespace({
         namespaceId: id,
         placement: { mode: "managed" },
@@ -195,17 +182,17 @@ try {
       ]);
     }
 
-    // P5 and P6 run `occ` child processes on databases of their own: the in-process API and
-    // worker stop first.
+    // The rest runs `occ` child processes: the in-process API and worker stop first.
     await worker.stop();
     compute.close();
     await api.close();
   }
 
   log("compiling the sources as the image does (tsc -p tsconfig.build.json)");
-  const occ = want("P5", "P6", "P7", "P8") ? await buildOcc(env.dir) : "";
+  const occ = want("P1", "P5", "P6", "P7", "P8") ? await buildOcc(env.dir) : "";
   // P5 at the bar's 8 clients, and reported at 16 (issue 20).
   for (const clients of want("P5") ? [CONCURRENCY, 2 * CONCURRENCY] : []) {
+    const load = await loadAverage();
     const p5 = await measureCreateThroughput(env, {
       occ,
       concurrency: clients,
@@ -215,38 +202,57 @@ try {
     });
     const p5Ratio = p5.apiPerSecond / p5.pgbenchTps;
     rows.push([
-      `P5 POST /namespaces (compiled occ api process, no worker) vs pgbench, same writes per transaction, ${clients} clients, ${P5_SECONDS} s`,
+      `P5 POST /namespaces (compiled occ api process, no worker) vs pgbench, same writes per transaction, ${clients} clients, ${P5_SECONDS} s (load ${load})`,
       `${p5.apiPerSecond.toFixed(0)}/s / ${p5.pgbenchTps.toFixed(0)} tps = ${p5Ratio.toFixed(2)}`,
       clients === CONCURRENCY ? "≥ 0.5" : "(reported)",
       clients !== CONCURRENCY ? "" : p5Ratio >= 0.5 ? "pass" : "FAIL",
     ]);
   }
-  if (want("P6")) {
-    const p6 = await measureMemory(env, {
-      occ,
-      tenants: P6_TENANTS,
-      concurrency: CONCURRENCY,
-      workSeconds: P6_WORK_SECONDS,
-      log,
-    });
-    const mb = (bytes: number) => bytes / 1e6;
-    const memoryRow = (who: string, m: ProcessMemory): [string, string, string, string] => [
-      `P6 ${who} (compiled, as the image runs it) resident memory, ${p6.tenants} Namespaces created (${p6.ready} ready after ${p6.workedSeconds.toFixed(0)} s of work)`,
-      `${mb(m.rss).toFixed(0)} MB (peak ${mb(m.peak).toFixed(0)} MB)`,
-      "≤ 200 MB",
-      mb(m.rss) <= 200 ? "pass" : "FAIL",
-    ];
-    rows.push(memoryRow("occ api", p6.api), memoryRow("occ worker", p6.worker));
-    rows.push([
-      "(not the bar) occ api run from the sources through tsx (`node bin/occ.js` without dist/), same listing",
-      `${mb(p6.apiFromSources.rss).toFixed(0)} MB (peak ${mb(p6.apiFromSources.peak).toFixed(0)} MB)`,
-      "",
-      "",
-    ]);
+
+  // P1 and P6 along the scaling curve, each size on a fresh cluster and database.
+  if (want("P1", "P6")) {
+    const sizes = want("P6") ? SIZES : SIZES.slice(0, 2);
+    for (const tenants of sizes) {
+      curve.push(await measureScalePoint({ occ, tenants, concurrency: CONCURRENCY, log }));
+    }
+    rows.push(...scaleRows(curve));
   }
-  if (want("P7", "P8")) rows.push(...(await driftAndIdleRows(env, occ)));
+  if (want("P7", "P8")) {
+    const { driftAndIdleRows } = await import("./p7-p8-rows.js");
+    rows.push(...(await driftAndIdleRows(env, occ)));
+  }
 } finally {
   await env.stop();
+}
+
+/** P1 at the curve's first two sizes, P6 at its last. */
+function scaleRows(points: readonly ScalePoint[]): [string, string, string, string][] {
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
+  const out: [string, string, string, string][] = [];
+  for (const p of points.slice(0, 2)) {
+    const ratio = p.occ.ms / p.bare.ms;
+    out.push([
+      `P1 ${p.tenants} managed Namespaces until ready (compiled occ api + occ worker) / bare client, same writes (load ${p.load})`,
+      `${(p.occ.ms / 1000).toFixed(2)} s / ${(p.bare.ms / 1000).toFixed(2)} s = ${ratio.toFixed(2)}`,
+      "≤ 1.25",
+      ratio <= 1.25 ? "pass" : "FAIL",
+    ]);
+  }
+  const last = points[2];
+  if (last !== undefined) {
+    for (const [who, m] of [
+      ["occ api", last.api],
+      ["occ worker (watch caches included)", last.worker],
+    ] as const) {
+      out.push([
+        `P6 ${who} resident memory, ${last.tenants} ready tenants, compiled, \`${HEAP_FLAG}\`: median of ${m.samples} samples over 5 s (peak VmHWM) (load ${last.load})`,
+        `${mb(m.median)} MB (peak ${mb(m.peak)} MB)`,
+        "≤ 200 MB",
+        m.median <= 200e6 ? "pass" : "FAIL",
+      ]);
+    }
+  }
+  return out;
 }
 
 const table = [
@@ -255,6 +261,24 @@ const table = [
   ...rows.map((r) => `| ${r.join(" | ")} |`),
 ].join("\n");
 console.log(table);
+
+/** Cost per Namespace at each size of the curve: growth is visible down each column. */
+const per = (n: number, of: number) => (n / of).toFixed(2);
+const curveTable =
+  curve.length === 0
+    ? ""
+    : [
+        "",
+        "Cost per Namespace (OCC = compiled `occ api` + `occ worker`; requests and writes as kube-apiserver counted them on the kinds the worker touches, WATCH excluded; RSS median of the samples after all were ready, peak VmHWM):",
+        "",
+        "| Namespaces | OCC ms / Namespace | bare ms / Namespace | OCC / bare | requests / Namespace (OCC, bare) | writes / Namespace (OCC, bare) | passes / Namespace | worker RSS | API RSS | load (1/5/15 min) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        ...curve.map(
+          (p) =>
+            `| ${p.tenants} | ${per(p.occ.ms, p.tenants)} | ${per(p.bare.ms, p.tenants)} | ${(p.occ.ms / p.bare.ms).toFixed(2)} | ${per(p.occ.requests, p.tenants)}, ${per(p.bare.requests, p.tenants)} | ${per(p.occ.writes, p.tenants)}, ${per(p.bare.writes, p.tenants)} | ${per(p.attempts, p.tenants)} (${p.pendings} pending) | ${(p.worker.median / 1e6).toFixed(0)} MB (peak ${(p.worker.peak / 1e6).toFixed(0)}) | ${(p.api.median / 1e6).toFixed(0)} MB (peak ${(p.api.peak / 1e6).toFixed(0)}) | ${p.load} |`,
+        ),
+      ].join("\n");
+console.log(curveTable);
 if (process.argv.includes("--record")) {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}`;
   const at = new Date().toISOString();
@@ -262,13 +286,13 @@ if (process.argv.includes("--record")) {
   if (only === null) {
     await writeFile(
       results,
-      `# Benchmark results\n\nRecorded by \`npm run bench -- --record\` on ${at} (${machine}).\n\n${table}\n`,
+      `# Benchmark results\n\nRecorded by \`npm run bench -- --record${QUICK ? " --quick" : ""}\` on ${at} (${machine}); load average ${startLoad} when it started.\n\n${table}\n${curveTable}\n`,
     );
   } else {
     const which = [...only].join(",");
     await appendFile(
       results,
-      `\n## ${which}\n\nRecorded by \`npm run bench -- --only ${which} --record\` on ${at} (${machine}).\n\n${table}\n`,
+      `\n## ${which}\n\nRecorded by \`npm run bench -- --only ${which} --record${QUICK ? " --quick" : ""}\` on ${at} (${machine}); load average ${startLoad} when it started.\n\n${table}\n${curveTable}\n`,
     );
   }
 }
