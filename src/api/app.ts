@@ -52,6 +52,7 @@ import {
   newRequestId,
   registerAuthentication,
   registerRequestContext,
+  OneLineRequestLog,
   requestLogView,
 } from "./request-context.js";
 import {
@@ -199,9 +200,7 @@ export async function buildApp(options: AppOptions): Promise<OccApp> {
       headersTimeout: timeout,
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(timeout / 4))),
     },
-    // One line per request (written in `onResponse` below) instead of Fastify's two: the log
-    // is the largest per-request cost after the response itself (issue 20, P5).
-    disableRequestLogging: true,
+    logController: new OneLineRequestLog(),
     ...(options.logger === undefined
       ? { logger: false }
       : {
@@ -216,15 +215,6 @@ export async function buildApp(options: AppOptions): Promise<OccApp> {
           ),
         }),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  if (options.logger !== undefined) {
-    app.addHook("onResponse", (request, reply, done) => {
-      reply.log.info(
-        { req: request, res: reply, responseTime: reply.elapsedTime },
-        "request completed",
-      );
-      done();
-    });
-  }
   await app.register(occApi, options);
   await app.ready();
   return app;

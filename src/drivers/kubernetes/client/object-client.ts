@@ -1,4 +1,4 @@
-import { KubeConfig } from "@kubernetes/client-node";
+import type { KubeAccess } from "./kubeconfig.js";
 import { ignoreNotFound } from "./errors.js";
 import { KINDS, collectionPath, objectPath, type Kind, type ObjectRef } from "./kinds.js";
 import { RequestCounter } from "./request-counter.js";
@@ -90,14 +90,6 @@ export interface ObjectClientOptions extends Omit<TransportOptions, "counter"> {
   readonly counter?: RequestCounter;
 }
 
-/** Loads a kubeconfig file (or the default chain: $KUBECONFIG, ~/.kube/config, in-cluster). */
-export function loadKubeConfig(file?: string): KubeConfig {
-  const kc = new KubeConfig();
-  if (file !== undefined) kc.loadFromFile(file);
-  else kc.loadFromDefault();
-  return kc;
-}
-
 function refOf(kind: Kind, obj: KubeObjectLike): ObjectRef {
   const name = obj.metadata?.name;
   if (name === undefined || name === "") throw new Error(`${kind} without metadata.name`);
@@ -112,7 +104,7 @@ function query(params: Record<string, string | undefined>): string {
   return s === "" ? "" : `?${s}`;
 }
 
-export function createObjectClient(kc: KubeConfig, opts: ObjectClientOptions = {}): ObjectClient {
+export function createObjectClient(kc: KubeAccess, opts: ObjectClientOptions = {}): ObjectClient {
   const counter = opts.counter ?? new RequestCounter();
   const t = new KubeTransport(kc, { ...opts, counter });
   const writeQuery = (o: WriteOptions | undefined, extra: Record<string, string> = {}) =>

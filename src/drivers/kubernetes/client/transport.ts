@@ -1,5 +1,5 @@
 import { Agent, request, type RequestOptions } from "node:https";
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeAccess } from "./kubeconfig.js";
 import { KubeApiError, categoryOfStatus, type KubeVerb } from "./errors.js";
 import type { RequestCounter } from "./request-counter.js";
 
@@ -28,7 +28,7 @@ interface Response {
 }
 
 /**
- * Raw JSON over HTTPS to the API server, authenticated by a client-node KubeConfig. Returns
+ * Raw JSON over HTTPS to the API server, authenticated by a kubeconfig (`KubeAccess`). Returns
  * the server's JSON untouched (no model classes), so the domain sees exactly what the server
  * stored, defaulting included. Reads are retried within a small budget; writes are sent once.
  */
@@ -41,7 +41,7 @@ export class KubeTransport {
   private readonly counter: RequestCounter;
 
   constructor(
-    private readonly kc: KubeConfig,
+    private readonly kc: KubeAccess,
     opts: TransportOptions,
   ) {
     const cluster = kc.getCurrentCluster();

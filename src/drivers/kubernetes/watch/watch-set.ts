@@ -1,6 +1,5 @@
-import type { KubeConfig } from "@kubernetes/client-node";
 import { LABELS } from "../../../domain/placement/markers.js";
-import type { Kind, RequestCounter } from "../client/index.js";
+import type { Kind, KubeAccess, RequestCounter } from "../client/index.js";
 import { KubeTransport } from "../client/transport.js";
 import { Reflector, type WatchRestartReason } from "./reflector.js";
 import type { StoreChange } from "./store.js";
@@ -34,7 +33,7 @@ export interface TenantTouch {
 }
 
 export interface WatchSetOptions {
-  readonly kubeconfig: KubeConfig;
+  readonly kubeconfig: KubeAccess;
   readonly counter: RequestCounter;
   readonly timeoutMs?: number;
   readonly onTouch: (touch: TenantTouch) => void;
