@@ -24,5 +24,12 @@ export async function chartAdmissionPolicies(
   });
   return objects
     .filter((o) => POLICY_KINDS.includes(o.kind))
-    .map((o) => ({ ...o, metadata: { name: o.metadata.name } }));
+    .map((o) => ({
+      ...o,
+      // The chart's labels too: the runbook finds the policies by them.
+      metadata: {
+        name: o.metadata.name,
+        ...(o.metadata.labels !== undefined ? { labels: o.metadata.labels } : {}),
+      },
+    }));
 }

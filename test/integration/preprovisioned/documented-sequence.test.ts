@@ -7,6 +7,7 @@ import { inject } from "vitest";
 import { parse } from "yaml";
 import { currentManagedName, type K8sNamespace } from "../../../src/domain/index.js";
 import { createTestDatabase } from "../../harness/db.js";
+import { documentedBlock } from "../../harness/doc-blocks.js";
 import { parseManifests, REPO_ROOT } from "../../harness/helm.js";
 import { admin } from "../../harness/preprovisioned.js";
 import { installChartCrds } from "../helm/api-server.js";
@@ -14,7 +15,7 @@ import { deploymentOf, envOf, installationDocument } from "../helm/rendered.js";
 
 /**
  * The preprovisioned sequence of docs/operations.md, run as written: the test reads the doc's
- * command block, checks it is exactly the sequence below, and runs each command through bash
+ * command block (tagged `preprovisioned-sequence`), checks it is exactly the sequence below, and runs each command through bash
  * with `occ`, `kubectl` and `helm` on the PATH (the repository's CLI and the real cluster
  * binaries), on a fresh database and the real cluster. Only the doc's placeholders are filled
  * in (`ns_…` with the ID bootstrap printed, `oce-…` with its namespace), and the last step runs
@@ -31,17 +32,6 @@ const DOCUMENTED = [
   "occ preprovisioned values --namespace-id ns_… --values my-values.yaml -n openclaw-system > binding.yaml",
   "helm install occ deploy/helm/openclaw-enterprise -n openclaw-system -f my-values.yaml -f binding.yaml",
 ] as const;
-
-/** The first `sh` block under the heading, without comments, one command per line. */
-async function documentedCommands(heading: string): Promise<string[]> {
-  const doc = await readFile(join(REPO_ROOT, "docs", "operations.md"), "utf8");
-  const section = doc.slice(doc.indexOf(heading));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
-  return block
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l !== "" && !l.startsWith("#"));
-}
 
 let dir: string;
 let bin: string;
@@ -92,10 +82,8 @@ function sh(command: string): { code: number | null; stdout: string; stderr: str
 }
 
 describe("docs/operations.md: Prepare a preprovisioned namespace", () => {
-  it("the documented commands are exactly the tested sequence", async () => {
-    expect(await documentedCommands("## Prepare a preprovisioned namespace")).toEqual([
-      ...DOCUMENTED,
-    ]);
+  it("the documented commands are exactly the tested sequence", () => {
+    expect(documentedBlock("preprovisioned-sequence").commands).toEqual([...DOCUMENTED]);
   });
 
   it(
