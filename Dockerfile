@@ -47,6 +47,9 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY bin ./bin
 COPY migrations ./migrations
+# The chart: `occ preprovisioned render|verify|values --values` derive the configuration from
+# its values.yaml and the operator's values file, so they need no --chart in the image.
+COPY deploy/helm/openclaw-enterprise ./deploy/helm/openclaw-enterprise
 # The chart's pods run as 1000:1000 with a read-only root file system.
 USER 1000:1000
 ENTRYPOINT ["node", "/app/bin/occ.js"]

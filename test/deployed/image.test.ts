@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../harness/helm.js";
@@ -93,10 +94,11 @@ describe("npm run image builds what the Dockerfile describes", () => {
   it("holds under /app exactly the top-level entries the Dockerfile copies there", () => {
     expect(stage.workdir).toBe("/app");
     const top = new Set(appFiles.map((p) => p.split("/")[0]));
-    expect([...top].sort()).toEqual([...stage.copies.keys()].sort());
+    const copied = new Set([...stage.copies.keys()].map((dest) => dest.split("/")[0]));
+    expect([...top].sort()).toEqual([...copied].sort());
   });
 
-  it("copies bin/ and migrations/ from the repository file for file", () => {
+  it("copies bin/, migrations/ and the chart from the repository file for file", () => {
     for (const [dest, src] of stage.copies) {
       if (!src.startsWith("context:")) continue;
       const from = join(REPO_ROOT, src.slice("context:".length));
@@ -130,6 +132,38 @@ describe("npm run image builds what the Dockerfile describes", () => {
       .filter((dir) => /(^|\/)node_modules\/(@[^/]+\/)?[^/.][^/]*$/.test(dir))
       .sort();
     expect(installed).toEqual(production);
+  });
+
+  it("derives the configuration from a values file without --chart (the chart ships in /app)", () => {
+    // The image's /app, run from a folder with no deploy/ beside it: `occ preprovisioned
+    // render --values` must find the chart's defaults inside the image.
+    const dir = mkdtempSync(join(tmpdir(), "occ-image-app-"));
+    try {
+      const appLayer = image.layers[image.layers.length - 1] ?? "";
+      execFileSync("tar", ["-xzf", appLayer, "-C", dir, "app"]);
+      const work = join(dir, "work");
+      execFileSync("mkdir", [work]);
+      const values = join(work, "my-values.yaml");
+      copyFileSync(
+        join(REPO_ROOT, "deploy/helm/openclaw-enterprise/ci/preprovisioned-values.yaml"),
+        values,
+      );
+      const rendered = execFileSync(
+        process.execPath,
+        [
+          join(dir, "app/bin/occ.js"),
+          "preprovisioned",
+          "render",
+          "--namespace-id",
+          "ns_image",
+        ].concat(["--values", values, "-n", "openclaw-system"]),
+        { cwd: work, encoding: "utf8", env: { ...process.env, NODE_ENV: "production" } },
+      );
+      expect(rendered).toContain("openclaw.dev/namespace-lifecycle: preprovisioned");
+      expect(rendered).toContain("namespace: openclaw-system");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("runs Debian's Node.js, a release `engines` allows", () => {
