@@ -34,6 +34,7 @@ import {
 } from "../main/preprovisioned-verify.js";
 import {
   configFromOptions,
+  missingGatewayRouting,
   serviceAccountDefaults,
   withValuesOptions,
   type ValuesOptions,
@@ -123,6 +124,7 @@ export function registerPreprovisionedCommands(program: Command): void {
         },
       ) => {
         const config = await loadConfig(opts);
+        if (config.compute.gatewayRouting === null) throw new Error(missingGatewayRouting(opts));
         const defaults = await serviceAccountDefaults(opts, config);
         process.stdout.write(
           renderPreprovisionedYaml({

@@ -54,6 +54,25 @@ export async function configFromOptions(opts: ValuesOptions): Promise<Installati
 }
 
 /**
+ * Why a configuration without `network.gatewayRouting` cannot render a preprovisioned
+ * namespace, and the fix, in the terms of where the configuration came from: a values key with
+ * `--values`, the configuration file's key with `--config`, and both ways to give one when none
+ * was given.
+ */
+export function missingGatewayRouting(opts: ValuesOptions): string {
+  const why =
+    "the preprovisioned namespace's gateway membership label derives from gateway routing";
+  if (opts.values !== undefined) {
+    return `${why}, which is off in ${opts.values} (over the chart's defaults): set gatewayRouting.enabled: true (the chart refuses preprovisionedNamespace without it)`;
+  }
+  const file = opts.config ?? process.env.OCC_CONFIG_PATH;
+  if (file === undefined || file === "") {
+    return `${why}, and no configuration was given: pass --values my-values.yaml -n <release-ns> (the values file helm install takes) or --config installation.yaml`;
+  }
+  return `${why}: network.gatewayRouting is not set in ${file}; set it, or pass --values my-values.yaml -n <release-ns> (the values file helm install takes) instead of --config`;
+}
+
+/**
  * The chart's ServiceAccounts (`<release ns>/<api|worker.serviceAccountName>`) with
  * `--values`; without it, `<controllerNamespace>/occ-worker` and `/occ-api`.
  */
