@@ -6,7 +6,7 @@ import { REPO_ROOT } from "./helm.js";
 /**
  * The fenced blocks of the operator documentation, and which test runs each one.
  *
- * Every fenced block of the documents below declares a language. A command block (`sh`) is
+ * Every fenced block of the documents below (indented ones in lists too) declares a language. A command block (`sh`) is
  * preceded (blank lines aside) by a tag naming it and what runs it:
  *
  *     <!-- block external-prepare: run by test/integration/docs/external.test.ts -->
@@ -65,9 +65,9 @@ export function docBlocks(file: string): DocBlock[] {
   const lines = readFileSync(join(REPO_ROOT, file), "utf8").split("\n");
   const blocks: DocBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)\s*$/.exec(lines[i] ?? "");
+    const open = /^\s*```(\S*)\s*$/.exec(lines[i] ?? "");
     if (open === null) continue;
-    const end = lines.findIndex((l, j) => j > i && /^```\s*$/.test(l));
+    const end = lines.findIndex((l, j) => j > i && /^\s*```\s*$/.test(l));
     if (end < 0) throw new Error(`${file}:${i + 1}: a fence that never closes`);
     const text = lines.slice(i + 1, end).join("\n");
     let above = i - 1;

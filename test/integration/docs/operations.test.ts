@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -332,6 +332,38 @@ describe("docs/operations.md: occ status", () => {
     expect(lines[1]?.split(/\s{2,}/)).toEqual(sample[1]?.split(/\s{2,}/));
     expect(lines.slice(2).some((l) => /^\S+\s+running\s+\S+Z \(\d+s ago\)\s+-$/.test(l))).toBe(
       true,
+    );
+  });
+});
+
+describe("docs/operations.md: installing with Helm", () => {
+  it("creates the release namespace and the database Secret", async () => {
+    // The shared cluster already has openclaw-system: the block runs for a fresh release namespace.
+    const release = uniqueName("openclaw-docs");
+    const url = "postgres://occ:secret@db.example:5432/occ";
+    const o = { ...opts, fill: { ...opts.fill, "openclaw-system": release, "postgres://…": url } };
+    expectAllZero(runBlock(documentedBlock("database-secret"), o));
+    const secret = await admin().get<{ metadata: { name: string }; data: { url: string } }>(
+      "Secret",
+      { namespace: release, name: "occ-database" },
+    );
+    expect(Buffer.from(secret.data.url, "base64").toString()).toBe(url);
+    kubectl("admin", ["delete", "namespace", release, "--wait=false"]);
+  });
+
+  it("checks a values file: helm lint, then helm template | kubectl apply --dry-run=server", async () => {
+    await installChartCrds();
+    await copyFile(
+      join(REPO_ROOT, "deploy/helm/openclaw-enterprise/ci/default-values.yaml"),
+      join(work, "my-values.yaml"),
+    );
+    const [lint, dryRun, ...rest] = runBlock(documentedBlock("check-values"), opts);
+    expect(rest).toEqual([]);
+    expect(lint?.code, lint && shown(lint)).toBe(0);
+    expect(lint?.stdout).toContain("1 chart(s) linted, 0 chart(s) failed");
+    expect(dryRun?.code, dryRun && shown(dryRun)).toBe(0);
+    expect(dryRun?.stdout).toContain(
+      "deployment.apps/occ-openclaw-enterprise-worker created (server dry run)",
     );
   });
 });
