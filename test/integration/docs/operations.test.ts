@@ -21,7 +21,7 @@ import {
 import { REPO_ROOT } from "../../harness/helm.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { admin, kubectl } from "../../harness/preprovisioned.js";
-import { CHART_NAMESPACE_ROLES } from "../../harness/rbac.js";
+import { CHART_NAMESPACE_ROLES, grantChartClusterRoles } from "../../harness/rbac.js";
 import { startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
 import { installChartCrds } from "../helm/api-server.js";
 
@@ -66,6 +66,8 @@ function clusterBinding(role: string, sa: string) {
 
 /** The chart's worker ServiceAccount with the chart's cluster roles, and a kubeconfig for it. */
 async function chartWorkerIdentity(): Promise<string> {
+  // The chart's ClusterRoles (created once per run, checked against the chart's rules).
+  await grantChartClusterRoles();
   await ensure("Namespace", RELEASE_NS);
   await ensure("ServiceAccount", "occ-worker", RELEASE_NS);
   await ensure("ServiceAccount", "occ-api", RELEASE_NS);
@@ -130,7 +132,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await plane?.stop();
   await rm(dir, { recursive: true, force: true });
-});
+}, 300_000);
 
 /** `opts` with the documents' namespace and `ns_…` filled for this case. */
 function forNamespace(namespace: string, id = "ns_…"): RunOptions {
@@ -168,13 +170,16 @@ function background(command: string, o: RunOptions) {
   let output = "";
   child.stdout.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+  let done = false;
   const exited = new Promise<number | null>((r) => {
     child.once("exit", (code) => {
+      done = true;
       r(code);
     });
   });
   return {
     output: () => output,
+    done: () => done,
     exited,
     kill: () => {
       child.kill("SIGTERM");
@@ -208,6 +213,7 @@ describe("docs/operations.md: adopt an existing namespace, then grant the RoleBi
         await eventually(
           "create --wait prints the grant command",
           () => {
+            if (waiting.done()) throw new Error("create --wait exited");
             id =
               /grant it: occ namespaces grants (ns_\S+) \| kubectl apply -f -/.exec(
                 waiting.output(),
