@@ -18,7 +18,6 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Registry } from "prom-client";
-import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
 import type { QueueConfig } from "../queue/work-items.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
@@ -63,6 +62,7 @@ import {
 import { NoQuerySchema, SHARED_SCHEMAS } from "./schemas.js";
 import { validatorCompiler } from "./validation.js";
 import { registerJsonBodyParser } from "./json-body.js";
+import type { TenantDrivers } from "./tenant/access.js";
 
 /** The largest request body accepted: 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -87,10 +87,10 @@ export interface AppOptions {
   /** What keeps a Namespace from being deleted; default the resource kinds that exist. */
   readonly contentChecks?: readonly NamespaceContentCheck[];
   /**
-   * The API's own Kubernetes client (the `occ-api` identity), for the Configuration and Secret
-   * Drivers; without one their routes answer 503.
+   * The Configuration and Secret Drivers (built by the driver factory on the API's own
+   * `occ-api` identity); without them their routes answer 503.
    */
-  readonly kubernetes?: ObjectClient;
+  readonly drivers?: TenantDrivers;
   /** A pino logger; default no logging. Requests are logged without their query string. */
   readonly logger?: FastifyBaseLogger;
   /** How long a whole request may take to arrive before 408; default 30 s. */
@@ -169,7 +169,7 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     }
     await app.register(auditRoutes, { db });
     await app.register(workerRoutes, { db });
-    const tenant = { db, kubernetes: options.kubernetes, log: app.log };
+    const tenant = { db, drivers: options.drivers, log: app.log };
     await app.register(configurationRoutes, tenant);
     await app.register(secretRoutes, tenant);
     await app.register(serviceAccountRoutes, tenant);

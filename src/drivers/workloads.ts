@@ -2,20 +2,13 @@ import type {
   AgentId,
   DeployRevisionResult,
   ExecutionModeValue,
-  NamespaceId,
-  Placement,
   RevisionId,
   TeardownAgentResult,
 } from "../domain/index.js";
+import type { TenantPlacement } from "./tenant-objects.js";
 
 /** The tenant an Agent belongs to, as the worker recorded its placement. */
-export interface WorkloadTenant {
-  readonly tenantId: NamespaceId;
-  readonly placement: Placement;
-  /** The bound namespace's name and UID as recorded on the platform Namespace. */
-  readonly recordedName: string | null;
-  readonly recordedUid: string | null;
-}
+export type WorkloadTenant = TenantPlacement;
 
 /** Where the Agent ServiceAccount's credential is stored: an OCC Secret, as recorded. */
 export interface CredentialSource {

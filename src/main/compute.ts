@@ -9,15 +9,14 @@ import {
   type RequestCounter,
 } from "../drivers/kubernetes/client/index.js";
 import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
-import { KubernetesComputeDriver } from "../drivers/kubernetes/compute/driver.js";
-import type { PreprovisionedProfile } from "../drivers/kubernetes/compute/context.js";
 import type { NamespaceHook } from "../drivers/compute.js";
-import { declaredPolicies } from "../drivers/openshell/manifests.js";
+import { createDriverSet, openshellNamespaceHook, type AgentIdLookup } from "../drivers/factory.js";
+import { driverProfileOf } from "../drivers/profile.js";
+import type { WorkloadDriver } from "../drivers/workloads.js";
 import {
   createOpenShellGateway,
   type OpenShellGateway,
 } from "../drivers/openshell/gateway-client.js";
-import { OpenShellNamespaceHook } from "../drivers/openshell/namespace-hook.js";
 import type { PreprovisionedBinding } from "../domain/preprovisioned/binding.js";
 import { recordNamespaceEvent, type NamespaceEvent } from "../drivers/kubernetes/events.js";
 
@@ -48,6 +47,8 @@ function isDriverModule(m: unknown): m is ComputeDriverModule {
 
 export interface ComputeRuntime {
   readonly driver: ComputeDriver;
+  /** The bundled driver's workload side (absent for installed modules: no Agent workloads). */
+  readonly workloads?: WorkloadDriver;
   /** The Kubernetes request counter of the bundled driver (absent for installed modules). */
   readonly requests?: RequestCounter;
   /** Best-effort Events on tenant namespaces (bundled driver only). */
@@ -55,43 +56,22 @@ export interface ComputeRuntime {
   close(): void;
 }
 
-/** The Compute Driver's view of the preprovisioned profile, `null` in the normal profile. */
-export function preprovisionedProfileOf(
-  config: InstallationConfig,
-  binding: PreprovisionedBinding | null,
-  agentIds: AgentIdLookup = noAgents,
-): PreprovisionedProfile | null {
-  if (binding === null) return null;
-  return {
-    binding,
-    operatorNamespaceLabels: config.openshell?.operatorNamespaceLabels ?? {},
-    declaredPolicies: declaredPolicies(config.openshell),
-    egressAuthority: config.egressAuthority,
-    agentIds,
-  };
-}
-
-/** The IDs of a tenant's existing Agents (the worker reads them from the database). */
-export type AgentIdLookup = (tenantId: string) => Promise<readonly string[]>;
-
-/** For callers without a database: no Agent exists, so no `agent-egress-…` is admitted. */
-const noAgents: AgentIdLookup = () => Promise.resolve([]);
-
-/** The bundled Kubernetes Compute Driver for `config`, in the profile `binding` selects. */
+/** The bundled Compute Driver for `config`, in the profile `binding` selects (tests' shorthand). */
 export function bundledComputeDriver(
   client: ObjectClient,
   config: InstallationConfig,
   binding: PreprovisionedBinding | null,
   hooks: readonly NamespaceHook[] = [],
   agentIds?: AgentIdLookup,
-): KubernetesComputeDriver {
-  return new KubernetesComputeDriver({
+): ComputeDriver {
+  const profile = driverProfileOf(config, binding);
+  return createDriverSet({
+    config,
+    profile,
     client,
-    settings: config.compute,
     hooks,
-    preprovisioned: preprovisionedProfileOf(config, binding, agentIds),
-    tenantRoleBindings: binding === null ? config.kubernetes.tenantRoleBindings : null,
-  });
+    ...(agentIds !== undefined ? { agentIds } : {}),
+  }).compute;
 }
 
 /** The OpenShell Sandbox Driver's namespace hook, in the profile `binding` selects. */
@@ -101,13 +81,7 @@ export function openshellHook(
   config: InstallationConfig,
   binding: PreprovisionedBinding | null,
 ): NamespaceHook {
-  if (config.openshell === null) throw new Error("openshell hook without openshell settings");
-  return new OpenShellNamespaceHook({
-    client,
-    gateway,
-    settings: config.openshell,
-    profile: binding === null ? "normal" : "preprovisioned",
-  });
+  return openshellNamespaceHook(client, gateway, config, driverProfileOf(config, binding));
 }
 
 /**
@@ -132,15 +106,27 @@ export async function createComputeRuntime(
       config.drivers.sandbox === "openshell" && config.openshell !== null
         ? createOpenShellGateway(config.openshell)
         : null;
-    const hooks = gateway === null ? [] : [openshellHook(client, gateway, config, binding)];
-    const driver = bundledComputeDriver(client, config, binding, hooks, agentIds);
+    // Agent workloads run on the bundled driver, with their own direct client (drivers.md §4).
+    const workloadClient = createObjectClient(loadKubeConfig(config.kubernetes.kubeconfig), {
+      timeoutMs: config.kubernetes.requestTimeoutMs,
+    });
+    const drivers = createDriverSet({
+      config,
+      profile: driverProfileOf(config, binding),
+      client,
+      workloadClient,
+      sandbox: gateway,
+      ...(agentIds !== undefined ? { agentIds } : {}),
+    });
     return {
-      driver,
+      driver: drivers.compute,
+      workloads: drivers.workloads,
       requests: client.counter,
       events: (namespace, event) => recordNamespaceEvent(direct, namespace, event),
       close: () => {
         gateway?.close();
         direct.close();
+        workloadClient.close();
       },
     };
   }

@@ -18,9 +18,9 @@ import {
   PREPROVISIONED_MESSAGES,
   preprovisionedNamespaceFailures,
   type FailedRequirement,
-  type PreprovisionedExpectation,
 } from "../domain/preprovisioned/namespace.js";
 import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
+import { preprovisionedExpectationOf } from "../drivers/profile.js";
 import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
 import { apiBindingFailure, tenantGrantFailures } from "./preprovisioned-grants.js";
 import { err, ok, type Result } from "../domain/input/result.js";
@@ -142,18 +142,6 @@ export function startupProfile(
   const checked = checkStartupConfiguration(config, binding);
   if (!checked.ok) throw new StartupRefusedError(checked.error);
   return binding;
-}
-
-/** What the bound namespace must match, from the configuration and the binding. */
-export function preprovisionedExpectationOf(
-  config: InstallationConfig,
-  binding: PreprovisionedBinding,
-): PreprovisionedExpectation {
-  return {
-    binding,
-    routing: config.compute.gatewayRouting,
-    operatorNamespaceLabels: config.openshell?.operatorNamespaceLabels ?? {},
-  };
 }
 
 /** The default ServiceAccounts of the worker and the API (as `occ preprovisioned render`). */

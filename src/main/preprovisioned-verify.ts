@@ -37,15 +37,15 @@ import { agentIdsOf } from "../store/agents.js";
 import { openDatabase } from "./database.js";
 import { declaredPolicies } from "../drivers/openshell/manifests.js";
 import { operatorResourceFailures } from "../drivers/openshell/namespace-hook.js";
-import type { AgentIdLookup } from "./compute.js";
+import type { AgentIdLookup } from "../drivers/factory.js";
 import { tenantGrantFailures } from "./preprovisioned-grants.js";
 import {
   defaultSubjects,
   prerequisitesRefusal,
-  preprovisionedExpectationOf,
   unmetPrerequisites,
   workerGrantFailures,
 } from "./preprovisioned-startup.js";
+import { preprovisionedExpectationOf } from "../drivers/profile.js";
 
 /** What verify may use beyond the worker's identity. */
 export interface VerifyOptions {

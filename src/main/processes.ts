@@ -23,10 +23,9 @@ import { agentQueueConfig } from "./agent-work.js";
 import { requestNamespacePass } from "./namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
-import { KubernetesWorkloadDriver } from "../drivers/kubernetes/workloads/driver.js";
-import { useTenantNamespaceProfile } from "../drivers/kubernetes/tenant/preprovisioned-namespace.js";
+import { createTenantDrivers } from "../drivers/factory.js";
+import { driverProfileOf } from "../drivers/profile.js";
 import {
-  preprovisionedExpectationOf,
   startupProfile,
   verifyApiGrantsAtStartup,
   verifyPreprovisionedNamespaceAtStartup,
@@ -66,8 +65,8 @@ export async function startApiProcess(opts: {
   const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
     timeoutMs: opts.config.kubernetes.requestTimeoutMs,
   });
+  const drivers = createTenantDrivers(kubernetes, driverProfileOf(opts.config, binding));
   if (binding !== null) {
-    useTenantNamespaceProfile(kubernetes, preprovisionedExpectationOf(opts.config, binding));
     try {
       await verifyApiGrantsAtStartup(kubernetes, opts.config, binding);
     } catch (err) {
@@ -92,7 +91,7 @@ export async function startApiProcess(opts: {
   const server = await startApiServer({
     db: opts.db,
     policyCache,
-    kubernetes,
+    drivers,
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
     preprovisionedNamespaceId: binding?.namespaceId,
@@ -171,29 +170,10 @@ export async function startWorkerProcess(opts: {
     }
   }
   if (compute.requests !== undefined) opts.metrics?.countKubernetesRequests(compute.requests);
-  // Agent workloads run on the bundled Kubernetes Compute Driver (drivers.md §4).
-  const workloadClient =
-    opts.config.drivers.compute === "kubernetes"
-      ? createObjectClient(loadKubeConfig(opts.config.kubernetes.kubeconfig), {
-          timeoutMs: opts.config.kubernetes.requestTimeoutMs,
-        })
-      : null;
-  if (workloadClient !== null && binding !== null) {
-    useTenantNamespaceProfile(workloadClient, preprovisionedExpectationOf(opts.config, binding));
-  }
   const worker = await startWorker({
-    ...(workloadClient !== null
-      ? {
-          agents: {
-            queue: agentWorkQueue(opts.config),
-            workloads: new KubernetesWorkloadDriver({
-              client: workloadClient,
-              settings: opts.config.compute,
-              workloads: opts.config.workloads,
-              egressAuthority: opts.config.egressAuthority,
-            }),
-          },
-        }
+    // Agent workloads run on the bundled Kubernetes Compute Driver (drivers.md §4).
+    ...(compute.workloads !== undefined
+      ? { agents: { queue: agentWorkQueue(opts.config), workloads: compute.workloads } }
       : {}),
     db: opts.db,
     queue,
@@ -220,7 +200,6 @@ export async function startWorkerProcess(opts: {
       await worker.stop();
       await watches.stop();
       compute.close();
-      workloadClient?.close();
     },
   };
 }

@@ -14,7 +14,6 @@
  */
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import { newAgentId, newRevisionId } from "../../domain/workloads/ids.js";
-import { KubernetesConfigurationDriver } from "../../drivers/kubernetes/tenant/configuration-driver.js";
 import {
   agentTeardownWorkKey,
   agentWorkSubject,
@@ -41,7 +40,7 @@ import type { ComputeSelection } from "../compute-selection.js";
 import { ApiError } from "../errors.js";
 import {
   compensatedTransaction,
-  kubernetesOf,
+  driversOf,
   liveNamespace,
   requireWritable,
   tenantPlacementOf,
@@ -170,7 +169,7 @@ export function deployAgent(
       if (sa !== null && (await getServiceAccount(tx, namespaceId, sa)) === undefined) {
         throw new ApiError("RESOURCE_CONFLICT", "The Agent's ServiceAccount no longer exists.");
       }
-      const driver = new KubernetesConfigurationDriver(kubernetesOf(deps));
+      const driver = driversOf(deps).configurations;
       const bound = await driver.resolve(tenantPlacementOf(ns));
       const document = await driver.read(bound, namespaceId, configuration);
       const revision = await insertAgentRevision(tx, {

@@ -12,7 +12,6 @@ import { refuseWhileAgentsReference } from "../tenant/in-use.js";
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import { contentDigest, newTenantResourceId } from "../../domain/tenant/resources.js";
 import { DOCUMENT_LIMITS, serializeDocument } from "../../domain/input/json-documents.js";
-import { KubernetesConfigurationDriver } from "../../drivers/kubernetes/tenant/configuration-driver.js";
 import {
   deleteConfigurationRow,
   getConfiguration,
@@ -27,7 +26,7 @@ import { ApiError } from "../errors.js";
 import {
   compensatedTransaction,
   driverStep,
-  kubernetesOf,
+  driversOf,
   liveNamespace,
   requireWritable,
   tenantPlacementOf,
@@ -47,7 +46,7 @@ const access = resourceAccess<"create" | "read" | "update" | "delete">(
   "configurations",
 );
 
-const driverOf = (deps: TenantServiceDeps) => new KubernetesConfigurationDriver(kubernetesOf(deps));
+const driverOf = (deps: TenantServiceDeps) => driversOf(deps).configurations;
 
 const LIMIT_TEXT = {
   depth: `${DOCUMENT_LIMITS.depth} levels of nesting`,

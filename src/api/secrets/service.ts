@@ -9,7 +9,6 @@
  */
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import { newTenantResourceId } from "../../domain/tenant/resources.js";
-import { KubernetesSecretDriver } from "../../drivers/kubernetes/tenant/secret-driver.js";
 import type { Queryable } from "../../store/db.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import {
@@ -27,7 +26,7 @@ import { ApiError } from "../errors.js";
 import {
   compensatedTransaction,
   driverStep,
-  kubernetesOf,
+  driversOf,
   liveNamespace,
   requireWritable,
   tenantPlacementOf,
@@ -40,7 +39,7 @@ const NAME_IN_USE = "A Secret with this name already exists in the Namespace.";
 
 const access = resourceAccess<"create" | "read" | "update" | "delete">("secret", "secrets");
 
-const driverOf = (deps: TenantServiceDeps) => new KubernetesSecretDriver(kubernetesOf(deps));
+const driverOf = (deps: TenantServiceDeps) => driversOf(deps).secrets;
 
 async function found(q: Queryable, ns: NamespaceId, id: string, forUpdate = false) {
   const row = await getSecret(q, ns, id, { forUpdate });

@@ -10,12 +10,13 @@
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { NamespaceId } from "../../domain/placement/ids.js";
-import type { ObjectClient } from "../../drivers/kubernetes/client/index.js";
-import type { TenantPlacement } from "../../drivers/kubernetes/tenant/bound-namespace.js";
+import type { ConfigurationDriver } from "../../drivers/configurations.js";
+import type { SecretDriver } from "../../drivers/secrets.js";
 import {
   TenantObjectError,
   type TenantObjectFailure,
-} from "../../drivers/kubernetes/tenant/failures.js";
+  type TenantPlacement,
+} from "../../drivers/tenant-objects.js";
 import type { Db, Queryable } from "../../store/db.js";
 import { getNamespace, placementOf, type NamespaceRecord } from "../../store/namespaces.js";
 import { DependencyUnavailableError } from "../dependency.js";
@@ -24,21 +25,27 @@ import { ApiError, type ErrorCode } from "../errors.js";
 /** What the resource services need from the process. */
 export interface TenantServiceDeps {
   readonly db: Db;
-  /** The API's own Kubernetes client (`occ-api`); absent → every driver call answers 503. */
-  readonly kubernetes: ObjectClient | undefined;
+  /** The API's Configuration and Secret Drivers; absent → every driver call answers 503. */
+  readonly drivers: TenantDrivers | undefined;
   /** Where a failed compensation is reported (once, here, where it is handled). */
   readonly log?: FastifyBaseLogger | undefined;
 }
 
-/** The API's Kubernetes client, or 503 when the process has none configured. */
-export function kubernetesOf(deps: TenantServiceDeps): ObjectClient {
-  if (deps.kubernetes === undefined) {
+/** The API's Configuration and Secret Drivers, built by the process's driver factory. */
+export interface TenantDrivers {
+  readonly configurations: ConfigurationDriver;
+  readonly secrets: SecretDriver;
+}
+
+/** The API's tenant Drivers, or 503 when the process has none configured. */
+export function driversOf(deps: TenantServiceDeps): TenantDrivers {
+  if (deps.drivers === undefined) {
     throw new ApiError(
       "DEPENDENCY_UNAVAILABLE",
       "The API has no Kubernetes client configured for the Configuration and Secret Drivers.",
     );
   }
-  return deps.kubernetes;
+  return deps.drivers;
 }
 
 /** The live Namespace `id`, or 404. With `lock`, held (`FOR SHARE`) until the transaction ends. */

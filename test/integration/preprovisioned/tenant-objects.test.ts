@@ -6,10 +6,10 @@ import {
   type NamespaceId,
 } from "../../../src/domain/index.js";
 import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
-import { useTenantNamespaceProfile } from "../../../src/drivers/kubernetes/tenant/preprovisioned-namespace.js";
+import { createTenantDrivers } from "../../../src/drivers/factory.js";
+import { driverProfileOf } from "../../../src/drivers/profile.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
 import { namespaceQueueConfig } from "../../../src/main/namespace-work.js";
-import { preprovisionedExpectationOf } from "../../../src/main/preprovisioned-startup.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
@@ -41,8 +41,11 @@ beforeAll(async () => {
   // The operator binds the bootstrapped `default` Namespace, as the seed's procedure does.
   id = boot.defaultNamespace.id;
   p = await prepare(profileConfig(), id);
-  useTenantNamespaceProfile(p.api, preprovisionedExpectationOf(p.config, p.binding));
-  app = await buildApp({ db, controllerNamespace: "openclaw-system", kubernetes: p.api });
+  app = await buildApp({
+    db,
+    controllerNamespace: "openclaw-system",
+    drivers: createTenantDrivers(p.api, driverProfileOf(p.config, p.binding)),
+  });
   const result = await driverFor(p).ensureNamespace(passInput(id));
   if (result.outcome !== "ready") throw new Error(JSON.stringify(result));
   await applyProvisioningOutcome(db, id, {

@@ -13,6 +13,7 @@ import {
   loadKubeConfig,
   type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
+import { createTenantDrivers } from "../../../src/drivers/factory.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
 import type { Db, Queryable, SqlParam } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
@@ -72,7 +73,12 @@ export async function startTenantApi(): Promise<TenantApi> {
   );
   const logs: string[] = [];
   const logger = pino({ level: "trace" }, { write: (line: string) => void logs.push(line) });
-  const app = await buildApp({ db, controllerNamespace: "openclaw-system", kubernetes, logger });
+  const app = await buildApp({
+    db,
+    controllerNamespace: "openclaw-system",
+    drivers: createTenantDrivers(kubernetes, { kind: "normal" }),
+    logger,
+  });
   return {
     app,
     db,

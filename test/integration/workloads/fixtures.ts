@@ -52,6 +52,7 @@ export function workerWorkloads(extra: Partial<KubernetesWorkloadDriverOptions> 
   const client = createObjectClient(loadKubeConfig(inject("env").kubeconfigs["occ-worker"]));
   const driver = new KubernetesWorkloadDriver({
     client,
+    profile: { kind: "normal" },
     settings: settings(),
     workloads: WORKLOADS,
     egressAuthority: null,

@@ -1,7 +1,7 @@
 /**
  * Resolving a tenant's bound namespace for the API (placement.md §3), afresh on every
- * operation and never cached. In the preprovisioned profile (a profile registered on the
- * client): `get` by name and verify, see `preprovisioned-namespace.ts`. Otherwise: list namespaces by `openclaw.dev/namespace=<id>`, apply the
+ * operation and never cached. In the preprovisioned profile: `get` by name and verify, see
+ * `preprovisioned-namespace.ts`. Otherwise: list namespaces by `openclaw.dev/namespace=<id>`, apply the
  * domain's verdict ({@link resolveForPlacement}), then compare the recorded binding. Every
  * doubt fails closed with a {@link TenantObjectError}; there is never a fallback to another
  * name:
@@ -14,41 +14,32 @@
  * - no claimant: for a managed tenant with nothing recorded, the namespace is not created
  *   yet → `namespace-missing`; with a recorded UID it was deleted → `ownership`.
  */
-import type { NamespaceId } from "../../../domain/placement/ids.js";
 import type { K8sNamespace } from "../../../domain/placement/k8s-objects.js";
-import type { Placement } from "../../../domain/placement/placement.js";
 import {
   boundNamespaceMissingViolation,
   resolveForPlacement,
   uidPinViolation,
 } from "../../../domain/placement/resolve.js";
+import type { DriverProfile } from "../../profile.js";
+import {
+  TenantObjectError,
+  type BoundNamespace,
+  type TenantPlacement,
+} from "../../tenant-objects.js";
 import type { ObjectClient } from "../client/index.js";
 import { claimantSelector } from "../compute/context.js";
-import { TenantObjectError, tenantKubeFailure } from "./failures.js";
-import { resolvePreprovisioned, tenantNamespaceProfileOf } from "./preprovisioned-namespace.js";
+import { tenantKubeFailure } from "./failures.js";
+import { resolvePreprovisioned } from "./preprovisioned-namespace.js";
 
-/** How a tenant is placed and what OCC recorded of its binding. */
-export interface TenantPlacement {
-  readonly tenantId: NamespaceId;
-  readonly placement: Placement;
-  /** The bound namespace's name and UID as recorded on the platform Namespace, if bound. */
-  readonly recordedName: string | null;
-  readonly recordedUid: string | null;
-}
-
-/** The namespace a tenant's objects live in, as verified just now. */
-export interface BoundNamespace {
-  readonly name: string;
-  readonly uid: string;
-}
-
-/** Resolves and verifies the bound namespace as described in the module comment. */
+/** Resolves and verifies the bound namespace in `profile`, as the module comment describes. */
 export async function resolveBoundNamespace(
   client: ObjectClient,
+  profile: DriverProfile,
   tenant: TenantPlacement,
 ): Promise<BoundNamespace> {
-  const profile = tenantNamespaceProfileOf(client);
-  if (profile !== undefined) return resolvePreprovisioned(client, tenant, profile);
+  if (profile.kind === "preprovisioned") {
+    return resolvePreprovisioned(client, tenant, profile.expected);
+  }
   const placement = tenant.placement;
   if (placement.mode === "preprovisioned") {
     throw new TenantObjectError(

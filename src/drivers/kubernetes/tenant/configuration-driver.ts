@@ -17,27 +17,22 @@ import {
   ownedObjectMismatch,
   RESOURCE_LABELS,
 } from "../../../domain/tenant/resources.js";
-import type { BoundNamespace } from "./bound-namespace.js";
-import { TenantObjectError } from "./failures.js";
+import type { ConfigurationDriver, ConfigurationPin } from "../../configurations.js";
+import { TenantObjectError, type BoundNamespace, type PinnedObject } from "../../tenant-objects.js";
 import {
   createPinned,
   deletePinned,
   patchPinned,
   readPinned,
   type DataObject,
-  type PinnedObject,
 } from "./owned-store.js";
 import { TenantObjectDriver } from "./tenant-object-driver.js";
 
-/** What the driver knows of one stored Configuration (its metadata row fits). */
-export interface ConfigurationPin extends PinnedObject {
-  readonly id: string;
-  readonly kind: string;
-  readonly generation: number;
-  readonly contentSha256: string;
-}
-
-export class KubernetesConfigurationDriver extends TenantObjectDriver {
+/** The bundled {@link ConfigurationDriver}: one ConfigMap per Configuration. */
+export class KubernetesConfigurationDriver
+  extends TenantObjectDriver
+  implements ConfigurationDriver
+{
   /** Writes generation 1 of a new Configuration; `document` is its JSON text. */
   create(
     bound: BoundNamespace,

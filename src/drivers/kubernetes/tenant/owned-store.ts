@@ -9,20 +9,11 @@ import type { ObjectMeta } from "../../../domain/placement/k8s-objects.js";
 import type { Markers } from "../../../domain/placement/markers.js";
 import { ownedObjectMismatch } from "../../../domain/tenant/resources.js";
 import { isKubeError, type ObjectClient } from "../client/index.js";
-import type { BoundNamespace } from "./bound-namespace.js";
-import { TenantObjectError, tenantKubeFailure } from "./failures.js";
+import { TenantObjectError, type BoundNamespace, type PinnedObject } from "../../tenant-objects.js";
+import { tenantKubeFailure } from "./failures.js";
 
 /** The kinds these operations write. */
 export type TenantObjectKind = "ConfigMap" | "Secret";
-
-/** An object as OCC recorded it after writing it. */
-export interface PinnedObject {
-  readonly kubernetesNamespace: string;
-  readonly namespaceUid: string;
-  readonly objectName: string;
-  readonly objectUid: string;
-  readonly resourceVersion: string;
-}
 
 /** A ConfigMap or Secret as the API server returns it (only the fields read here). */
 export interface DataObject {

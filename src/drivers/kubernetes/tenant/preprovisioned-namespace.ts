@@ -1,12 +1,8 @@
 /**
  * The preprovisioned profile of tenant-object resolution (placement.md §3, preprovisioned.md
  * §2): RBAC allows only a `get` of one namespace, so the bound namespace is read by name and
- * verified with exactly the Compute Driver's checks — never listed.
- *
- * The profile belongs to the process (one Installation, one binding); it is registered on the
- * Kubernetes client the process hands its Drivers, so every Driver built on that client — the
- * Configuration, Secret and workload Drivers alike — resolves in the same profile without each
- * caller having to pass it along.
+ * verified with exactly the Compute Driver's checks — never listed. The profile is the
+ * process's, passed to each Driver explicitly (`DriverProfile`).
  */
 import {
   PREPROVISIONED_MESSAGES,
@@ -15,27 +11,13 @@ import {
   type K8sNamespace,
   type PreprovisionedExpectation,
 } from "../../../domain/index.js";
+import {
+  TenantObjectError,
+  type BoundNamespace,
+  type TenantPlacement,
+} from "../../tenant-objects.js";
 import type { ObjectClient } from "../client/index.js";
-import type { BoundNamespace, TenantPlacement } from "./bound-namespace.js";
-import { TenantObjectError, tenantKubeFailure } from "./failures.js";
-
-const profiles = new WeakMap<ObjectClient, PreprovisionedExpectation>();
-
-/** Declares that Drivers using `client` run in the preprovisioned profile `expected`. */
-export function useTenantNamespaceProfile(
-  client: ObjectClient,
-  expected: PreprovisionedExpectation,
-): ObjectClient {
-  profiles.set(client, expected);
-  return client;
-}
-
-/** The preprovisioned profile registered on `client`, or `undefined` (normal profile). */
-export function tenantNamespaceProfileOf(
-  client: ObjectClient,
-): PreprovisionedExpectation | undefined {
-  return profiles.get(client);
-}
+import { tenantKubeFailure } from "./failures.js";
 
 /**
  * Resolves the bound namespace in the preprovisioned profile: only the bound Namespace ID,

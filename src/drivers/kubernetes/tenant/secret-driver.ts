@@ -14,32 +14,17 @@ import {
   secretMarkers,
   secretObjectName,
 } from "../../../domain/tenant/resources.js";
-import type { BoundNamespace } from "./bound-namespace.js";
-import { TenantObjectError } from "./failures.js";
-import {
-  createPinned,
-  deletePinned,
-  patchPinned,
-  readPinned,
-  type PinnedObject,
-} from "./owned-store.js";
+import type { PreviousValue, SecretDriver, SecretPin } from "../../secrets.js";
+import { TenantObjectError, type BoundNamespace, type PinnedObject } from "../../tenant-objects.js";
+import { createPinned, deletePinned, patchPinned, readPinned } from "./owned-store.js";
 import { TenantObjectDriver } from "./tenant-object-driver.js";
-
-/** What the driver knows of one stored Secret (its metadata row fits). */
-export interface SecretPin extends PinnedObject {
-  readonly id: string;
-}
-
-/** An opaque handle on a previous value, kept only to compensate an update. */
-export interface PreviousValue {
-  readonly data: Readonly<Record<string, string>>;
-}
 
 const encode = (value: string) => ({
   [SECRET_DATA_KEY]: Buffer.from(value, "utf8").toString("base64"),
 });
 
-export class KubernetesSecretDriver extends TenantObjectDriver {
+/** The bundled {@link SecretDriver}: one Opaque Secret per OCC Secret. */
+export class KubernetesSecretDriver extends TenantObjectDriver implements SecretDriver {
   /** Writes a new Secret holding `value`. */
   create(
     bound: BoundNamespace,

@@ -4,26 +4,28 @@
  * Each driver adds only its object's shape and how a listed object is checked.
  */
 import { LABELS } from "../../../domain/placement/markers.js";
+import type { DriverProfile } from "../../profile.js";
+import type {
+  BoundNamespace,
+  BoundNamespaceResolver,
+  PinnedObject,
+  TenantPlacement,
+} from "../../tenant-objects.js";
 import type { ObjectClient } from "../client/index.js";
-import {
-  resolveBoundNamespace,
-  type BoundNamespace,
-  type TenantPlacement,
-} from "./bound-namespace.js";
+import { resolveBoundNamespace } from "./bound-namespace.js";
 import { tenantKubeFailure } from "./failures.js";
-import {
-  requireSameNamespace,
-  type DataObject,
-  type PinnedObject,
-  type TenantObjectKind,
-} from "./owned-store.js";
+import { requireSameNamespace, type DataObject, type TenantObjectKind } from "./owned-store.js";
 
-export abstract class TenantObjectDriver {
-  constructor(protected readonly client: ObjectClient) {}
+export abstract class TenantObjectDriver implements BoundNamespaceResolver {
+  constructor(
+    protected readonly client: ObjectClient,
+    /** The process's profile: how the bound namespace is found (no default). */
+    private readonly profile: DriverProfile,
+  ) {}
 
-  /** The tenant's bound namespace, resolved and verified now. */
+  /** The tenant's bound namespace, resolved and verified now in the process's profile. */
   resolve(tenant: TenantPlacement): Promise<BoundNamespace> {
-    return resolveBoundNamespace(this.client, tenant);
+    return resolveBoundNamespace(this.client, this.profile, tenant);
   }
 
   /**

@@ -13,11 +13,18 @@ import {
 import type { WorkloadTenant } from "../../workloads.js";
 import type { ObjectClient } from "../client/index.js";
 import { outcomeOfKubeError } from "../compute/failures.js";
-import { resolveBoundNamespace, type BoundNamespace } from "../tenant/bound-namespace.js";
-import { TenantObjectError, type TenantObjectFailure } from "../tenant/failures.js";
+import type { DriverProfile } from "../../profile.js";
+import {
+  TenantObjectError,
+  type BoundNamespace,
+  type TenantObjectFailure,
+} from "../../tenant-objects.js";
+import { resolveBoundNamespace } from "../tenant/bound-namespace.js";
 
 export interface KubernetesWorkloadDriverOptions {
   readonly client: ObjectClient;
+  /** The process's profile: how the tenant's bound namespace is found (no default). */
+  readonly profile: DriverProfile;
   /** Validated Compute settings: the DNS peer and the gateway port. */
   readonly settings: ComputeSettings;
   /** `workloads.*` of the Installation configuration. */
@@ -41,11 +48,11 @@ const RESOLUTION_CODES = {
 
 /** The bound namespace, or the outcome that stops the pass (`namespace-missing` kept apart). */
 export async function resolveForWorkload(
-  client: ObjectClient,
+  opts: Pick<KubernetesWorkloadDriverOptions, "client" | "profile">,
   tenant: WorkloadTenant,
 ): Promise<BoundNamespace | { readonly missing: true } | WorkloadNotDone> {
   try {
-    return await resolveBoundNamespace(client, tenant);
+    return await resolveBoundNamespace(opts.client, opts.profile, tenant);
   } catch (err) {
     if (!(err instanceof TenantObjectError)) throw err;
     if (err.reason === "namespace-missing") return { missing: true };

@@ -15,7 +15,7 @@ import {
 } from "../../../domain/tenant/resources.js";
 import type { CredentialSource } from "../../workloads.js";
 import type { ObjectClient } from "../client/index.js";
-import type { BoundNamespace } from "../tenant/bound-namespace.js";
+import type { BoundNamespace } from "../../tenant-objects.js";
 import { kubeFailure } from "./context.js";
 
 /**

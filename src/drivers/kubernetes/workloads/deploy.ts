@@ -23,7 +23,7 @@ import {
 } from "../../../domain/index.js";
 import type { RevisionPassInput } from "../../workloads.js";
 import { isKubeError, type ObjectClient } from "../client/index.js";
-import type { BoundNamespace } from "../tenant/bound-namespace.js";
+import type { BoundNamespace } from "../../tenant-objects.js";
 import {
   isNotDone,
   kubeFailure,
@@ -44,7 +44,7 @@ export async function deployRevision(
   input: RevisionPassInput,
 ): Promise<DeployRevisionResult> {
   const { client } = opts;
-  const bound = await resolveForWorkload(client, input.tenant);
+  const bound = await resolveForWorkload(opts, input.tenant);
   if ("missing" in bound) {
     return workloadNotDone(
       "KUBERNETES_NAMESPACE_PENDING",

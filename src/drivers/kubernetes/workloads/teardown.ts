@@ -32,7 +32,7 @@ export async function teardownAgent(
   opts: KubernetesWorkloadDriverOptions,
   input: AgentTeardownInput,
 ): Promise<TeardownAgentResult> {
-  const bound = await resolveForWorkload(opts.client, input.tenant);
+  const bound = await resolveForWorkload(opts, input.tenant);
   // A managed namespace that was never created holds nothing of the Agent.
   if ("missing" in bound) return { outcome: "deleted" };
   if (isNotDone(bound)) return bound;
