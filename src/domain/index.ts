@@ -23,6 +23,7 @@ export * from "./placement/reserved.js";
 export * from "./placement/resolve.js";
 export * from "./input/result.js";
 export * from "./placement/violations.js";
+export * from "./placement/write-decision.js";
 export * from "./preprovisioned/binding.js";
 export * from "./preprovisioned/namespace.js";
 export * from "./preprovisioned/policies.js";

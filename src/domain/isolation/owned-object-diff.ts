@@ -13,8 +13,8 @@ import type {
   ResourceQuota,
   StringMap,
 } from "../placement/k8s-objects.js";
-import { isTerminating } from "../placement/k8s-objects.js";
 import { hasMarkers, isOwnedBy } from "../placement/markers.js";
+import { decideWrite, type WriteDecision } from "../placement/write-decision.js";
 import { networkPolicySpecsEquivalent } from "./network-policy-equivalence.js";
 import { notDone, type NotDone } from "../placement/outcomes.js";
 import { quantityStringsEqual } from "../input/quantity.js";
@@ -42,13 +42,6 @@ export function needsWrite(observed: OwnedObject, desired: OwnedObject): boolean
   return true;
 }
 
-/** What to do with one owned object in a reconcile pass. */
-export type OwnedObjectAction =
-  | { readonly action: "create" }
-  | { readonly action: "none" }
-  | { readonly action: "update"; readonly resourceVersion: string | undefined }
-  | { readonly action: "stop"; readonly result: NotDone };
-
 /**
  * Decides the write for one desired object given what a read returned (`null`: not found).
  *
@@ -63,30 +56,20 @@ export function ownedObjectAction(
   observed: OwnedObject | null,
   desired: OwnedObject,
   tenantId: string,
-): OwnedObjectAction {
-  if (observed === null) return { action: "create" };
+): WriteDecision<NotDone> {
   const label = `${desired.kind} ${desired.metadata.name ?? ""}`;
-  if (!isOwnedBy(observed.metadata, tenantId)) {
-    return {
-      action: "stop",
-      result: notDone(
-        "KUBERNETES_OWNERSHIP_CONFLICT",
-        `${label} exists in the namespace without this tenant's ownership markers; OCC never overwrites an object it does not own — remove or rename it`,
-      ),
-    };
-  }
-  if (isTerminating(observed)) {
-    return {
-      action: "stop",
-      result: notDone(
-        "KUBERNETES_NAMESPACE_PENDING",
-        `${label} is being deleted; it will be recreated`,
-      ),
-    };
-  }
-  return needsWrite(observed, desired)
-    ? { action: "update", resourceVersion: observed.metadata.resourceVersion }
-    : { action: "none" };
+  return decideWrite(observed, {
+    owned: (o) => isOwnedBy(o.metadata, tenantId),
+    notOwned: notDone(
+      "KUBERNETES_OWNERSHIP_CONFLICT",
+      `${label} exists in the namespace without this tenant's ownership markers; OCC never overwrites an object it does not own — remove or rename it`,
+    ),
+    terminating: notDone(
+      "KUBERNETES_NAMESPACE_PENDING",
+      `${label} is being deleted; it will be recreated`,
+    ),
+    differs: (o) => needsWrite(o, desired),
+  });
 }
 
 function resourceQuotaSpecsEqual(observed: ResourceQuota, desired: ResourceQuota): boolean {

@@ -7,15 +7,10 @@
  */
 import type { HasMetadata } from "../placement/k8s-objects.js";
 import { hasMarkers, metadataValue } from "../placement/markers.js";
+import { decideWrite, type WriteDecision } from "../placement/write-decision.js";
 import { WORKLOAD_KEYS, workloadMarkers } from "./names.js";
 import type { DesiredWorkloadObject } from "./inputs.js";
 import { workloadNotDone, type WorkloadNotDone } from "./outcomes.js";
-
-export type WorkloadObjectAction =
-  | { readonly action: "create" }
-  | { readonly action: "none" }
-  | { readonly action: "update"; readonly resourceVersion: string | undefined }
-  | { readonly action: "stop"; readonly result: WorkloadNotDone };
 
 /**
  * - absent → create;
@@ -30,30 +25,20 @@ export function workloadObjectAction(
   desired: DesiredWorkloadObject,
   tenantId: string,
   agentId: string,
-): WorkloadObjectAction {
-  if (observed === null) return { action: "create" };
+): WriteDecision<WorkloadNotDone> {
   const label = `${desired.object.kind} ${desired.object.metadata.name}`;
-  if (!hasMarkers(observed.metadata, workloadMarkers(tenantId, agentId, desired.scope))) {
-    return {
-      action: "stop",
-      result: workloadNotDone(
-        "KUBERNETES_OWNERSHIP_CONFLICT",
-        `${label} exists without this Agent's exact ownership markers; OCC never overwrites an object it does not own`,
-      ),
-    };
-  }
-  if (observed.metadata?.deletionTimestamp !== undefined) {
-    return {
-      action: "stop",
-      result: workloadNotDone("WORKLOAD_DELETION_PENDING", `${label} is being deleted`),
-    };
-  }
-  if (desired.createOnly) return { action: "none" };
   const want = desired.object.metadata.annotations[WORKLOAD_KEYS.specHash];
-  const have = metadataValue(observed.metadata, "annotation", WORKLOAD_KEYS.specHash);
-  return want === have
-    ? { action: "none" }
-    : { action: "update", resourceVersion: observed.metadata?.resourceVersion };
+  return decideWrite(observed, {
+    owned: (o) => hasMarkers(o.metadata, workloadMarkers(tenantId, agentId, desired.scope)),
+    notOwned: workloadNotDone(
+      "KUBERNETES_OWNERSHIP_CONFLICT",
+      `${label} exists without this Agent's exact ownership markers; OCC never overwrites an object it does not own`,
+    ),
+    terminating: workloadNotDone("WORKLOAD_DELETION_PENDING", `${label} is being deleted`),
+    differs: (o) =>
+      !desired.createOnly &&
+      want !== metadataValue(o.metadata, "annotation", WORKLOAD_KEYS.specHash),
+  });
 }
 
 /** A Deployment's rollout as its status reports it (the fields read here). */

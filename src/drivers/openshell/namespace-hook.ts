@@ -15,6 +15,7 @@
 import type { OpenShellSettings } from "../../config/installation-config.js";
 import {
   PREPROVISIONED_MESSAGES,
+  decideWrite,
   isOwnedBy,
   notDone,
   type DeleteNamespaceResult,
@@ -27,6 +28,7 @@ import {
 import type { NamespaceHook, NamespacePassInput } from "../compute.js";
 import { isKubeError, type ObjectClient } from "../kubernetes/client/index.js";
 import { outcomeOfKubeError } from "../kubernetes/compute/failures.js";
+import { convergeObject } from "../kubernetes/converge.js";
 import { OPENSHELL_TENANT_ROLE } from "../kubernetes/rbac-rules.js";
 import type { OpenShellGateway } from "./gateway-client.js";
 import { workspaceResources, type WorkspaceResource } from "./manifests.js";
@@ -174,25 +176,29 @@ export class OpenShellNamespaceHook implements NamespaceHook {
   ): Promise<NotDone | null> {
     const { client } = this.opts;
     for (const resource of resources) {
-      const live = await client.find<Live>(resource.kind, { name: resource.name, namespace });
-      if (live === undefined) {
-        await client.create(resource.kind, resource.object);
-      } else if (!isOwnedBy(live.metadata, tenantId)) {
-        return notDone(
-          "KUBERNETES_OWNERSHIP_CONFLICT",
-          `${resource.kind} ${resource.name} exists without this tenant's ownership markers; OCC never overwrites it`,
-        );
-      } else if (!workspaceResourceMatches(resource.object, live)) {
-        const object = resource.object as Live;
-        await client.apply(
-          resource.kind,
-          {
-            ...object,
-            metadata: { ...object.metadata, resourceVersion: live.metadata?.resourceVersion },
-          },
-          { force: true },
-        );
-      }
+      const object = resource.object as Live;
+      const result = await convergeObject({
+        observe: async () =>
+          (await client.find<Live>(resource.kind, { name: resource.name, namespace })) ?? null,
+        // No terminating rule: a resource being deleted is compared like any other.
+        decide: (live) =>
+          decideWrite(live, {
+            owned: (o) => isOwnedBy(o.metadata, tenantId),
+            notOwned: notDone(
+              "KUBERNETES_OWNERSHIP_CONFLICT",
+              `${resource.kind} ${resource.name} exists without this tenant's ownership markers; OCC never overwrites it`,
+            ),
+            differs: (o) => !workspaceResourceMatches(resource.object, o),
+          }),
+        create: () => client.create(resource.kind, object),
+        update: (resourceVersion) =>
+          client.apply(
+            resource.kind,
+            { ...object, metadata: { ...object.metadata, resourceVersion } },
+            { force: true },
+          ),
+      });
+      if (result !== "written" && result !== "unchanged") return result;
     }
     const ns = await client.get<K8sNamespace>("Namespace", { name: namespace });
     const wanted = this.opts.settings.operatorNamespaceLabels;

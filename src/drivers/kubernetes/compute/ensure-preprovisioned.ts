@@ -15,7 +15,7 @@ import {
   type NotDone,
   type OwnedObject,
 } from "../../../domain/index.js";
-import { isKubeError } from "../client/index.js";
+import { convergeObject, type Converged } from "../converge.js";
 import type { PassContext, PreprovisionedProfile } from "./context.js";
 import { outcomeOfKubeError } from "./failures.js";
 
@@ -74,13 +74,13 @@ export async function ensurePreprovisioned(
   for (const object of desired) {
     const objectName = object.metadata.name ?? "";
     try {
-      const current: OwnedObject | null =
+      const stopped = await createIfMissing(ctx, object, async () =>
         object.kind === "NetworkPolicy"
           ? (policies.find((p) => p.metadata.name === objectName) ?? null)
           : ((await client.find<OwnedObject>(object.kind, { name: objectName, namespace: name })) ??
-            null);
-      const stopped = await createIfMissing(ctx, object, current);
-      if (stopped !== null) return stopped;
+            null),
+      );
+      if (stopped !== "unchanged" && stopped !== "written") return stopped;
     } catch (err) {
       return outcomeOfKubeError(
         err,
@@ -102,34 +102,27 @@ export async function ensurePreprovisioned(
  * and equal to the desired object — a changed one is refused (the operator deletes it and the
  * next pass recreates it), never overwritten.
  */
-async function createIfMissing(
+function createIfMissing(
   ctx: PassContext,
   desired: OwnedObject,
-  observed: OwnedObject | null,
-): Promise<NotDone | null> {
-  const action = ownedObjectAction(observed, desired, ctx.input.namespaceId);
-  switch (action.action) {
-    case "none":
-      return null;
-    case "stop":
-      return action.result;
-    case "update":
-      return notDone(
-        "KUBERNETES_OWNERSHIP_CONFLICT",
-        `${PREPROVISIONED_MESSAGES.changedOwnedObject} (${desired.kind} ${desired.metadata.name ?? ""})`,
-      );
-    case "create":
-      try {
-        await ctx.client.create(desired.kind, desired);
-        return null;
-      } catch (err) {
-        if (isKubeError(err, "conflict") && err.reason === "AlreadyExists") {
-          return notDone(
-            "KUBERNETES_CONFLICT",
-            `${desired.kind} ${desired.metadata.name ?? ""} appeared while it was created; retrying`,
-          );
-        }
-        throw err;
-      }
-  }
+  observe: () => Promise<OwnedObject | null>,
+): Promise<Converged<NotDone>> {
+  const label = `${desired.kind} ${desired.metadata.name ?? ""}`;
+  const changed = notDone(
+    "KUBERNETES_OWNERSHIP_CONFLICT",
+    `${PREPROVISIONED_MESSAGES.changedOwnedObject} (${label})`,
+  );
+  return convergeObject({
+    observe,
+    decide: (observed) => {
+      const decision = ownedObjectAction(observed, desired, ctx.input.namespaceId);
+      // The sealed namespace is never written over: a changed own object is refused.
+      return decision.action === "update" ? { action: "stop", result: changed } : decision;
+    },
+    create: () => ctx.client.create(desired.kind, desired),
+    update: () => Promise.reject(new Error("a preprovisioned owned object is never updated")),
+    lostRace: {
+      stop: notDone("KUBERNETES_CONFLICT", `${label} appeared while it was created; retrying`),
+    },
+  });
 }

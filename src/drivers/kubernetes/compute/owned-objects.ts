@@ -11,6 +11,7 @@ import {
   type OwnedObject,
 } from "../../../domain/index.js";
 import { isKubeError, type ObjectClient } from "../client/index.js";
+import { convergeObject, type Converged } from "../converge.js";
 import { outcomeOfKubeError } from "./failures.js";
 
 /**
@@ -42,15 +43,16 @@ export async function reconcileOwnedObjects(
     const name = desired.metadata.name ?? "";
     const what = `${desired.kind} ${name}`;
     try {
-      const current: OwnedObject | null =
+      // Known without a read: nothing in a namespace created just now; policies from the list.
+      const known: OwnedObject | null | undefined =
         observed === "just-created"
           ? null
           : desired.kind === "NetworkPolicy"
             ? (observed.policies.find((p) => p.metadata.name === name) ?? null)
-            : ((await client.find<OwnedObject>(desired.kind, { name, namespace })) ?? null);
-      const stopped = await converge(client, tenantId, desired, current);
-      if (stopped === "written") onWrite?.(desired.kind);
-      else if (stopped !== null) return stopped;
+            : undefined;
+      const result = await convergeOwned(client, tenantId, desired, known);
+      if (result === "written") onWrite?.(desired.kind);
+      else if (result !== "unchanged") return result;
     } catch (err) {
       return outcomeOfKubeError(err, "after-verification", `write ${what}`, namespace);
     }
@@ -59,45 +61,31 @@ export async function reconcileOwnedObjects(
 }
 
 /**
- * One object: decide and write. A create that loses a race (409 AlreadyExists — e.g. a
- * concurrent pass of the same tenant) reads the object once more and decides again, so the
- * winner's object is verified rather than reported as a conflict.
+ * One object: read (unless this pass already knows it), decide, write. A create
+ * that loses a race (409 AlreadyExists — e.g. a concurrent pass of the same tenant) reads the
+ * object once more and decides again, so the winner's object is verified rather than
+ * reported as a conflict.
  */
-async function converge(
+function convergeOwned(
   client: ObjectClient,
   tenantId: string,
   desired: OwnedObject,
-  observed: OwnedObject | null,
-  raced = false,
-): Promise<NotDone | "written" | null> {
-  const action = ownedObjectAction(observed, desired, tenantId);
-  switch (action.action) {
-    case "none":
-      return null;
-    case "stop":
-      return action.result;
-    case "update":
-      await client.apply(
+  /** What this pass already knows of the object; `undefined` → read it. */
+  known: OwnedObject | null | undefined,
+): Promise<Converged<NotDone>> {
+  const read = async () => (await client.find<OwnedObject>(desired.kind, refOf(desired))) ?? null;
+  return convergeObject({
+    observe: known === undefined ? read : () => Promise.resolve(known),
+    decide: (o) => ownedObjectAction(o, desired, tenantId),
+    create: () => client.create(desired.kind, desired),
+    update: (resourceVersion) =>
+      client.apply(
         desired.kind,
-        { ...desired, metadata: { ...desired.metadata, resourceVersion: action.resourceVersion } },
+        { ...desired, metadata: { ...desired.metadata, resourceVersion } },
         { force: true },
-      );
-      return "written";
-    case "create":
-      try {
-        await client.create(desired.kind, desired);
-        return "written";
-      } catch (err) {
-        if (raced || !(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
-      }
-      return converge(
-        client,
-        tenantId,
-        desired,
-        (await client.find<OwnedObject>(desired.kind, refOf(desired))) ?? null,
-        true,
-      );
-  }
+      ),
+    lostRace: { reread: read },
+  });
 }
 
 function refOf(obj: OwnedObject): { name: string; namespace: string } {

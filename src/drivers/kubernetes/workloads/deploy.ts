@@ -23,6 +23,7 @@ import {
 } from "../../../domain/index.js";
 import type { RevisionPassInput } from "../../workloads.js";
 import { isKubeError, type ObjectClient } from "../client/index.js";
+import { convergeObject } from "../converge.js";
 import type { BoundNamespace } from "../../tenant-objects.js";
 import {
   isNotDone,
@@ -154,24 +155,18 @@ async function converge(
   const ref = { name: object.metadata.name, namespace: object.metadata.namespace };
   const what = `${object.kind} ${object.metadata.name}`;
   try {
-    const observed = await client.find<HasMetadata>(object.kind, ref);
-    const action = workloadObjectAction(observed ?? null, desired, tenantId, agentId);
-    switch (action.action) {
-      case "none":
-        return null;
-      case "stop":
-        return action.result;
-      case "update":
-        await client.apply(
+    const result = await convergeObject({
+      observe: async () => (await client.find<HasMetadata>(object.kind, ref)) ?? null,
+      decide: (observed) => workloadObjectAction(observed, desired, tenantId, agentId),
+      create: () => client.create(object.kind, withGeneratedData(object, secretData)),
+      update: (resourceVersion) =>
+        client.apply(
           object.kind,
-          { ...object, metadata: { ...object.metadata, resourceVersion: action.resourceVersion } },
+          { ...object, metadata: { ...object.metadata, resourceVersion } },
           { force: true },
-        );
-        return null;
-      case "create":
-        await client.create(object.kind, withGeneratedData(object, secretData));
-        return null;
-    }
+        ),
+    });
+    return result === "written" || result === "unchanged" ? null : result;
   } catch (err) {
     if (isKubeError(err, "conflict")) {
       return workloadNotDone("KUBERNETES_CONFLICT", `${what} changed concurrently; retrying`);
