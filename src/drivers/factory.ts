@@ -6,6 +6,7 @@
  * looked up: no Driver can be built without one.
  */
 import type { InstallationConfig } from "../config/installation-config.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import type { ComputeDriver, NamespaceHook } from "./compute.js";
 import type { ConfigurationDriver } from "./configurations.js";
 import type { ObjectClient } from "./kubernetes/client/index.js";
@@ -22,7 +23,7 @@ import type { SecretDriver } from "./secrets.js";
 import type { WorkloadDriver } from "./workloads.js";
 
 /** The IDs of a tenant's existing Agents (the worker reads them from the database). */
-export type AgentIdLookup = (tenantId: string) => Promise<readonly string[]>;
+export type AgentIdLookup = (tenantId: NamespaceId) => Promise<readonly string[]>;
 
 /** For callers without a database: no Agent exists, so no `agent-egress-…` is admitted. */
 const noAgents: AgentIdLookup = () => Promise.resolve([]);

@@ -185,7 +185,7 @@ export async function openVerifyOptions(
     options: {
       ...(api !== undefined ? { api } : {}),
       ...(db !== undefined
-        ? { agentIds: (tenantId: string) => agentIdsOf(db, tenantId as NamespaceId) }
+        ? { agentIds: (tenantId: NamespaceId) => agentIdsOf(db, tenantId) }
         : {}),
     },
     close: async () => {

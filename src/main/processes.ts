@@ -5,7 +5,6 @@ import type { InstallationConfig } from "../config/installation-config.js";
 import { startApiServer, type RunningServer } from "../api/server.js";
 import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
 import { bootstrap, type BootstrapResult } from "../iam/bootstrap.js";
-import type { NamespaceId } from "../domain/index.js";
 import { agentIdsOf } from "../store/agents.js";
 import { startPolicyCache, type PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
@@ -153,7 +152,7 @@ export async function startWorkerProcess(opts: {
     opts.config,
     binding,
     (c) => watches.wrap(c),
-    (tenantId) => agentIdsOf(opts.db, tenantId as NamespaceId),
+    (tenantId) => agentIdsOf(opts.db, tenantId),
   );
   if (binding !== null) {
     try {

@@ -18,6 +18,7 @@ import {
   timestamp,
   type JsonObject,
   type RowOf,
+  namespaceIdColumn,
 } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { listPage, type Page, type PageOptions } from "./paging.js";
@@ -28,7 +29,7 @@ export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 export const agentRevisionsTable = defineTable("agent_revisions", {
   id: branded(isRevisionId, "an AgentRevision ID"),
   agentId: branded(isAgentId, "an Agent ID"),
-  namespaceId: text,
+  namespaceId: namespaceIdColumn,
   number: integer,
   configurationId: text,
   configurationGeneration: integer,

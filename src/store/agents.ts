@@ -17,6 +17,7 @@ import {
   text,
   timestamp,
   type RowOf,
+  namespaceIdColumn,
 } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
@@ -29,7 +30,7 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export const agentsTable = defineTable("agents", {
   id: branded(isAgentId, "an Agent ID"),
-  namespaceId: text,
+  namespaceId: namespaceIdColumn,
   name: text,
   configurationId: text,
   executionMode: oneOf(EXECUTION_MODES),

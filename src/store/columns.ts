@@ -7,6 +7,7 @@
  * vocabulary without its definition fails at the first read, naming the table and column,
  * instead of leaking a wrong value into the program.
  */
+import { isPreprovisionedNamespaceId, type NamespaceId } from "../domain/placement/ids.js";
 
 /** Any JSON value, as `jsonb` columns hold and both adapters parse. */
 export type JsonValue =
@@ -83,6 +84,15 @@ export function branded<T extends string>(guard: (v: unknown) => v is T, what: s
     return value;
   };
 }
+
+/**
+ * The Namespace ID of every table that refers to a Namespace, decoded once the same way (the
+ * preprovisioned binding's pattern, the widest a stored ID may match).
+ */
+export const namespaceIdColumn: Codec<NamespaceId> = branded(
+  isPreprovisionedNamespaceId,
+  "a Namespace ID",
+);
 
 /** A table: its name, column list and row decoder, all derived from one definition. */
 export interface Table<C extends Columns> {

@@ -6,7 +6,15 @@
  * compensation in one transaction.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
-import { defineTable, integer, oneOf, text, timestamp, type RowOf } from "./columns.js";
+import {
+  defineTable,
+  integer,
+  oneOf,
+  text,
+  timestamp,
+  type RowOf,
+  namespaceIdColumn,
+} from "./columns.js";
 import type { Queryable } from "./db.js";
 import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
 
@@ -16,7 +24,7 @@ export type ConfigurationKind = (typeof CONFIGURATION_KINDS)[number];
 
 export const configurationsTable = defineTable("configurations", {
   id: text,
-  namespaceId: text,
+  namespaceId: namespaceIdColumn,
   kind: oneOf(CONFIGURATION_KINDS),
   generation: integer,
   kubernetesNamespace: text,

@@ -4,9 +4,17 @@
  * and its audit event in one transaction. The worker's side (outcomes, UID, tombstone) is in
  * `namespace-outcomes.ts`.
  */
-import { isPreprovisionedNamespaceId, type NamespaceId } from "../domain/placement/ids.js";
+import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Placement } from "../domain/placement/placement.js";
-import { branded, defineTable, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
+import {
+  defineTable,
+  namespaceIdColumn,
+  nullable,
+  oneOf,
+  text,
+  timestamp,
+  type RowOf,
+} from "./columns.js";
 import type { Queryable } from "./db.js";
 import { checkPageLimit, keysetPage } from "./paging.js";
 import {
@@ -17,7 +25,7 @@ import {
 
 /** The `namespaces` table; {@link NamespaceRecord} is derived from it. */
 export const namespacesTable = defineTable("namespaces", {
-  id: branded(isPreprovisionedNamespaceId, "a Namespace ID"),
+  id: namespaceIdColumn,
   name: text,
   placementMode: oneOf(PLACEMENT_MODES),
   existingNamespace: nullable(text),

@@ -4,14 +4,14 @@
  * value itself is never stored here, nor anywhere but the Kubernetes Secret.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
-import { defineTable, integer, text, timestamp, type RowOf } from "./columns.js";
+import { defineTable, integer, text, timestamp, type RowOf, namespaceIdColumn } from "./columns.js";
 import type { StoredObject } from "./configurations.js";
 import type { Queryable } from "./db.js";
 import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
 
 export const secretsTable = defineTable("secrets", {
   id: text,
-  namespaceId: text,
+  namespaceId: namespaceIdColumn,
   name: text,
   version: integer,
   kubernetesNamespace: text,

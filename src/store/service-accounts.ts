@@ -4,7 +4,15 @@
  * Agent uses one; they block the deletion of their Namespace.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
-import { defineTable, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
+import {
+  defineTable,
+  nullable,
+  oneOf,
+  text,
+  timestamp,
+  type RowOf,
+  namespaceIdColumn,
+} from "./columns.js";
 import type { Queryable } from "./db.js";
 import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
 
@@ -14,7 +22,7 @@ export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 export const serviceAccountsTable = defineTable("service_accounts", {
   id: text,
-  namespaceId: text,
+  namespaceId: namespaceIdColumn,
   name: text,
   credentialKind: nullable(oneOf(CREDENTIAL_KINDS)),
   credentialSecretId: nullable(text),

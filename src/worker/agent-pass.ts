@@ -10,7 +10,6 @@
  * 5. in one transaction: the fenced queue move, the Agent/revision outcome and its audit
  *    event. A stale lease publishes nothing.
  */
-import type { NamespaceId } from "../domain/index.js";
 import type { CredentialSource, WorkloadDriver, WorkloadTenant } from "../drivers/workloads.js";
 import { agentIdOfSubject, type AgentWorkKind } from "../main/agent-work.js";
 import { isExhausted, type Claim, type WorkQueue } from "../queue/index.js";
@@ -66,7 +65,7 @@ export async function runAgentPass(
   }
   const action = item.kind === "agent.deploy" ? "deploy" : "delete";
   const denied = await reauthorize(db, item.actor, [
-    { permission: { action, kind: "agent" }, namespaceId: agent.namespaceId as NamespaceId },
+    { permission: { action, kind: "agent" }, namespaceId: agent.namespaceId },
   ]);
   if (denied !== null)
     return settleAgentPass(deps, claim, target, { kind: "stopped", reason: denied });
@@ -129,7 +128,7 @@ async function credentialOf(
   revision: AgentRevisionRecord,
 ): Promise<CredentialSource | null | "missing"> {
   if (revision.serviceAccountId === null) return null;
-  const ns = revision.namespaceId as NamespaceId;
+  const ns = revision.namespaceId;
   const sa = await getServiceAccount(db, ns, revision.serviceAccountId);
   if (sa === undefined) return "missing";
   if (sa.credentialKind === null || sa.credentialSecretId === null) return null;
@@ -146,7 +145,7 @@ async function credentialOf(
 }
 
 async function tenantOf(db: Db, agent: AgentRecord): Promise<WorkloadTenant | null> {
-  const ns = await getNamespace(db, agent.namespaceId as NamespaceId);
+  const ns = await getNamespace(db, agent.namespaceId);
   if (ns === undefined) return null;
   return {
     tenantId: ns.id,

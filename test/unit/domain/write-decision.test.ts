@@ -11,6 +11,12 @@ const rules = (over: Partial<WriteRules<HasMetadata, string>> = {}) =>
     ...over,
   }) satisfies WriteRules<HasMetadata, string>;
 
+/** The same rules without a terminating rule: a terminating object is compared like any other. */
+const withoutTerminating = (): WriteRules<HasMetadata, string> => {
+  const { owned, notOwned, differs } = rules();
+  return { owned, notOwned, differs };
+};
+
 const object = (o: { owned: boolean; terminating: boolean; same: boolean }): HasMetadata => ({
   metadata: {
     name: "x",
@@ -24,7 +30,7 @@ const object = (o: { owned: boolean; terminating: boolean; same: boolean }): Has
 describe("decideWrite: every combination, in the one order of questions", () => {
   it("absent → create, whatever the rules", () => {
     expect(decideWrite(null, rules())).toEqual({ action: "create" });
-    expect(decideWrite(null, rules({ terminating: undefined }))).toEqual({ action: "create" });
+    expect(decideWrite(null, withoutTerminating())).toEqual({ action: "create" });
   });
 
   // owned, terminating, same → expected decision (with and without a terminating rule).
@@ -49,7 +55,7 @@ describe("decideWrite: every combination, in the one order of questions", () => 
     it(`owned=${owned} terminating=${terminating} same=${same} → ${withRule} / ${withoutRule}`, () => {
       const observed = object({ owned, terminating, same });
       expect(show(decideWrite(observed, rules()))).toBe(withRule);
-      expect(show(decideWrite(observed, rules({ terminating: undefined })))).toBe(withoutRule);
+      expect(show(decideWrite(observed, withoutTerminating()))).toBe(withoutRule);
     });
   }
 

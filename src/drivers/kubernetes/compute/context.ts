@@ -2,6 +2,7 @@ import type {
   ComputeSettings,
   DeclaredPolicy,
   EgressAuthoritySetting,
+  NamespaceId,
   PreprovisionedBinding,
   StringMap,
 } from "../../../domain/index.js";
@@ -25,7 +26,7 @@ export interface PreprovisionedProfile {
    * The IDs of the tenant's Agents that exist (any status), read when the seal is checked:
    * only their `agent-egress-…` policies are admitted.
    */
-  readonly agentIds: (tenantId: string) => Promise<readonly string[]>;
+  readonly agentIds: (tenantId: NamespaceId) => Promise<readonly string[]>;
 }
 
 /** Everything one pass of the Kubernetes Compute Driver works with. */
