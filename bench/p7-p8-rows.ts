@@ -1,6 +1,6 @@
 import type { NamespaceId } from "../src/domain/placement/ids.js";
-import { requestNamespacePass } from "../src/main/namespace-pass-request.js";
-import { namespaceWorkQueue } from "../src/main/namespace-queue.js";
+import { requestNamespacePass } from "../src/work/namespace-pass-request.js";
+import { namespaceWorkQueue } from "../src/work/queues.js";
 import type { BenchEnvironment } from "./environment.js";
 import { measureDriftRepair, startWatchedTenants } from "./p7-drift-repair.js";
 import { measureIdleCost } from "./p8-idle-cost.js";

@@ -17,7 +17,7 @@ import type { ComputeDriver } from "../src/drivers/compute.js";
 import { createObjectClient, loadKubeConfig } from "../src/drivers/kubernetes/client/index.js";
 import { KubernetesComputeDriver } from "../src/drivers/kubernetes/compute/driver.js";
 import { createComputeRuntime } from "../src/main/compute.js";
-import { namespaceWorkQueue } from "../src/main/namespace-queue.js";
+import { namespaceWorkQueue } from "../src/work/queues.js";
 import { runBootstrap, startApiProcess } from "../src/main/processes.js";
 import { startWorker } from "../src/worker/worker.js";
 import { percentile, startBenchEnvironment } from "./environment.js";

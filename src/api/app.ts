@@ -22,7 +22,7 @@ import type { QueueConfig } from "../queue/work-items.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
 import type { RequiredSchema } from "../store/schema-version.js";
-import { agentQueueConfig, type AgentWorkKind } from "../main/agent-work.js";
+import { agentQueueConfig, type AgentWorkKind } from "../work/agent-work.js";
 import { agentRoutes } from "./agents/routes.js";
 import { auditRoutes } from "./audit-routes.js";
 import { workerRoutes } from "./workers-routes.js";
@@ -44,7 +44,7 @@ import {
   type NamespaceContentCheck,
 } from "./namespaces/contents.js";
 import { namespaceRoutes } from "./namespaces/routes.js";
-import { namespaceQueueConfig, type NamespaceWorkKind } from "../main/namespace-work.js";
+import { namespaceQueueConfig, type NamespaceWorkKind } from "../work/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";
 import { registerNotFound } from "./not-found.js";
 import {

@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import { createLogger, flushLogger } from "../main/logger.js";
 import { registerControlPlaneMetrics } from "../main/metrics.js";
 import { startMetricsServer } from "../main/metrics-server.js";
-import { workerQueues } from "../main/namespace-queue.js";
+import { workerQueues } from "../work/queues.js";
 import { runBootstrap, startApiProcess, startWorkerProcess } from "../main/processes.js";
 import {
   ConfigurationError,

@@ -20,7 +20,7 @@ import { openPglite } from "../store/pglite-db.js";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { createLogger } from "./logger.js";
 import { registerControlPlaneMetrics } from "./metrics.js";
-import { workerQueues } from "./namespace-queue.js";
+import { workerQueues } from "../work/queues.js";
 import { runBootstrap, startApiProcess, startWorkerProcess } from "./processes.js";
 
 export interface DevEnvironmentOptions {

@@ -22,7 +22,7 @@ import { appendAuditEvent } from "../store/audit-events.js";
 import type { Db } from "../store/db.js";
 import { rebindNamespaceUid } from "../store/namespace-rebind.js";
 import { getNamespace, placementOf } from "../store/namespaces.js";
-import { RECONCILER_ACTOR } from "./namespace-pass-request.js";
+import { RECONCILER_ACTOR } from "../work/namespace-pass-request.js";
 import { StartupRefusedError } from "./preprovisioned-startup.js";
 
 const REBINDABLE = new Set(["ready", "degraded", "provisioning"]);

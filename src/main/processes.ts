@@ -12,14 +12,10 @@ import type { RequiredSchema } from "../store/schema-version.js";
 import { startWorker, type RunningWorker } from "../worker/worker.js";
 import { computeSelectionOf, createComputeRuntime } from "./compute.js";
 import type { ControlPlaneMetrics } from "./metrics.js";
-import {
-  agentWorkQueue,
-  namespaceQueueConfig,
-  namespaceQueuePolicy,
-  namespaceWorkQueue,
-} from "./namespace-queue.js";
-import { agentQueueConfig } from "./agent-work.js";
-import { requestNamespacePass } from "./namespace-pass-request.js";
+import { agentWorkQueue, namespaceWorkQueue, workQueuePolicy } from "../work/queues.js";
+import { agentQueueConfig } from "../work/agent-work.js";
+import { namespaceQueueConfig } from "../work/namespace-work.js";
+import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { createTenantDrivers } from "../drivers/factory.js";
@@ -37,7 +33,7 @@ type Environment = Readonly<Record<string, string | undefined>>;
 export function runBootstrap(db: Db, config: InstallationConfig): Promise<BootstrapResult> {
   return bootstrap({
     db,
-    queue: namespaceQueueConfig(config),
+    queue: namespaceQueueConfig({ policy: workQueuePolicy(config) }),
     compute: computeSelectionOf(config),
     controllerNamespace: config.kubernetes.controllerNamespace,
     contentChecks: [],
@@ -94,8 +90,8 @@ export async function startApiProcess(opts: {
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
     preprovisionedNamespaceId: binding?.namespaceId,
-    queue: namespaceQueueConfig(opts.config),
-    agentQueue: agentQueueConfig({ policy: namespaceQueuePolicy(opts.config) }),
+    queue: namespaceQueueConfig({ policy: workQueuePolicy(opts.config) }),
+    agentQueue: agentQueueConfig({ policy: workQueuePolicy(opts.config) }),
     logger: opts.logger,
     ...(opts.registry !== undefined ? { registry: opts.registry } : {}),
     ...(opts.schema !== undefined ? { schema: opts.schema } : {}),

@@ -15,7 +15,7 @@ import type {
   TeardownAgentResult,
   WorkloadNotDone,
 } from "../domain/index.js";
-import type { AgentWorkKind } from "../main/agent-work.js";
+import type { AgentWorkKind } from "../work/agent-work.js";
 import type { Claim } from "../queue/index.js";
 import { retireOtherRevisions, setRevisionStatus } from "../store/agent-revisions.js";
 import { deleteAgentRow, setAgentReason, setCurrentRevision } from "../store/agents.js";

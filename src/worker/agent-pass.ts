@@ -11,7 +11,8 @@
  *    event. A stale lease publishes nothing.
  */
 import type { CredentialSource, WorkloadDriver, WorkloadTenant } from "../drivers/workloads.js";
-import { agentIdOfSubject, type AgentWorkKind } from "../main/agent-work.js";
+import type { AgentWorkKind } from "../work/agent-work.js";
+import { agentIdOfSubject } from "../work/lanes.js";
 import { isExhausted, type Claim, type WorkQueue } from "../queue/index.js";
 import { latestAgentRevision, type AgentRevisionRecord } from "../store/agent-revisions.js";
 import { getAgent, type AgentRecord } from "../store/agents.js";

@@ -1,6 +1,6 @@
-import type { NamespaceId } from "../domain/index.js";
-import type { NamespaceWorkKind } from "../main/namespace-work.js";
-import { RECONCILER_ACTOR } from "../main/namespace-pass-request.js";
+import type { NamespaceWorkKind } from "../work/namespace-work.js";
+import { namespaceIdOfSubject } from "../work/lanes.js";
+import { RECONCILER_ACTOR } from "../work/namespace-pass-request.js";
 import type { ComputeDriver, PassObserver } from "../drivers/compute.js";
 import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import { isExhausted, type Claim, type WorkQueue } from "../queue/index.js";
@@ -67,9 +67,9 @@ export async function runNamespacePass(
 ): Promise<PassSummary> {
   const { db, queue } = deps;
   const { item, lease } = claim;
-  const id = item.subject.replace(/^namespace:/, "") as NamespaceId;
-  const record = await getNamespace(db, id);
-  if (record === undefined || !inScope(item.kind, item.actor, record)) {
+  const id = namespaceIdOfSubject(item.subject);
+  const record = id === null ? undefined : await getNamespace(db, id);
+  if (id === null || record === undefined || !inScope(item.kind, item.actor, record)) {
     const done = await queue.complete(db, lease, {
       code: "SUPERSEDED",
       message: "the Namespace is no longer in the state this work expects",

@@ -9,7 +9,7 @@ import {
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
 } from "../domain/index.js";
-import type { NamespaceWorkKind } from "../main/namespace-work.js";
+import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { Claim, WorkState } from "../queue/index.js";
 import type { Queryable } from "../store/db.js";
 import { appendAuditEvent } from "../store/audit-events.js";

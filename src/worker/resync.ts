@@ -7,8 +7,8 @@
  */
 import type { Logger } from "pino";
 import type { NamespaceId } from "../domain/placement/ids.js";
-import { requestNamespacePass } from "../main/namespace-pass-request.js";
-import type { NamespaceWorkKind } from "../main/namespace-work.js";
+import { requestNamespacePass } from "../work/namespace-pass-request.js";
+import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
 

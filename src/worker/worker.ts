@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { AgentWorkKind } from "../main/agent-work.js";
-import type { NamespaceWorkKind } from "../main/namespace-work.js";
+import type { AgentWorkKind } from "../work/agent-work.js";
+import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { ComputeDriver } from "../drivers/compute.js";
 import type { WorkloadDriver } from "../drivers/workloads.js";
 import { listenForWork, type Claim, type WorkQueue } from "../queue/index.js";

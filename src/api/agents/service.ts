@@ -16,11 +16,11 @@ import type { NamespaceId } from "../../domain/placement/ids.js";
 import { newAgentId, newRevisionId } from "../../domain/workloads/ids.js";
 import {
   agentTeardownWorkKey,
-  agentWorkSubject,
-  enqueueAgentWork,
   revisionWorkKey,
   type AgentWorkKind,
-} from "../../main/agent-work.js";
+} from "../../work/agent-work.js";
+import { agentWorkSubject } from "../../work/lanes.js";
+import { enqueueWork } from "../../work/work-config.js";
 import { reopen } from "../../queue/enqueue.js";
 import type { QueueConfig } from "../../queue/work-items.js";
 import { insertAgentRevision, type AgentRevisionRecord } from "../../store/agent-revisions.js";
@@ -183,7 +183,7 @@ export function deployAgent(
         serviceAccountId: sa,
         compute: { ...deps.compute },
       });
-      await enqueueAgentWork(deps.agentQueue, tx, {
+      await enqueueWork(deps.agentQueue, tx, {
         kind: "agent.deploy",
         subject: agentWorkSubject(agent.id),
         key: revisionWorkKey(agent.id, revision.id),
@@ -216,7 +216,7 @@ export function deleteAgent(
         const reopened = await reopen(deps.agentQueue, tx, { key, actor: caller.principalId });
         if (reopened.outcome !== "reopened") return agent;
       } else {
-        await enqueueAgentWork(deps.agentQueue, tx, {
+        await enqueueWork(deps.agentQueue, tx, {
           kind: "agent.teardown",
           subject: agentWorkSubject(agent.id),
           key,

@@ -36,11 +36,9 @@ import type { NamespaceServiceDeps } from "./deps.js";
 import { validateCreateNamespace, type CreateNamespaceInput } from "./input.js";
 import { refuseUnplaceable } from "./preprovisioned-refusal.js";
 import { placementPermissions } from "../../services/namespaces/permissions.js";
-import {
-  enqueueNamespaceWork,
-  ensureWorkKey,
-  namespaceWorkSubject,
-} from "../../main/namespace-work.js";
+import { namespaceWorkSubject } from "../../work/lanes.js";
+import { ensureWorkKey } from "../../work/namespace-work.js";
+import { enqueueWork } from "../../work/work-config.js";
 
 /** The 409 messages of step 5, by the store's conflict code. */
 export const CREATE_CONFLICT_MESSAGES: Readonly<Record<NamespaceInsertConflict, string>> = {
@@ -78,7 +76,7 @@ export async function createNamespace(
       if (inserted.outcome === "conflict") {
         throw new ApiError("RESOURCE_CONFLICT", CREATE_CONFLICT_MESSAGES[inserted.conflict]);
       }
-      await enqueueNamespaceWork(deps.queue, tx, {
+      await enqueueWork(deps.queue, tx, {
         kind: "namespace.ensure",
         subject: namespaceWorkSubject(id),
         key: ensureWorkKey(id),

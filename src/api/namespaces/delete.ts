@@ -31,11 +31,9 @@ import { ApiError } from "../errors.js";
 import { teardownPermission } from "../../services/namespaces/permissions.js";
 import { notEmptyMessage, remainingContents } from "./contents.js";
 import type { NamespaceServiceDeps } from "./deps.js";
-import {
-  enqueueNamespaceWork,
-  namespaceWorkSubject,
-  teardownWorkKey,
-} from "../../main/namespace-work.js";
+import { namespaceWorkSubject } from "../../work/lanes.js";
+import { teardownWorkKey } from "../../work/namespace-work.js";
+import { enqueueWork } from "../../work/work-config.js";
 
 /** What the DELETE did: started teardown, requeued a failed one, or nothing (already on it). */
 export type DeleteNamespaceChange = "marked" | "requeued" | "none";
@@ -99,7 +97,7 @@ async function enqueueTeardown(
   caller: Caller,
   id: NamespaceId,
 ): Promise<void> {
-  await enqueueNamespaceWork(deps.queue, tx, {
+  await enqueueWork(deps.queue, tx, {
     kind: "namespace.teardown",
     subject: namespaceWorkSubject(id),
     key: teardownWorkKey(id),

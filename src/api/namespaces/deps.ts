@@ -8,7 +8,7 @@ import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { Db } from "../../store/db.js";
 import type { ComputeSelection } from "../compute-selection.js";
 import type { NamespaceContentCheck } from "./contents.js";
-import type { NamespaceWorkKind } from "../../main/namespace-work.js";
+import type { NamespaceWorkKind } from "../../work/namespace-work.js";
 
 export interface NamespaceServiceDeps {
   readonly db: Db;

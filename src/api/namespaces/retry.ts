@@ -14,8 +14,9 @@
  * The pass then re-runs every check of a first placement under the same ID.
  */
 import type { NamespaceId } from "../../domain/placement/ids.js";
-import { requeueEnsureWork } from "../../main/namespace-pass-request.js";
-import { ensureWorkKey, namespaceWorkSubject } from "../../main/namespace-work.js";
+import { requeueEnsureWork } from "../../work/namespace-pass-request.js";
+import { namespaceWorkSubject } from "../../work/lanes.js";
+import { ensureWorkKey } from "../../work/namespace-work.js";
 import { retryNamespace } from "../../store/namespace-lifecycle.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import {

@@ -12,7 +12,7 @@
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { Placement } from "../../domain/placement/placement.js";
 import type { AuthorizationRequest } from "../../iam/authorizer.js";
-import type { NamespaceWorkKind } from "../../main/namespace-work.js";
+import type { NamespaceWorkKind } from "../../work/namespace-work.js";
 
 /** `namespace:create` on the collection. */
 export const CREATE_NAMESPACE: AuthorizationRequest = {

@@ -6,7 +6,7 @@
  * tombstone releases it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { namespaceQueueConfig } from "../../../src/main/namespace-work.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { startApiServer, type RunningServer } from "../../../src/api/server.js";
 import { isServerNamespaceId } from "../../../src/domain/placement/ids.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";

@@ -35,7 +35,7 @@ import {
   type WatchRestartReason,
 } from "../../../src/drivers/kubernetes/watch/reflector.js";
 import type { StoreChange } from "../../../src/drivers/kubernetes/watch/store.js";
-import { reconcileWorkKeys } from "../../../src/main/namespace-pass-request.js";
+import { reconcileWorkKeys } from "../../../src/work/namespace-work.js";
 import { eventually } from "../../harness/kube.js";
 import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
 

@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS, LABELS, type K8sNamespace } from "../../../src/domain/index.js";
-import { reconcileWorkKeys } from "../../../src/main/namespace-pass-request.js";
+import { reconcileWorkKeys } from "../../../src/work/namespace-work.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";

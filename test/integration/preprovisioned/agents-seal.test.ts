@@ -17,7 +17,8 @@ import {
   type NamespaceId,
 } from "../../../src/domain/index.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/main/namespace-queue.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
+import { workQueuePolicy } from "../../../src/work/queues.js";
 import { verifyPreprovisioned } from "../../../src/main/preprovisioned-verify.js";
 import { bundledComputeDriver } from "../../../src/main/compute.js";
 import { agentIdsOf, insertAgent } from "../../../src/store/agents.js";
@@ -82,7 +83,7 @@ beforeAll(async () => {
   await migrate(db);
   const boot = await bootstrap({
     db,
-    queue: namespaceQueueConfig(profileConfig()),
+    queue: namespaceQueueConfig({ policy: workQueuePolicy(profileConfig()) }),
     compute: { source: "bundled", name: "kubernetes" },
     controllerNamespace: "openclaw-system",
     contentChecks: [],

@@ -18,7 +18,8 @@ import {
   type NamespaceId,
 } from "../../../src/domain/index.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/main/namespace-queue.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
+import { workQueuePolicy } from "../../../src/work/queues.js";
 import { startWorkerProcess } from "../../../src/main/processes.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
@@ -53,7 +54,7 @@ beforeAll(async () => {
   gw = await startTestGateway();
   const boot = await bootstrap({
     db,
-    queue: namespaceQueueConfig(profileConfig(POLL)),
+    queue: namespaceQueueConfig({ policy: workQueuePolicy(profileConfig(POLL)) }),
     compute: { source: "bundled", name: "kubernetes" },
     controllerNamespace: "openclaw-system",
     contentChecks: [],

@@ -16,7 +16,8 @@ import { parse } from "yaml";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { type K8sNamespace, type NamespaceId } from "../../../src/domain/index.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/main/namespace-queue.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
+import { workQueuePolicy } from "../../../src/work/queues.js";
 import { StartupRefusedError } from "../../../src/main/preprovisioned-startup.js";
 import { startWorkerProcess } from "../../../src/main/processes.js";
 import { listAuditEvents } from "../../../src/store/audit-events.js";
@@ -61,7 +62,7 @@ beforeAll(async () => {
   gw = await startTestGateway();
   const boot = await bootstrap({
     db,
-    queue: namespaceQueueConfig(profileConfig()),
+    queue: namespaceQueueConfig({ policy: workQueuePolicy(profileConfig()) }),
     compute: { source: "bundled", name: "kubernetes" },
     controllerNamespace: "openclaw-system",
     contentChecks: [],

@@ -9,7 +9,7 @@ import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
 import { createTenantDrivers } from "../../../src/drivers/factory.js";
 import { driverProfileOf } from "../../../src/drivers/profile.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/main/namespace-work.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import type { NamespaceId } from "../../../src/domain/index.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/main/namespace-queue.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
+import { workQueuePolicy } from "../../../src/work/queues.js";
 import { startWorkerProcess } from "../../../src/main/processes.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
@@ -30,7 +31,7 @@ beforeAll(async () => {
   gw = await startTestGateway();
   const boot = await bootstrap({
     db,
-    queue: namespaceQueueConfig(profileConfig()),
+    queue: namespaceQueueConfig({ policy: workQueuePolicy(profileConfig()) }),
     compute: { source: "bundled", name: "kubernetes" },
     controllerNamespace: "openclaw-system",
     contentChecks: [],

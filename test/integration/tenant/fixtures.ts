@@ -6,7 +6,7 @@
 import pino from "pino";
 import { inject } from "vitest";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
-import { namespaceQueueConfig } from "../../../src/main/namespace-work.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import type { K8sNamespace, NamespaceId } from "../../../src/domain/index.js";
 import {
   createObjectClient,

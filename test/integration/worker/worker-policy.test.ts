@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { createNamespace } from "../../../src/api/namespaces/create.js";
-import { NAMESPACE_WORK_KINDS } from "../../../src/main/namespace-work.js";
+import { NAMESPACE_WORK_KINDS, namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { type NamespaceId } from "../../../src/domain/index.js";
 import { createBinding, deleteBinding } from "../../../src/iam/bindings.js";
 import { createPrincipal } from "../../../src/iam/principals.js";
 import { createRole } from "../../../src/iam/roles.js";
 import { createComputeRuntime, type ComputeRuntime } from "../../../src/main/compute.js";
-import { namespaceQueueConfig } from "../../../src/main/namespace-queue.js";
+import { workQueuePolicy } from "../../../src/work/queues.js";
 import { runBootstrap } from "../../../src/main/processes.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
@@ -41,9 +41,9 @@ afterAll(async () => {
 const deps = (convergenceMs?: number) => ({
   db: t.db,
   queue: {
-    ...namespaceQueueConfig(config),
+    ...namespaceQueueConfig({ policy: workQueuePolicy(config) }),
     ...(convergenceMs !== undefined
-      ? { policy: { ...namespaceQueueConfig(config).policy, convergenceMs } }
+      ? { policy: { ...workQueuePolicy(config), convergenceMs } }
       : {}),
   },
   compute: { source: "bundled", name: "kubernetes" } as const,

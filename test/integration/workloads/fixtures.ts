@@ -25,7 +25,8 @@ import {
   KubernetesWorkloadDriver,
   type KubernetesWorkloadDriverOptions,
 } from "../../../src/drivers/kubernetes/workloads/driver.js";
-import { AGENT_WORK_KINDS, agentWorkSubject } from "../../../src/main/agent-work.js";
+import { AGENT_WORK_KINDS } from "../../../src/work/agent-work.js";
+import { agentWorkSubject } from "../../../src/work/lanes.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { runAgentPass } from "../../../src/worker/agent-pass.js";
 import type { PassSummary } from "../../../src/worker/namespace-pass.js";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { workloadNames } from "../../../src/domain/index.js";
 import { registerControlPlaneMetrics } from "../../../src/main/metrics.js";
-import { workerQueues } from "../../../src/main/namespace-queue.js";
+import { workerQueues } from "../../../src/work/queues.js";
 import { startWorkerProcess } from "../../../src/main/processes.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
 import { eventually, uniqueName } from "../../harness/kube.js";

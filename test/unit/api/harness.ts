@@ -20,7 +20,7 @@ import {
 import type { ComputeSelection } from "../../../src/api/compute-selection.js";
 import type { NamespaceContentCheck } from "../../../src/api/namespaces/contents.js";
 import type { NamespaceServiceDeps } from "../../../src/api/namespaces/deps.js";
-import { namespaceQueueConfig } from "../../../src/main/namespace-work.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
 import type { Permission } from "../../../src/iam/vocabulary.js";
 import type { Db, Queryable, SqlParam } from "../../../src/store/db.js";

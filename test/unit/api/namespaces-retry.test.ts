@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
 import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
-import { ensureWorkKey } from "../../../src/main/namespace-work.js";
+import { ensureWorkKey } from "../../../src/work/namespace-work.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import { call, dataOf, errorOf, principalWith, startApi, type ApiFixture } from "./harness.js";
 

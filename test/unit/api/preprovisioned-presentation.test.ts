@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
 import { currentManagedName, newNamespaceId } from "../../../src/domain/index.js";
 import { registerControlPlaneMetrics } from "../../../src/main/metrics.js";
-import { workerQueues } from "../../../src/main/namespace-queue.js";
+import { workerQueues } from "../../../src/work/queues.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { insertNamespace } from "../../../src/store/namespaces.js";
 import { call, dataOf, pageOf, startApi, type ApiFixture } from "./harness.js";

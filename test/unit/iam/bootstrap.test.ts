@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NamespaceServiceDeps } from "../../../src/api/namespaces/deps.js";
-import { namespaceQueueConfig } from "../../../src/main/namespace-work.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { authenticateApiKey } from "../../../src/iam/api-keys.js";
 import { authorize } from "../../../src/iam/authorizer.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";

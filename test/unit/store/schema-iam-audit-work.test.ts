@@ -239,7 +239,7 @@ describe("work_items", () => {
 
 describe("work_items indexes", () => {
   it("deduplicating a pass request finds the subject's queued item by index (0010), not by scanning the queue", async () => {
-    // The statement of src/main/namespace-pass-request.ts; a sequential scan is made the
+    // The statement of src/work/namespace-pass-request.ts; a sequential scan is made the
     // planner's last resort so the small table's plan shows which index serves the lookup.
     const plan = await db.transaction(async (tx) => {
       await tx.query("SET LOCAL enable_seqscan = off");

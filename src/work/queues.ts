@@ -1,20 +1,19 @@
-import {
-  NAMESPACE_WORK_KINDS,
-  namespaceQueueConfig as apiNamespaceQueueConfig,
-  type NamespaceWorkKind,
-} from "./namespace-work.js";
-import { AGENT_WORK_KINDS, type AgentWorkKind } from "./agent-work.js";
+/**
+ * The work queues as the Installation configuration sets them (`worker.*`): one policy for
+ * every vocabulary, the worker's queue objects, and the configuration the API enqueues with.
+ */
 import type { InstallationConfig } from "../config/installation-config.js";
 import {
   DEFAULT_WORK_QUEUE_POLICY,
   createWorkQueue,
-  type QueueConfig,
   type WorkQueue,
   type WorkQueuePolicy,
 } from "../queue/index.js";
+import { AGENT_WORK_KINDS, type AgentWorkKind } from "./agent-work.js";
+import { NAMESPACE_WORK_KINDS, type NamespaceWorkKind } from "./namespace-work.js";
 
-/** The Namespace work policy from the Installation configuration (`worker.*`). */
-export function namespaceQueuePolicy(config: InstallationConfig): WorkQueuePolicy {
+/** The work policy from the Installation configuration (`worker.*`), for every kind. */
+export function workQueuePolicy(config: InstallationConfig): WorkQueuePolicy {
   return {
     ...DEFAULT_WORK_QUEUE_POLICY,
     maxAttempts: config.worker.maxAttempts,
@@ -25,20 +24,15 @@ export function namespaceQueuePolicy(config: InstallationConfig): WorkQueuePolic
 
 /** The worker's view of the Namespace queue. */
 export function namespaceWorkQueue(config: InstallationConfig): WorkQueue<NamespaceWorkKind> {
-  return createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: namespaceQueuePolicy(config) });
+  return createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: workQueuePolicy(config) });
 }
 
 /** The worker's view of the Agent queue: same policy, its own kinds and lanes. */
 export function agentWorkQueue(config: InstallationConfig): WorkQueue<AgentWorkKind> {
-  return createWorkQueue({ kinds: AGENT_WORK_KINDS, policy: namespaceQueuePolicy(config) });
+  return createWorkQueue({ kinds: AGENT_WORK_KINDS, policy: workQueuePolicy(config) });
 }
 
 /** The worker's queues, for metrics. */
 export function workerQueues(config: InstallationConfig): readonly WorkQueue<string>[] {
   return [namespaceWorkQueue(config), agentWorkQueue(config)];
-}
-
-/** The API's view: the same kinds and policy, for enqueueing inside its transactions. */
-export function namespaceQueueConfig(config: InstallationConfig): QueueConfig<NamespaceWorkKind> {
-  return apiNamespaceQueueConfig({ policy: namespaceQueuePolicy(config) });
 }

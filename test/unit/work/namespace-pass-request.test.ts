@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
+import { namespaceWorkSubject } from "../../../src/work/lanes.js";
 import {
   RECONCILER_ACTOR,
-  reconcileWorkKeys,
   requestNamespacePass,
-} from "../../../src/main/namespace-pass-request.js";
+} from "../../../src/work/namespace-pass-request.js";
 import {
   NAMESPACE_WORK_KINDS,
   ensureWorkKey,
-  namespaceWorkSubject,
-} from "../../../src/main/namespace-work.js";
+  reconcileWorkKeys,
+} from "../../../src/work/namespace-work.js";
 import { createWorkQueue } from "../../../src/queue/work-queue.js";
 import type { Db } from "../../../src/store/db.js";
 import { openMigratedPglite, unique } from "../support/pglite.js";

@@ -20,7 +20,8 @@ import type { WorkQueuePolicy } from "../queue/policy.js";
 import type { WorkQueue } from "../queue/work-queue.js";
 import { WORK_CHANNEL } from "../queue/work-items.js";
 import type { Queryable } from "../store/db.js";
-import { ensureWorkKey, namespaceWorkSubject, type NamespaceWorkKind } from "./namespace-work.js";
+import { namespaceWorkSubject } from "./lanes.js";
+import { ensureWorkKey, reconcileWorkKeys, type NamespaceWorkKind } from "./namespace-work.js";
 
 /** The frozen actor of the system's own reconcile passes over bound Namespaces. */
 export const RECONCILER_ACTOR = "system:reconciler";
@@ -39,11 +40,6 @@ export type PassRequestResult = { readonly reason: PassRequestReason } & (
   | { readonly outcome: "queued" | "deduplicated"; readonly itemId: string }
   | { readonly outcome: "in_flight" | "not_live" }
 );
-
-/** The two alternating keys of a bound Namespace's reconcile work. */
-export function reconcileWorkKeys(id: NamespaceId): readonly [string, string] {
-  return [`namespace:${id}:reconcile:a`, `namespace:${id}:reconcile:b`];
-}
 
 /** Requests one `namespace.ensure` pass for `id` as described in the module comment. */
 export async function requestNamespacePass(
