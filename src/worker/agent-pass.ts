@@ -1,28 +1,32 @@
 /**
- * One level-based pass over claimed Agent work (drivers.md §4, control-plane.md §5), the same
- * shape as a Namespace pass:
- * 1. an Agent that is gone, or no longer in the state the work expects → complete as
- *    superseded, no Driver call (deploy work converges the Agent to its *latest* revision, so
- *    work queued for an older revision simply finds the latest one active);
- * 2. a claim whose attempts were all spent by earlier holders that died → fail;
- * 3. re-authorize the frozen actor (`agent:deploy` / `agent:delete` on the Namespace);
- * 4. call the Workload Driver while the lease is kept alive;
- * 5. in one transaction: the fenced queue move, the Agent/revision outcome and its audit
- *    event. A stale lease publishes nothing.
+ * Agent work as a kind of the pass runner (`pass-runner.ts`; drivers.md §4, control-plane.md
+ * §5):
+ * - load: the Agent of the lane when it is in the state the work expects — `deleting` for
+ *   teardown, `active` with a latest revision for deploy (deploy work converges the Agent to
+ *   its *latest* revision, so work queued for an older revision simply finds the latest one
+ *   active);
+ * - permissions: `agent:deploy` / `agent:delete` on the Agent's Namespace;
+ * - reconcile: the Workload Driver, unless the Namespace or a ServiceAccount or Secret the
+ *   revision names is gone (refused, permanently);
+ * - record: `agent-record.ts`.
  */
 import type { CredentialSource, WorkloadDriver, WorkloadTenant } from "../drivers/workloads.js";
-import type { AgentWorkKind } from "../work/agent-work.js";
-import { agentIdOfSubject } from "../work/lanes.js";
-import { isExhausted, type Claim, type WorkQueue } from "../queue/index.js";
+import type { Claim, WorkQueue } from "../queue/index.js";
 import { latestAgentRevision, type AgentRevisionRecord } from "../store/agent-revisions.js";
 import { getAgent, type AgentRecord } from "../store/agents.js";
 import type { Db } from "../store/db.js";
 import { getNamespace, placementOf } from "../store/namespaces.js";
 import { getSecret } from "../store/secrets.js";
 import { getServiceAccount } from "../store/service-accounts.js";
-import { settleAgentPass, type AgentVerdict } from "./agent-outcome.js";
-import type { PassSummary } from "./namespace-pass.js";
-import { reauthorize } from "./reauthorize.js";
+import type { AgentWorkKind } from "../work/agent-work.js";
+import { agentIdOfSubject } from "../work/lanes.js";
+import {
+  agentOutcomeOf,
+  recordAgentOutcome,
+  type AgentTarget,
+  type AgentVerdict,
+} from "./agent-record.js";
+import { runPass, type PassSummary, type WorkHandler } from "./pass-runner.js";
 
 export interface AgentPassDeps {
   readonly db: Db;
@@ -30,93 +34,78 @@ export interface AgentPassDeps {
   readonly workloads: WorkloadDriver;
 }
 
-/** Runs one claimed Agent work item (see the module comment). */
-export async function runAgentPass(
-  deps: AgentPassDeps,
-  claim: Claim<AgentWorkKind>,
-): Promise<PassSummary> {
-  const { db, queue } = deps;
-  const { item, lease } = claim;
-  const agentId = agentIdOfSubject(item.subject);
-  const agent = agentId === null ? undefined : await getAgent(db, null, agentId);
-  const revision =
-    agent === undefined || item.kind !== "agent.deploy"
-      ? undefined
-      : await latestAgentRevision(db, agent.id);
-  const expected =
-    item.kind === "agent.teardown"
-      ? agent?.status === "deleting"
-      : agent?.status === "active" && revision !== undefined;
-  if (!expected || agent === undefined) {
-    const done = await queue.complete(db, lease, {
-      code: "SUPERSEDED",
-      message: "the Agent is no longer in the state this work expects",
-    });
-    return { result: done.outcome === "applied" ? "superseded" : "stale" };
-  }
-  const target: Target = { agent, revision };
-  if (isExhausted(claim)) {
-    return settleAgentPass(deps, claim, target, {
-      kind: "stopped",
-      reason: {
-        code: "KUBERNETES_API_UNAVAILABLE",
-        message: "every attempt was spent by workers that stopped mid-attempt",
+/** The Agent work handler over `deps`' Workload Driver. */
+export function agentWork(
+  deps: Pick<AgentPassDeps, "workloads">,
+): WorkHandler<AgentWorkKind, AgentTarget, AgentVerdict, void> {
+  return {
+    superseded: "the Agent is no longer in the state this work expects",
+    async load(db, item) {
+      const agentId = agentIdOfSubject(item.subject);
+      const agent = agentId === null ? undefined : await getAgent(db, null, agentId);
+      if (agent === undefined) return null;
+      if (item.kind === "agent.teardown") {
+        return agent.status === "deleting" ? { agent, revision: undefined } : null;
+      }
+      const revision = await latestAgentRevision(db, agent.id);
+      return agent.status === "active" && revision !== undefined ? { agent, revision } : null;
+    },
+    permissions: (item, { agent }) => [
+      {
+        permission: { action: item.kind === "agent.deploy" ? "deploy" : "delete", kind: "agent" },
+        namespaceId: agent.namespaceId,
       },
-    });
-  }
-  const action = item.kind === "agent.deploy" ? "deploy" : "delete";
-  const denied = await reauthorize(db, item.actor, [
-    { permission: { action, kind: "agent" }, namespaceId: agent.namespaceId },
-  ]);
-  if (denied !== null)
-    return settleAgentPass(deps, claim, target, { kind: "stopped", reason: denied });
-
-  const tenant = await tenantOf(db, agent);
-  const credential = revision === undefined ? null : await credentialOf(db, revision);
-  const keeper = queue.keepAlive(db, lease);
-  let verdict: AgentVerdict;
-  try {
-    if (tenant === null) {
-      verdict = {
-        kind: "stopped",
-        reason: { code: "KUBERNETES_OWNERSHIP_CONFLICT", message: "the Agent's Namespace is gone" },
-      };
-    } else if (credential === "missing") {
-      verdict = {
-        kind: "stopped",
-        reason: {
-          code: "AGENT_REFERENCE_MISSING",
-          message: "the revision's ServiceAccount or its credential Secret no longer exists",
-        },
-      };
-    } else if (item.kind === "agent.deploy" && revision !== undefined) {
-      verdict = {
-        kind: "deploy",
-        result: await deps.workloads.deployRevision({
-          tenant,
-          agentId: agent.id,
-          executionMode: revision.executionMode,
-          revisionId: revision.id,
-          configurationDocument: revision.configurationDocument,
-          credential,
-        }),
-      };
-    } else {
-      verdict = {
+    ],
+    async reconcile(db, item, { agent, revision }) {
+      const tenant = await tenantOf(db, agent);
+      if (tenant === null) {
+        return {
+          kind: "refused",
+          reason: {
+            code: "KUBERNETES_OWNERSHIP_CONFLICT",
+            message: "the Agent's Namespace is gone",
+          },
+        };
+      }
+      const credential = revision === undefined ? null : await credentialOf(db, revision);
+      if (credential === "missing") {
+        return {
+          kind: "refused",
+          reason: {
+            code: "AGENT_REFERENCE_MISSING",
+            message: "the revision's ServiceAccount or its credential Secret no longer exists",
+          },
+        };
+      }
+      if (item.kind === "agent.deploy" && revision !== undefined) {
+        return {
+          kind: "deploy",
+          result: await deps.workloads.deployRevision({
+            tenant,
+            agentId: agent.id,
+            executionMode: revision.executionMode,
+            revisionId: revision.id,
+            configurationDocument: revision.configurationDocument,
+            credential,
+          }),
+        };
+      }
+      return {
         kind: "teardown",
         result: await deps.workloads.teardownAgent({ tenant, agentId: agent.id }),
       };
-    }
-  } finally {
-    await keeper.stop();
-  }
-  return settleAgentPass(deps, { item, lease: keeper.current() }, target, verdict);
+    },
+    outcomeOf: (_target, verdict) => agentOutcomeOf(verdict),
+    record: recordAgentOutcome,
+  };
 }
 
-/** What a pass is about: the Agent, and for deploy work its latest revision. */
-export interface Target {
-  readonly agent: AgentRecord;
-  readonly revision: AgentRevisionRecord | undefined;
+/** Runs one claimed Agent work item (see `pass-runner.ts`). */
+export function runAgentPass(
+  deps: AgentPassDeps,
+  claim: Claim<AgentWorkKind>,
+): Promise<PassSummary> {
+  return runPass(deps, agentWork(deps), claim);
 }
 
 /**

@@ -1,87 +1,67 @@
 /**
- * The worker's outcome table (control-plane.md §5), as pure functions: which fenced queue move
- * a Driver result takes, and what the Namespace becomes once the queue has decided (a retry or
- * a pending result may still end the work when its attempts or its convergence deadline are
- * spent). One table for ensure and teardown; teardown never leaves `deleting` except to the
- * tombstone.
+ * The worker's outcome table (control-plane.md §5), in one place for every work kind. A pass
+ * ends in one of a closed set of outcomes, and each outcome takes exactly one fenced queue
+ * move:
+ *
+ * | Outcome    | Meaning                                                    | Queue move |
+ * |------------|------------------------------------------------------------|------------|
+ * | `done`     | converged (ready, deleted, active), or a verdict recorded   | complete   |
+ * | `pending`  | not yet: waiting on something outside OCC, nothing failed   | defer      |
+ * | `retry`    | a transient failure                                         | retry      |
+ * | `terminal` | a permanent failure, or a stop before the Driver was called | fail       |
+ *
+ * The queue decides what a move leads to (a retry or defer past the attempts or the
+ * convergence deadline ends `failed_permanent`); the work kind decides what that means for
+ * its resource.
  */
-import type { DeleteNamespaceResult, EnsureNamespaceResult, OutcomeCode } from "../domain/index.js";
-import type { WorkState } from "../queue/work-items.js";
-import type { ProvisioningOutcome, TeardownOutcome } from "../store/namespace-outcomes.js";
-import type { StatusReasonInput } from "../store/namespace-vocabulary.js";
+import type { WorkNote } from "../queue/work-items.js";
 
+/** What one pass came to; every outcome but `done` carries its reason. */
+export type PassOutcome =
+  | { readonly kind: "done"; readonly note?: WorkNote }
+  | { readonly kind: "pending" | "retry" | "terminal"; readonly note: WorkNote };
+
+export type PassOutcomeKind = PassOutcome["kind"];
+
+/** The fenced queue transitions a pass can take (see `queue/transitions.ts`). */
 export type QueueMove = "complete" | "defer" | "retry" | "fail";
 
-export function queueMoveFor(result: EnsureNamespaceResult | DeleteNamespaceResult): QueueMove {
+/** The single outcome → queue-move table. */
+export const QUEUE_MOVES: { readonly [O in PassOutcomeKind]: QueueMove } = {
+  done: "complete",
+  pending: "defer",
+  retry: "retry",
+  terminal: "fail",
+};
+
+/**
+ * A Driver result, of any kind of work: converged (`ready`, `deleted`, `active`), or not done
+ * with a stable code, a sanitized reason and — for a failure — whether the code's class is
+ * retryable (decided by the domain's code table, never here).
+ */
+export type DriverResult =
+  | { readonly outcome: "ready" | "deleted" | "active" }
+  | { readonly outcome: "pending"; readonly code: string; readonly reason: string }
+  | {
+      readonly outcome: "failed";
+      readonly code: string;
+      readonly reason: string;
+      readonly retryable: boolean;
+    };
+
+/** The outcome of a Driver result. */
+export function outcomeOfResult(result: DriverResult): PassOutcome {
   switch (result.outcome) {
     case "ready":
     case "deleted":
-      return "complete";
+    case "active":
+      return { kind: "done" };
     case "pending":
-      return "defer";
+      return { kind: "pending", note: { code: result.code, message: result.reason } };
     case "failed":
-      return result.retryable ? "retry" : "fail";
+      return {
+        kind: result.retryable ? "retry" : "terminal",
+        note: { code: result.code, message: result.reason },
+      };
   }
-}
-
-function reasonOf(result: {
-  readonly code: OutcomeCode;
-  readonly reason: string;
-}): StatusReasonInput {
-  return { code: result.code, message: result.reason };
-}
-
-/**
- * The queue move of a pass over a bound (`ready` or `degraded`) Namespace: a verdict — ready,
- * or degraded by a permanent cause — completes the work (the next change or resync asks
- * again); pending (a tenant RoleBinding removed) is re-checked with backoff; a transient
- * failure is retried.
- */
-export function boundQueueMoveFor(result: EnsureNamespaceResult): QueueMove {
-  if (result.outcome === "failed" && !result.retryable) return "complete";
-  return queueMoveFor(result);
-}
-
-/**
- * The Namespace after an ensure pass over a `provisioning` one, given the work's state after
- * its queue move. Pending stays provisioning even once the queue gave up at the convergence
- * deadline (lifecycle.md §4: no deadline turns waiting for a RoleBinding into a failure; its
- * age shows in `statusReason.since`, and the next change or resync asks again). A namespace
- * seen while pending — verified, e.g. just created — is recorded at once (UID from the start),
- * so a delete and recreate before it is ready is detected.
- */
-export function provisioningOutcomeFor(
-  result: EnsureNamespaceResult,
-  workState: WorkState,
-  seen?: { readonly name: string; readonly uid: string | null },
-): ProvisioningOutcome {
-  const observed = seen === undefined ? {} : { observedUid: seen.uid };
-  if (result.outcome === "ready") {
-    return {
-      to: "ready",
-      binding: { namespace: result.namespaceName, uid: result.uid },
-      observedUid: result.uid,
-    };
-  }
-  if (result.outcome === "pending") {
-    return {
-      to: "provisioning",
-      reason: reasonOf(result),
-      ...observed,
-      // Only a namespace verified and Active is worth recording (not one still terminating).
-      ...(result.code === "KUBERNETES_PERMISSION_PENDING" && seen?.uid != null
-        ? { binding: { namespace: seen.name, uid: seen.uid } }
-        : {}),
-    };
-  }
-  return workState === "failed_permanent"
-    ? { to: "failed", reason: reasonOf(result), ...observed }
-    : { to: "provisioning", reason: reasonOf(result), ...observed };
-}
-
-/** The Namespace after a teardown pass: tombstoned when deleted, otherwise still deleting. */
-export function teardownOutcomeFor(result: DeleteNamespaceResult): TeardownOutcome {
-  return result.outcome === "deleted"
-    ? { to: "tombstoned" }
-    : { to: "deleting", reason: reasonOf(result) };
 }

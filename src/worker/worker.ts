@@ -3,11 +3,12 @@ import type { AgentWorkKind } from "../work/agent-work.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { ComputeDriver } from "../drivers/compute.js";
 import type { WorkloadDriver } from "../drivers/workloads.js";
-import { listenForWork, type Claim, type WorkQueue } from "../queue/index.js";
+import { listenForWork, type WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
-import { runAgentPass } from "./agent-pass.js";
-import { runNamespacePass, type NamespacePassDeps, type PassSummary } from "./namespace-pass.js";
+import { agentWork } from "./agent-pass.js";
+import { namespaceWork, type NamespacePassDeps } from "./namespace-pass.js";
 import { startResync, type ResyncOptions } from "./resync.js";
+import { workEntry, type ClaimedPass, type WorkEntry } from "./work-entry.js";
 
 export interface WorkerOptions {
   readonly db: Db;
@@ -41,11 +42,6 @@ export interface WorkerOptions {
   };
 }
 
-/** One claim of either vocabulary, tagged so the pass can be chosen by kind. */
-type AnyClaim =
-  | { readonly of: "namespace"; readonly claim: Claim<NamespaceWorkKind> }
-  | { readonly of: "agent"; readonly claim: Claim<AgentWorkKind> };
-
 export interface RunningWorker {
   /** Stops claiming, lets in-flight passes finish, and stops listening. */
   stop(): Promise<void>;
@@ -63,13 +59,6 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const abort = new AbortController();
   const stopping = (): boolean => abort.signal.aborted;
   const agents = opts.agents;
-  const signal = await listenForWork(db, {
-    kinds: [...queue.kinds, ...(agents?.queue.kinds ?? [])],
-    onError: (err) => {
-      logger.warn({ err }, "work notification subscription lost; resubscribing");
-    },
-  });
-
   const passDeps: NamespacePassDeps = {
     db,
     queue,
@@ -77,19 +66,31 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     ...(opts.events !== undefined ? { events: opts.events } : {}),
     ...(opts.onRepaired !== undefined ? { onRepaired: opts.onRepaired } : {}),
   };
+  /** Every kind of work, in claim order: tenants must exist before their Agents. */
+  const entries: readonly WorkEntry[] = [
+    workEntry(queue, namespaceWork(passDeps)),
+    ...(agents === undefined ? [] : [workEntry(agents.queue, agentWork(agents))]),
+  ];
+  const signal = await listenForWork(db, {
+    kinds: entries.flatMap((entry) => entry.kinds),
+    onError: (err) => {
+      logger.warn({ err }, "work notification subscription lost; resubscribing");
+    },
+  });
 
-  /** Namespace work first (tenants must exist before their Agents), then Agent work. */
-  const claimAny = async (): Promise<AnyClaim | null> => {
-    const ns = await queue.claim(db, { owner: opts.owner });
-    if (ns !== null) return { of: "namespace", claim: ns };
-    const agent = agents === undefined ? null : await agents.queue.claim(db, { owner: opts.owner });
-    return agent === null ? null : { of: "agent", claim: agent };
+  const claimAny = async (): Promise<ClaimedPass | null> => {
+    for (const entry of entries) {
+      const claimed = await entry.claim(db, opts.owner);
+      if (claimed !== null) return claimed;
+    }
+    return null;
   };
   const nextWakeAt = async (): Promise<Date | null> => {
-    const times = [
-      await queue.nextWakeAt(db),
-      agents === undefined ? null : await agents.queue.nextWakeAt(db),
-    ].filter((t): t is Date => t !== null);
+    const times: Date[] = [];
+    for (const entry of entries) {
+      const at = await entry.nextWakeAt(db);
+      if (at !== null) times.push(at);
+    }
     return times.length === 0 ? null : new Date(Math.min(...times.map((t) => t.getTime())));
   };
 
@@ -100,17 +101,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         if (claimed !== null) {
           const { claim } = claimed;
           const started = Date.now();
-          const summary: PassSummary =
-            claimed.of === "namespace"
-              ? await runNamespacePass(passDeps, claimed.claim)
-              : await runAgentPass(
-                  {
-                    db,
-                    queue: agents?.queue ?? unreachable(),
-                    workloads: agents?.workloads ?? unreachable(),
-                  },
-                  claimed.claim,
-                );
+          const summary = await claimed.run();
           const outcome = summary.result === "applied" ? summary.move : summary.result;
           opts.onPass?.(claim.item.kind, outcome, (Date.now() - started) / 1000);
           logger.info(
@@ -154,8 +145,4 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       logger.info({ owner: opts.owner }, "worker stopped");
     },
   };
-}
-
-function unreachable(): never {
-  throw new Error("an Agent claim without Agent work configured");
 }

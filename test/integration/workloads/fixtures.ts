@@ -29,7 +29,7 @@ import { AGENT_WORK_KINDS } from "../../../src/work/agent-work.js";
 import { agentWorkSubject } from "../../../src/work/lanes.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { runAgentPass } from "../../../src/worker/agent-pass.js";
-import type { PassSummary } from "../../../src/worker/namespace-pass.js";
+import type { PassSummary } from "../../../src/worker/pass-runner.js";
 import { kubeAs, rawGet, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, settings } from "../compute/fixtures.js";

@@ -1,7 +1,7 @@
 /**
- * Step 5 of a Namespace pass: the fenced queue move, the Namespace's new status and its audit
- * event in one transaction, then — best effort, outside it — one Kubernetes Event when the
- * status or its reason changed (lifecycle.md §2).
+ * The record step of a Namespace pass: inside the runner's settle transaction, after the
+ * fenced queue move, the Namespace's new status and its audit event; then — best effort,
+ * after commit — one Kubernetes Event when the status or its reason changed (lifecycle.md §2).
  */
 import {
   boundVerdictFor,
@@ -9,6 +9,7 @@ import {
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
 } from "../domain/index.js";
+import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { Claim, WorkState } from "../queue/index.js";
 import type { Queryable } from "../store/db.js";
@@ -17,14 +18,8 @@ import { applyBoundOutcome } from "../store/namespace-lifecycle.js";
 import { applyProvisioningOutcome, applyTeardownOutcome } from "../store/namespace-outcomes.js";
 import type { NamespaceStatus, StatusReasonInput } from "../store/namespace-vocabulary.js";
 import type { NamespaceRecord } from "../store/namespaces.js";
-import type { NamespacePassDeps, PassSummary } from "./namespace-pass.js";
-import {
-  boundQueueMoveFor,
-  provisioningOutcomeFor,
-  queueMoveFor,
-  teardownOutcomeFor,
-  type QueueMove,
-} from "./outcome-table.js";
+import { provisioningOutcomeFor, teardownOutcomeFor } from "./namespace-status-table.js";
+import type { Stopped } from "./pass-runner.js";
 
 /** The tenant's Kubernetes namespace as a pass read it (`uid: null`: absent). */
 export interface Seen {
@@ -32,76 +27,61 @@ export interface Seen {
   readonly uid: string | null;
 }
 
-/** What the pass concluded: a Driver result, or a stop before the Driver was called. */
-export type Verdict =
+/** What the Compute Driver concluded (a stop before it was called is the runner's). */
+export type NamespaceVerdict =
   | {
       readonly kind: "ensure";
       readonly result: EnsureNamespaceResult;
       readonly seen: Seen | undefined;
+      /** Kinds of the owned objects written back after drift (bound tenants only). */
+      readonly repaired: readonly string[];
     }
-  | { readonly kind: "teardown"; readonly result: DeleteNamespaceResult }
-  | { readonly kind: "stopped"; readonly reason: StatusReasonInput };
+  | { readonly kind: "teardown"; readonly result: DeleteNamespaceResult };
+
+type Verdict = NamespaceVerdict | Stopped;
 
 /** The Namespace after the pass: its status and reason code. */
-interface Landed {
+export interface Landed {
   readonly status: NamespaceStatus | "tombstoned";
   readonly reason: StatusReasonInput | null;
-}
-
-function reasonOf(verdict: Verdict): StatusReasonInput | null {
-  if (verdict.kind === "stopped") return verdict.reason;
-  const r = verdict.result;
-  return r.outcome === "ready" || r.outcome === "deleted"
-    ? null
-    : { code: r.code, message: r.reason };
 }
 
 function isBound(record: NamespaceRecord): boolean {
   return record.status === "ready" || record.status === "degraded";
 }
 
-/** The fenced move, the Namespace outcome and its audit in one transaction; then the Event. */
-export async function settlePass(
-  deps: NamespacePassDeps,
-  claim: Claim<NamespaceWorkKind>,
-  record: NamespaceRecord,
-  verdict: Verdict,
-): Promise<PassSummary> {
-  const { queue } = deps;
-  const move: QueueMove =
-    verdict.kind === "stopped"
-      ? "fail"
-      : verdict.kind === "ensure" && isBound(record)
-        ? boundQueueMoveFor(verdict.result)
-        : queueMoveFor(verdict.result);
-  const reason = reasonOf(verdict);
-  const settled = await deps.db.transaction(async (tx) => {
-    const moved =
-      move === "complete"
-        ? await queue.complete(tx, claim.lease, reason ?? undefined)
-        : await queue[move](tx, claim.lease, reason ?? unreachable());
-    if (moved.outcome === "stale") return null;
-    const landed = await applyNamespaceOutcome(tx, claim, record, verdict, moved.item.state);
-    if (changed(record, landed)) await audit(tx, claim, record, landed);
-    return landed;
-  });
-  if (settled === null) return { result: "stale" };
-  if (changed(record, settled)) announce(deps, record, verdict, settled);
-  return { result: "applied", move, code: reason?.code ?? null };
-}
-
-async function applyNamespaceOutcome(
+/**
+ * What the Namespace becomes after the queue move left the work in `workState`, with a
+ * lifecycle audit event when its status or reason code changed.
+ */
+export async function recordNamespaceOutcome(
   tx: Queryable,
   claim: Claim<NamespaceWorkKind>,
   record: NamespaceRecord,
   verdict: Verdict,
   workState: WorkState,
 ): Promise<Landed> {
-  if (claim.item.kind === "namespace.teardown") {
+  const landed = await applyNamespaceOutcome(tx, claim.item.kind, record, verdict, workState);
+  if (changed(record, landed)) await audit(tx, claim, record, landed);
+  return landed;
+}
+
+async function applyNamespaceOutcome(
+  tx: Queryable,
+  kind: NamespaceWorkKind,
+  record: NamespaceRecord,
+  verdict: Verdict,
+  workState: WorkState,
+): Promise<Landed> {
+  // A teardown verdict, or teardown work stopped before the Driver call.
+  if (
+    verdict.kind === "teardown" ||
+    (verdict.kind === "stopped" && kind === "namespace.teardown")
+  ) {
     const outcome =
       verdict.kind === "teardown"
         ? teardownOutcomeFor(verdict.result)
-        : { to: "deleting" as const, reason: reasonOf(verdict) ?? unreachable() };
+        : { to: "deleting" as const, reason: verdict.reason };
     await applyTeardownOutcome(tx, record.id, outcome);
     return outcome.to === "tombstoned"
       ? { status: "tombstoned", reason: null }
@@ -123,7 +103,7 @@ async function applyNamespaceOutcome(
   const outcome =
     verdict.kind === "ensure"
       ? provisioningOutcomeFor(verdict.result, workState, verdict.seen)
-      : { to: "failed" as const, reason: reasonOf(verdict) ?? unreachable() };
+      : { to: "failed" as const, reason: verdict.reason };
   await applyProvisioningOutcome(tx, record.id, outcome);
   return { status: outcome.to, reason: outcome.to === "ready" ? null : outcome.reason };
 }
@@ -184,14 +164,15 @@ async function audit(
 /**
  * One Event on the tenant namespace for a change of status or reason: the code as its reason
  * (`READY` when it became ready), Warning for degraded, failed and non-pending reasons.
+ * Best effort: never awaited, a failure is dropped.
  */
-function announce(
-  deps: NamespacePassDeps,
+export function announceNamespaceOutcome(
+  events: (namespace: string, event: NamespaceEvent) => Promise<unknown>,
   record: NamespaceRecord,
   verdict: Verdict,
   landed: Landed,
 ): void {
-  if (deps.events === undefined || landed.status === "tombstoned") return;
+  if (!changed(record, landed) || landed.status === "tombstoned") return;
   const target =
     record.kubernetesNamespace ??
     (verdict.kind === "ensure" ? verdict.seen?.name : undefined) ??
@@ -212,9 +193,5 @@ function announce(
           reason: landed.reason.code,
           message: `platform Namespace ${record.id} is ${landed.status}: ${landed.reason.message}`,
         };
-  void deps.events(target, event).catch(() => undefined);
-}
-
-function unreachable(): never {
-  throw new Error("every pending, failed or stopped pass has a reason");
+  void events(target, event).catch(() => undefined);
 }

@@ -1,0 +1,156 @@
+/**
+ * The one pass runner (control-plane.md §5), in the spirit of controller-runtime's reconcile
+ * handler: every kind of work supplies a {@link WorkHandler} — how to load its target, which
+ * permissions its frozen actor must still hold, how to reconcile, and how to record the
+ * outcome — and the runner owns the skeleton every pass shares:
+ *
+ * 1. a target that is gone or no longer in the state the work expects → complete as
+ *    `SUPERSEDED`, no Driver call;
+ * 2. a claim whose attempts were all spent by earlier holders that died → stop, no Driver call;
+ * 3. re-authorize the frozen actor against current policy; a deleted principal or a revoked
+ *    grant stops the work (`ACTOR_REVOKED` / `AUTHORIZATION_DENIED`);
+ * 4. reconcile while the lease is kept alive;
+ * 5. settle in one transaction: the fenced queue move from the single outcome table
+ *    (`outcome-table.ts`), then the kind's record of what it means. A stale lease (another
+ *    worker took over) publishes nothing; after commit, the kind's best-effort announcement.
+ */
+import type { AuthorizationRequest } from "../iam/authorizer.js";
+import { isExhausted, type Claim, type WorkItem, type WorkQueue } from "../queue/index.js";
+import type { WorkState } from "../queue/work-items.js";
+import type { Db, Queryable } from "../store/db.js";
+import type { StatusReasonInput } from "../store/namespace-vocabulary.js";
+import { QUEUE_MOVES, type PassOutcome, type QueueMove } from "./outcome-table.js";
+import { reauthorize } from "./reauthorize.js";
+
+/**
+ * A pass the runner ended before the Driver call, with its permanent reason: the attempts were
+ * spent by dead workers, or the frozen actor lost its grant or no longer exists.
+ */
+export interface Stopped {
+  readonly kind: "stopped";
+  readonly reason: StatusReasonInput;
+}
+
+/** What one claim came to, for logs and metrics. */
+export type PassSummary =
+  | { readonly result: "superseded" | "stale" }
+  | {
+      readonly result: "applied";
+      readonly move: QueueMove;
+      readonly code: string | null;
+      /** Kinds of the owned objects written back after drift (bound tenants only). */
+      readonly repaired?: readonly string[];
+    };
+
+/** A kind's verdict: discriminated by `kind`, which is never `stopped` (that is the runner's). */
+export interface Verdict {
+  readonly kind: string;
+}
+
+/**
+ * One kind of work. `T` is what a pass is about (loaded once, before anything else), `V` the
+ * kind's verdict from its Driver, `R` what its record step found (handed to `announce`).
+ */
+export interface WorkHandler<K extends string, T, V extends Verdict, R> {
+  /** The message of a `SUPERSEDED` completion. */
+  readonly superseded: string;
+  /** The target, or `null` when it is gone or not in the state this work expects. */
+  load(db: Db, item: WorkItem<K>): Promise<T | null>;
+  /** What the frozen actor must still hold; `null` for the system's own work (no one to ask). */
+  permissions(item: WorkItem<K>, target: T): readonly AuthorizationRequest[] | null;
+  /** The Driver call; the lease is kept alive meanwhile. */
+  reconcile(db: Db, item: WorkItem<K>, target: T): Promise<V>;
+  /** The outcome of a verdict (a stop is always `terminal`). */
+  outcomeOf(target: T, verdict: V): PassOutcome;
+  /** In the settle transaction, after the queue move was applied with `workState` as result. */
+  record(
+    tx: Queryable,
+    claim: Claim<K>,
+    target: T,
+    verdict: V | Stopped,
+    workState: WorkState,
+  ): Promise<R>;
+  /** After commit, best effort: tell the world (never awaited for the outcome). */
+  announce?(target: T, verdict: V | Stopped, recorded: R): void;
+  /** After settle, whatever it found: adjust the summary of a reconciled pass. */
+  summarize?(verdict: V, summary: PassSummary): PassSummary;
+}
+
+export interface PassRunnerDeps<K extends string> {
+  readonly db: Db;
+  readonly queue: WorkQueue<K>;
+}
+
+const EXHAUSTED: Stopped = {
+  kind: "stopped",
+  reason: {
+    code: "KUBERNETES_API_UNAVAILABLE",
+    message: "every attempt was spent by workers that stopped mid-attempt",
+  },
+};
+
+/** Runs one claimed work item through `handler` (see the module comment). */
+export async function runPass<K extends string, T, V extends Verdict, R>(
+  deps: PassRunnerDeps<K>,
+  handler: WorkHandler<K, T, V, R>,
+  claim: Claim<K>,
+): Promise<PassSummary> {
+  const { db, queue } = deps;
+  const { item, lease } = claim;
+  const target = await handler.load(db, item);
+  if (target === null) {
+    const done = await queue.complete(db, lease, {
+      code: "SUPERSEDED",
+      message: handler.superseded,
+    });
+    return { result: done.outcome === "applied" ? "superseded" : "stale" };
+  }
+  if (isExhausted(claim)) return settle(deps, handler, claim, target, EXHAUSTED);
+  const requests = handler.permissions(item, target);
+  if (requests !== null) {
+    const denied = await reauthorize(db, item.actor, requests);
+    if (denied !== null) {
+      return settle(deps, handler, claim, target, { kind: "stopped", reason: denied });
+    }
+  }
+  const keeper = queue.keepAlive(db, lease);
+  let verdict: V;
+  try {
+    verdict = await handler.reconcile(db, item, target);
+  } finally {
+    await keeper.stop();
+  }
+  const summary = await settle(deps, handler, { item, lease: keeper.current() }, target, verdict);
+  return handler.summarize === undefined ? summary : handler.summarize(verdict, summary);
+}
+
+/** A kind's own verdicts never use the kind `stopped` (see {@link Verdict}). */
+function isStopped(verdict: Verdict): verdict is Stopped {
+  return verdict.kind === "stopped";
+}
+
+/** The fenced move and the kind's record in one transaction; then its announcement. */
+async function settle<K extends string, T, V extends Verdict, R>(
+  deps: PassRunnerDeps<K>,
+  handler: WorkHandler<K, T, V, R>,
+  claim: Claim<K>,
+  target: T,
+  verdict: V | Stopped,
+): Promise<PassSummary> {
+  const { queue } = deps;
+  const outcome: PassOutcome = isStopped(verdict)
+    ? { kind: "terminal", note: verdict.reason }
+    : handler.outcomeOf(target, verdict);
+  const move = QUEUE_MOVES[outcome.kind];
+  const settled = await deps.db.transaction(async (tx) => {
+    const moved =
+      outcome.kind === "done"
+        ? await queue.complete(tx, claim.lease, outcome.note)
+        : await queue[move](tx, claim.lease, outcome.note);
+    if (moved.outcome === "stale") return null;
+    return { recorded: await handler.record(tx, claim, target, verdict, moved.item.state) };
+  });
+  if (settled === null) return { result: "stale" };
+  handler.announce?.(target, verdict, settled.recorded);
+  return { result: "applied", move, code: outcome.note?.code ?? null };
+}
