@@ -39,7 +39,7 @@ export interface StoredWorkspace {
 }
 
 export interface TestGateway {
-  /** `127.0.0.1:<port>` */
+  /** `<host>:<port>` (default host 127.0.0.1) */
   readonly endpoint: string;
   readonly workspaces: Map<string, StoredWorkspace>;
   /** Every call by method name, in order. */
@@ -59,10 +59,11 @@ function fail(callback: sendUnaryData<unknown>, code: status, details: string): 
   callback({ code, details, name: "Error", message: details, metadata: undefined as never });
 }
 
-/** Starts the gateway on a free loopback port. */
+/** Starts the gateway on a free port of `host` (default loopback; pods need the node's address). */
 export async function startTestGateway(
-  opts: { readonly token?: string } = {},
+  opts: { readonly token?: string; readonly host?: string } = {},
 ): Promise<TestGateway> {
+  const host = opts.host ?? "127.0.0.1";
   const workspaces = new Map<string, StoredWorkspace>();
   const calls: string[] = [];
   const server = new Server();
@@ -157,13 +158,13 @@ export async function startTestGateway(
   };
   server.addService(openShellService(), handlers);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, bound) => {
+    server.bindAsync(`${host}:0`, ServerCredentials.createInsecure(), (err, bound) => {
       if (err !== null) reject(err);
       else resolve(bound);
     });
   });
   return Object.assign(gateway, {
-    endpoint: `127.0.0.1:${port}`,
+    endpoint: `${host}:${port}`,
     workspaces,
     calls,
     stop: () =>

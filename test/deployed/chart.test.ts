@@ -1,0 +1,370 @@
+/**
+ * The chart on a real node, normal profile: `helm install --wait` of the image `npm run image`
+ * built, then what an operator does with it — Namespaces through the API Service, the worker
+ * pod killed, `helm upgrade` to another image, `helm uninstall` — each result read back from the
+ * API server and the database. The steps run in order on one release (the chart's
+ * cluster-scoped objects allow one release per cluster).
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import pg from "pg";
+import { OWNED_OBJECT_NAMES, currentManagedName } from "../../src/domain/index.js";
+import {
+  apiClient,
+  apiServiceUrl,
+  bootstrapKey,
+  chartNames,
+  CHART_DIR,
+  createDatabase,
+  describeRelease,
+  helm,
+  helmOk,
+  nodeValues,
+  prepareReleaseNamespace,
+  readyPods,
+  untilReady,
+  valuesFile,
+  type Api,
+  type NamespaceView,
+} from "../harness/node/chart.js";
+import { eventually, kubectl, kubectlOk, runCommand } from "../harness/node/kubectl.js";
+import "../harness/node/environment.js";
+
+const env = inject("deployed");
+const release = "occ";
+const ns = "openclaw-system";
+const names = chartNames(release);
+let db: pg.Client;
+let api: Api;
+let values: Record<string, unknown>;
+const why = () => describeRelease(env, ns);
+
+async function createManaged(name: string): Promise<{ id: string; namespace: string }> {
+  const res = await api.call("POST", "/namespaces", { name });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const id = (res.body as { data: NamespaceView }).data.id;
+  return { id, namespace: currentManagedName(id) };
+}
+
+/** The kinds/names of the objects OCC owns in `namespace`, read back from the API server. */
+async function ownedObjects(namespace: string): Promise<string[]> {
+  const out = await kubectlOk(env.kubeconfig, [
+    "-n",
+    namespace,
+    "get",
+    "resourcequota,limitrange,networkpolicy",
+    "-o",
+    'jsonpath={range .items[*]}{.kind}/{.metadata.name}{"\\n"}{end}',
+  ]);
+  return out
+    .split("\n")
+    .filter((l) => l !== "")
+    .sort();
+}
+
+const expectedOwned = [
+  `LimitRange/${OWNED_OBJECT_NAMES.limits}`,
+  `NetworkPolicy/${OWNED_OBJECT_NAMES.allowDns}`,
+  `NetworkPolicy/${OWNED_OBJECT_NAMES.allowGatewayIngress}`,
+  `NetworkPolicy/${OWNED_OBJECT_NAMES.defaultDeny}`,
+  `ResourceQuota/${OWNED_OBJECT_NAMES.quota}`,
+].sort();
+
+beforeAll(async () => {
+  const database = await createDatabase(env, "occ_chart");
+  db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  await prepareReleaseNamespace(env, ns, database.urlForPods);
+  // A short resync keeps the worker looking at ready Namespaces during the upgrade.
+  values = { ...nodeValues(env), worker: { queue: { resyncSeconds: 30 } } };
+});
+
+afterAll(async () => {
+  // After a failed step: the release goes (one release per cluster; the next file installs).
+  await helm(env, ["uninstall", release, "-n", ns, "--wait", "--timeout", "120s"]);
+  await kubectl(env.kubeconfig, [
+    "-n",
+    ns,
+    "delete",
+    "job",
+    "-l",
+    "app.kubernetes.io/component=init",
+  ]);
+  await db.end();
+});
+
+describe("the chart on a real node (normal profile)", () => {
+  let first: { id: string; namespace: string };
+
+  it("helm install --wait: the init Job completes, api and worker are Ready", async () => {
+    const started = Date.now();
+    const install = await helm(env, [
+      "install",
+      release,
+      CHART_DIR,
+      "-n",
+      ns,
+      "-f",
+      await valuesFile(env, values),
+      "--wait",
+      "--timeout",
+      "240s",
+    ]);
+    expect(install.code, `${install.stderr}\n${await why()}`).toBe(0);
+    console.log(`[deployed] helm install --wait took ${Date.now() - started} ms`);
+    const job = await kubectlOk(env.kubeconfig, [
+      "-n",
+      ns,
+      "get",
+      "job",
+      names.init,
+      "-o",
+      "jsonpath={.status.succeeded}",
+    ]);
+    expect(job).toBe("1");
+    expect(await readyPods(env, ns, "api")).toHaveLength(1);
+    expect(await readyPods(env, ns, "worker")).toHaveLength(1);
+    const key = await bootstrapKey(env, ns, names.init);
+    api = apiClient(await apiServiceUrl(env, ns, names.api), key);
+    const ready = await fetch(`${await apiServiceUrl(env, ns, names.api)}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+
+  it("every pod of the chart passes `restricted` Pod Security in its release namespace", async () => {
+    // The namespace enforces restricted: the pods above were admitted under it. The server's own
+    // check of the running pods against the level (a dry-run relabel) warns about none.
+    await kubectlOk(env.kubeconfig, [
+      "label",
+      "--overwrite",
+      "namespace",
+      ns,
+      "pod-security.kubernetes.io/enforce=baseline",
+    ]);
+    const check = await kubectl(env.kubeconfig, [
+      "label",
+      "--overwrite",
+      "--dry-run=server",
+      "namespace",
+      ns,
+      "pod-security.kubernetes.io/enforce=restricted",
+    ]);
+    await kubectlOk(env.kubeconfig, [
+      "label",
+      "--overwrite",
+      "namespace",
+      ns,
+      "pod-security.kubernetes.io/enforce=restricted",
+    ]);
+    expect(check.code).toBe(0);
+    expect(check.stderr).not.toMatch(/violate|Warning/i);
+    const pods = await kubectlOk(env.kubeconfig, [
+      "-n",
+      ns,
+      "get",
+      "pods",
+      "-o",
+      'jsonpath={range .items[*]}{.metadata.labels.app\\.kubernetes\\.io/component} {.status.phase} {.spec.securityContext.runAsNonRoot} {.spec.securityContext.seccompProfile.type}{"\\n"}{end}',
+    ]);
+    const lines = pods
+      .split("\n")
+      .filter((l) => l !== "")
+      .sort();
+    expect(lines).toEqual([
+      "api Running true RuntimeDefault",
+      "init Succeeded true RuntimeDefault",
+      "worker Running true RuntimeDefault",
+    ]);
+  });
+
+  it("a managed Namespace created through the API Service becomes ready, its namespace read back", async () => {
+    first = await createManaged("deployed-first");
+    await untilReady(api, first.id, 120_000, why);
+    const marker = await kubectlOk(env.kubeconfig, [
+      "get",
+      "namespace",
+      first.namespace,
+      "-o",
+      "jsonpath={.metadata.labels.openclaw\\.dev/namespace}",
+    ]);
+    expect(marker).not.toBe("");
+    expect(await ownedObjects(first.namespace)).toEqual(expectedOwned);
+    const deny = JSON.parse(
+      await kubectlOk(env.kubeconfig, [
+        "-n",
+        first.namespace,
+        "get",
+        "networkpolicy",
+        OWNED_OBJECT_NAMES.defaultDeny,
+        "-o",
+        "json",
+      ]),
+    ) as { spec: { podSelector: object; policyTypes: string[] } };
+    expect(deny.spec.podSelector).toEqual({});
+    expect([...deny.spec.policyTypes].sort()).toEqual(["Egress", "Ingress"]);
+    const row = await db.query<{ status: string }>("SELECT status FROM namespaces WHERE id = $1", [
+      first.id,
+    ]);
+    expect(row.rows[0]?.status).toBe("ready");
+  });
+
+  it("killing the worker pod: a new one takes over its work", async () => {
+    const [old] = await readyPods(env, ns, "worker");
+    await kubectlOk(env.kubeconfig, [
+      "-n",
+      ns,
+      "delete",
+      "pod",
+      old ?? "",
+      "--grace-period=1",
+      "--wait=true",
+    ]);
+    // Queued once the old pod is gone: only its replacement can place it.
+    const second = await createManaged("deployed-after-kill");
+    const view = await untilReady(api, second.id, 180_000, why);
+    expect(view.status).toBe("ready");
+    const replacement = await eventually(
+      "a new worker pod Ready",
+      async () => (await readyPods(env, ns, "worker")).find((p) => p !== old),
+      120_000,
+      why,
+    );
+    const claimedBy = await db.query<{ claimed_by: string }>(
+      "SELECT claimed_by FROM work_items WHERE subject = $1 AND claimed_by IS NOT NULL",
+      [second.id],
+    );
+    expect(claimedBy.rows.map((r) => r.claimed_by.split(":")[0])).toContain(replacement);
+    expect(await ownedObjects(second.namespace)).toEqual(expectedOwned);
+  });
+
+  it("helm upgrade to a new image and values rolls out, no Namespace leaves ready", async () => {
+    const [repository, tag] = env.image.split(":");
+    const next = `${tag ?? ""}-next`;
+    await runCtr([
+      "images",
+      "tag",
+      `docker.io/library/${repository ?? ""}:${tag ?? ""}`,
+      `docker.io/library/${repository ?? ""}:${next}`,
+    ]);
+    const watched: string[] = [];
+    const state = { watching: true };
+    const watch = (async () => {
+      while (state.watching) {
+        const r = await db.query<{ status: string }>(
+          "SELECT DISTINCT status FROM namespaces WHERE deleted_at IS NULL",
+        );
+        for (const s of r.rows) if (!watched.includes(s.status)) watched.push(s.status);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    const upgraded = {
+      ...values,
+      ...nodeValues(env, next),
+      worker: { queue: { resyncSeconds: 20 } },
+    };
+    const up = await helm(env, [
+      "upgrade",
+      release,
+      CHART_DIR,
+      "-n",
+      ns,
+      "-f",
+      await valuesFile(env, upgraded),
+      "--wait",
+      "--timeout",
+      "240s",
+    ]);
+    state.watching = false;
+    await watch;
+    expect(up.code, `${up.stderr}\n${await why()}`).toBe(0);
+    const images = await kubectlOk(env.kubeconfig, [
+      "-n",
+      ns,
+      "get",
+      "deploy",
+      "-o",
+      'jsonpath={range .items[*]}{.spec.template.spec.containers[0].image} {.status.updatedReplicas}/{.status.readyReplicas}{"\\n"}{end}',
+    ]);
+    expect(images.trim().split("\n")).toEqual([
+      `${repository ?? ""}:${next} 1/1`,
+      `${repository ?? ""}:${next} 1/1`,
+    ]);
+    const config = await kubectlOk(env.kubeconfig, [
+      "-n",
+      ns,
+      "get",
+      "configmap",
+      names.config,
+      "-o",
+      "jsonpath={.data}",
+    ]);
+    expect(config).toMatch(/resyncSeconds: 20/);
+    expect(watched).toEqual(["ready"]);
+    // The upgraded worker still places work.
+    const third = await createManaged("deployed-after-upgrade");
+    await untilReady(api, third.id, 120_000, why);
+  });
+
+  it("helm uninstall leaves the tenant namespaces, their objects and the database", async () => {
+    await helmOk(env, ["uninstall", release, "-n", ns, "--wait", "--timeout", "120s"]);
+    const left = await kubectlOk(env.kubeconfig, ["-n", ns, "get", "deploy,svc", "-o", "name"]);
+    expect(left.trim()).toBe("");
+    expect(await ownedObjects(first.namespace)).toEqual(expectedOwned);
+    const bindings = await kubectlOk(env.kubeconfig, [
+      "-n",
+      first.namespace,
+      "get",
+      "rolebindings",
+      "-o",
+      "name",
+    ]);
+    expect(bindings).toMatch(/openclaw-enterprise-tenant-worker/);
+    const cluster = await kubectl(env.kubeconfig, [
+      "get",
+      "clusterrole/openclaw-enterprise-worker-namespaces",
+      "validatingadmissionpolicy/openclaw-enterprise-namespaces",
+    ]);
+    expect(cluster.stderr).toMatch(/NotFound/);
+    expect(cluster.stdout).toBe("");
+    const rows = await db.query<{ status: string }>(
+      "SELECT status FROM namespaces WHERE deleted_at IS NULL",
+    );
+    expect(rows.rows.map((r) => r.status)).toEqual(["ready", "ready", "ready"]);
+    // The init Job's hook objects stay; the chart README's command removes them.
+    const hooks = `app.kubernetes.io/component=init,app.kubernetes.io/instance=${release}`;
+    expect(
+      await kubectlOk(env.kubeconfig, ["-n", ns, "get", "job", "-l", hooks, "-o", "name"]),
+    ).toMatch(/job/);
+    await kubectlOk(env.kubeconfig, [
+      "-n",
+      ns,
+      "delete",
+      "job,configmap,networkpolicy,serviceaccount",
+      "-l",
+      hooks,
+    ]);
+    expect(
+      (
+        await kubectlOk(env.kubeconfig, [
+          "-n",
+          ns,
+          "get",
+          "job,configmap,networkpolicy",
+          "-l",
+          hooks,
+          "-o",
+          "name",
+        ])
+      ).trim(),
+    ).toBe("");
+  });
+});
+
+async function runCtr(args: readonly string[]): Promise<void> {
+  const r = await runCommand("ctr", [
+    "--address",
+    env.containerdSocket,
+    "--namespace",
+    "k8s.io",
+    ...args,
+  ]);
+  if (r.code !== 0) throw new Error(`ctr ${args.join(" ")} failed: ${r.stderr}`);
+}

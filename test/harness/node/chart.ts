@@ -1,0 +1,223 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import pg from "pg";
+import { stringify } from "yaml";
+import { CHART_DIR, HELM } from "../helm.js";
+import type { DeployedEnvironment } from "./environment.js";
+import { eventually, kubectl, kubectlOk, runCommand, type CommandRun } from "./kubectl.js";
+
+/** The chart's object names for release `release` (`occ.fullname`). */
+export function chartNames(release: string) {
+  const full = release.includes("openclaw-enterprise") ? release : `${release}-openclaw-enterprise`;
+  return {
+    api: `${full}-api`,
+    worker: `${full}-worker`,
+    init: `${full}-init`,
+    config: `${full}-config`,
+  };
+}
+
+/** helm against the node's cluster as the administrator. */
+export function helm(env: DeployedEnvironment, args: readonly string[]): Promise<CommandRun> {
+  return runCommand(HELM, ["--kubeconfig", env.kubeconfig, ...args], { HELM_NO_PLUGINS: "1" });
+}
+
+export async function helmOk(env: DeployedEnvironment, args: readonly string[]): Promise<string> {
+  const r = await helm(env, args);
+  if (r.code !== 0) throw new Error(`helm ${args.join(" ")} failed (${r.code}): ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A fresh database on the run's PostgreSQL: its URL from the tests and from the pods. */
+export async function createDatabase(
+  env: DeployedEnvironment,
+  name: string,
+): Promise<{ url: string; urlForPods: string }> {
+  const client = new pg.Client({ connectionString: env.databaseAdminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const rename = (u: string): string => {
+    const url = new URL(u);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+  return { url: rename(env.databaseAdminUrl), urlForPods: rename(env.databaseUrlForPods) };
+}
+
+/**
+ * A release namespace that enforces `restricted` Pod Security (so every pod of the chart must
+ * pass it to be admitted) and holds the database Secret the chart reads.
+ */
+export async function prepareReleaseNamespace(
+  env: DeployedEnvironment,
+  namespace: string,
+  databaseUrl: string,
+): Promise<void> {
+  const manifest = {
+    apiVersion: "v1",
+    kind: "List",
+    items: [
+      {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: {
+          name: namespace,
+          labels: {
+            "pod-security.kubernetes.io/enforce": "restricted",
+            "pod-security.kubernetes.io/enforce-version": "latest",
+          },
+        },
+      },
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "occ-database", namespace },
+        stringData: { url: databaseUrl },
+      },
+    ],
+  };
+  await kubectlOk(env.kubeconfig, ["apply", "-f", "-"], JSON.stringify(manifest));
+}
+
+/** The values that fit this node: the imported image, the run's database and API server. */
+export function nodeValues(env: DeployedEnvironment, tag?: string): Record<string, unknown> {
+  const [repository, imageTag] = env.image.split(":");
+  return {
+    image: { repository, tag: tag ?? imageTag, pullPolicy: "Never" },
+    database: {
+      existingSecret: { name: "occ-database", key: "url" },
+      egress: { port: 5432, peers: [{ cidr: `${env.nodeAddress}/32` }] },
+    },
+    kubernetesApi: { cidrs: [`${env.nodeAddress}/32`], ports: [443, 6443] },
+  };
+}
+
+/** Writes `values` as a values file under the run folder and returns its path. */
+export async function valuesFile(env: DeployedEnvironment, values: object): Promise<string> {
+  const dir = await mkdtemp(join(env.runDir, "values-"));
+  const file = join(dir, "values.yaml");
+  await writeFile(file, stringify(values));
+  return file;
+}
+
+export { CHART_DIR };
+
+/** Everything that helps understand a failed install: pods, events, the chart pods' logs. */
+export async function describeRelease(env: DeployedEnvironment, namespace: string) {
+  const parts = await Promise.all([
+    kubectl(env.kubeconfig, ["-n", namespace, "get", "all,events", "-o", "wide"]),
+    kubectl(env.kubeconfig, [
+      "-n",
+      namespace,
+      "logs",
+      "-l",
+      "app.kubernetes.io/component=worker",
+      "--tail=80",
+      "--all-containers",
+    ]),
+    kubectl(env.kubeconfig, [
+      "-n",
+      namespace,
+      "logs",
+      "-l",
+      "app.kubernetes.io/component=api",
+      "--tail=40",
+    ]),
+  ]);
+  return parts.map((p) => p.stdout + p.stderr).join("\n");
+}
+
+/** The administrator's API key the init Job's `occ bootstrap` printed. */
+export async function bootstrapKey(env: DeployedEnvironment, namespace: string, job: string) {
+  const logs = await kubectlOk(env.kubeconfig, ["-n", namespace, "logs", `job/${job}`]);
+  const key = /^(occ_[0-9a-f]{16}_\S+)$/m.exec(logs)?.[1];
+  if (key === undefined) throw new Error(`no API key in the init Job's log:\n${logs}`);
+  return key;
+}
+
+/** The API through its Service's ClusterIP (kube-proxy's rules, as a pod would reach it). */
+export async function apiServiceUrl(env: DeployedEnvironment, namespace: string, service: string) {
+  const [ip, port] = (
+    await kubectlOk(env.kubeconfig, [
+      "-n",
+      namespace,
+      "get",
+      "service",
+      service,
+      "-o",
+      "jsonpath={.spec.clusterIP} {.spec.ports[0].port}",
+    ])
+  ).split(" ");
+  return `http://${ip ?? ""}:${port ?? ""}`;
+}
+
+export interface Api {
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+}
+
+export function apiClient(url: string, key: string): Api {
+  return {
+    async call(method, path, body) {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(15_000),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+  };
+}
+
+export interface NamespaceView {
+  readonly id: string;
+  readonly status: string;
+  readonly statusReason?: { code: string; message: string } | null;
+}
+
+/** Polls the API until Namespace `id` is `ready` (its last view in the error otherwise). */
+export async function untilReady(
+  api: Api,
+  id: string,
+  timeoutMs: number,
+  why?: () => Promise<string>,
+) {
+  let last: unknown;
+  return eventually(
+    `Namespace ${id} ready`,
+    async () => {
+      const res = await api.call("GET", `/namespaces/${id}`);
+      last = res.body;
+      const view = (res.body as { data?: NamespaceView }).data;
+      return view?.status === "ready" ? view : undefined;
+    },
+    timeoutMs,
+    async () => `last seen ${JSON.stringify(last)}\n${why === undefined ? "" : await why()}`,
+  );
+}
+
+/** The names of the Ready pods of one component of the release. */
+export async function readyPods(env: DeployedEnvironment, namespace: string, component: string) {
+  const out = await kubectlOk(env.kubeconfig, [
+    "-n",
+    namespace,
+    "get",
+    "pods",
+    "-l",
+    `app.kubernetes.io/component=${component}`,
+    "-o",
+    'jsonpath={range .items[*]}{.metadata.name} {.metadata.deletionTimestamp} {.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}',
+  ]);
+  return out
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f.length === 2 && f[1] === "True")
+    .map((f) => f[0] ?? "");
+}
