@@ -52,6 +52,12 @@ build_group kubernetes "$root/tools/k8s" "etcd kube-apiserver kube-controller-ma
 build_group node "$root/tools/k8s" "kubelet kube-scheduler kube-proxy" "$k8s_ldflags" \
   k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-proxy
 
+# kube-router's NetworkPolicy controller (the deployed tests run it with --run-firewall only, so
+# that tenant isolation is proven by traffic): a module of its own (its Kubernetes client
+# libraries are older than tools/k8s's), pinned in tools/kube-router/go.mod.
+build_group kube-router "$root/tools/kube-router" "kube-router" "" \
+  github.com/cloudnativelabs/kube-router/v2/cmd/kube-router
+
 # The pause image (the sandbox of every pod): the kubelet's own pause.c from the pinned module,
 # linked statically, as the only file of a one-layer image, for containerd's `sandbox_image`.
 pause_ref="occ.local/pause:$k8s_version"

@@ -28,7 +28,7 @@ kernel_sysctls=(kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_
   kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 declare -A before
 for s in "${kernel_sysctls[@]}"; do before[$s]=$(sysctl -n "$s"); done
-netns_before=$(ls /run/netns 2>/dev/null | sort | tr '\n' ' ')
+netns_before=$( (ls /run/netns 2>/dev/null || true) | sort | tr "\n" " ")
 # Fixed host folders containerd, CNI and the kubelet create; those absent now are removed again.
 fixed_dirs=(/run/containerd /var/lib/cni /var/log/containers /var/log/pods)
 absent_dirs=()

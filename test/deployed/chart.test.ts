@@ -7,7 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
-import { OWNED_OBJECT_NAMES, currentManagedName } from "../../src/domain/index.js";
+import {
+  LABELS,
+  MARKER_VALUES,
+  OWNED_OBJECT_NAMES,
+  currentManagedName,
+} from "../../src/domain/index.js";
+import { listenerPod, policyChains, probePod } from "../harness/node/network-policy.js";
 import {
   apiClient,
   apiServiceUrl,
@@ -37,6 +43,7 @@ let db: pg.Client;
 let api: Api;
 let values: Record<string, unknown>;
 const why = () => describeRelease(env, ns);
+const CLIENTS = "gateway-clients";
 
 async function createManaged(name: string): Promise<{ id: string; namespace: string }> {
   const res = await api.call("POST", "/namespaces", { name });
@@ -75,7 +82,12 @@ beforeAll(async () => {
   await db.connect();
   await prepareReleaseNamespace(env, ns, database.urlForPods);
   // A short resync keeps the worker looking at ready Namespaces during the upgrade.
-  values = { ...nodeValues(env), worker: { queue: { resyncSeconds: 30 } } };
+  values = {
+    ...nodeValues(env),
+    worker: { queue: { resyncSeconds: 30 } },
+    // Who may reach the Agent gateway pods (tenant NetworkPolicy allow-gateway-ingress).
+    network: { gatewayClients: [{ namespace: CLIENTS, podLabels: { app: "gateway-client" } }] },
+  };
 });
 
 afterAll(async () => {
@@ -227,12 +239,136 @@ describe("the chart on a real node (normal profile)", () => {
       120_000,
       why,
     );
-    const claimedBy = await db.query<{ claimed_by: string }>(
-      "SELECT claimed_by FROM work_items WHERE subject = $1 AND claimed_by IS NOT NULL",
-      [second.id],
-    );
-    expect(claimedBy.rows.map((r) => r.claimed_by.split(":")[0])).toContain(replacement);
+    // The pass that placed it ran in the replacement (the worker logs each finished pass).
+    const log = await kubectlOk(env.kubeconfig, ["-n", ns, "logs", replacement]);
+    const passes = log
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { msg?: string; subject?: string })
+      .filter((l) => l.msg === "work pass finished" && l.subject === second.id);
+    expect(passes.length, `${second.id} in ${replacement}:\n${log}`).toBeGreaterThan(0);
     expect(await ownedObjects(second.namespace)).toEqual(expectedOwned);
+  });
+
+  it("tenant isolation by traffic: NetworkPolicies as rendered, enforced on the node", async () => {
+    const second = currentManagedName(
+      (
+        await db.query<{ id: string }>("SELECT id FROM namespaces WHERE name = $1", [
+          "deployed-after-kill",
+        ])
+      ).rows[0]?.id ?? "",
+    );
+    await kubectlOk(env.kubeconfig, ["create", "namespace", CLIENTS]);
+    const broad = { [LABELS.networkProfile]: MARKER_VALUES.networkProfileBroadEgress };
+    const listeners = [
+      // A cluster DNS pod as network.dns selects it (53 needs privileges: 5353 is also allowed).
+      {
+        name: "dns",
+        namespace: "kube-system",
+        labels: { "k8s-app": "kube-dns" },
+        ports: [5353, 8053],
+      },
+      // An Agent gateway pod in the second tenant.
+      {
+        name: "gateway",
+        namespace: second,
+        labels: { ...broad, [LABELS.workloadRole]: MARKER_VALUES.workloadRoleGateway },
+        ports: [18789, 8080],
+      },
+    ];
+    for (const l of listeners) {
+      await kubectlOk(
+        env.kubeconfig,
+        ["apply", "-f", "-"],
+        JSON.stringify(listenerPod({ ...l, image: env.image })),
+      );
+    }
+    const ip: Record<string, string> = {};
+    for (const l of listeners) {
+      await kubectlOk(env.kubeconfig, [
+        "-n",
+        l.namespace,
+        "wait",
+        "--for=condition=Ready",
+        `pod/${l.name}`,
+        "--timeout=120s",
+      ]);
+      ip[l.name] = await kubectlOk(env.kubeconfig, [
+        "-n",
+        l.namespace,
+        "get",
+        "pod",
+        l.name,
+        "-o",
+        "jsonpath={.status.podIP}",
+      ]);
+    }
+    const dns = ip.dns ?? "";
+    const gw = ip.gateway ?? "";
+    const probes = [
+      // A broad-egress workload of the first tenant: DNS only.
+      {
+        name: "tenant-a-broad",
+        namespace: first.namespace,
+        labels: broad,
+        targets: [`${dns}:5353`, `${dns}:8053`, `${gw}:18789`],
+      },
+      // A workload without the broad-egress profile: nothing, not even DNS.
+      { name: "tenant-a-plain", namespace: first.namespace, labels: {}, targets: [`${dns}:5353`] },
+      // The configured gateway client: the gateway port only.
+      {
+        name: "client",
+        namespace: CLIENTS,
+        labels: { app: "gateway-client" },
+        targets: [`${gw}:18789`, `${gw}:8080`],
+      },
+      // Any other pod outside the tenant: nothing.
+      { name: "stranger", namespace: CLIENTS, labels: {}, targets: [`${gw}:18789`] },
+    ];
+    for (const p of probes) {
+      await kubectlOk(
+        env.kubeconfig,
+        ["apply", "-f", "-"],
+        JSON.stringify(probePod({ ...p, image: env.image })),
+      );
+    }
+    const seen: string[] = [];
+    for (const p of probes) {
+      await eventually(
+        `probe ${p.name} done`,
+        async () => {
+          const phase = await kubectlOk(env.kubeconfig, [
+            "-n",
+            p.namespace,
+            "get",
+            "pod",
+            p.name,
+            "-o",
+            "jsonpath={.status.phase}",
+          ]);
+          return phase === "Succeeded" || phase === "Failed" ? phase : undefined;
+        },
+        120_000,
+        async () =>
+          (await kubectl(env.kubeconfig, ["-n", p.namespace, "describe", "pod", p.name])).stdout +
+          (await policyChains()),
+      );
+      const out = await kubectlOk(env.kubeconfig, ["-n", p.namespace, "logs", p.name]);
+      for (const line of out.trim().split("\n"))
+        seen.push(`${p.name} -> ${line.replace(dns, "dns").replace(gw, "gateway")}`);
+    }
+    expect(seen).toEqual([
+      "tenant-a-broad -> dns:5353 open",
+      "tenant-a-broad -> dns:8053 blocked",
+      "tenant-a-broad -> gateway:18789 blocked",
+      "tenant-a-plain -> dns:5353 blocked",
+      "client -> gateway:18789 open",
+      "client -> gateway:8080 blocked",
+      "stranger -> gateway:18789 blocked",
+    ]);
+    for (const p of [...probes, ...listeners]) {
+      await kubectl(env.kubeconfig, ["-n", p.namespace, "delete", "pod", p.name, "--wait=false"]);
+    }
   });
 
   it("helm upgrade to a new image and values rolls out, no Namespace leaves ready", async () => {
@@ -324,10 +460,11 @@ describe("the chart on a real node (normal profile)", () => {
     ]);
     expect(cluster.stderr).toMatch(/NotFound/);
     expect(cluster.stdout).toBe("");
+    // Bootstrap's default Namespace and the three above, all still ready.
     const rows = await db.query<{ status: string }>(
       "SELECT status FROM namespaces WHERE deleted_at IS NULL",
     );
-    expect(rows.rows.map((r) => r.status)).toEqual(["ready", "ready", "ready"]);
+    expect(rows.rows.map((r) => r.status)).toEqual(["ready", "ready", "ready", "ready"]);
     // The init Job's hook objects stay; the chart README's command removes them.
     const hooks = `app.kubernetes.io/component=init,app.kubernetes.io/instance=${release}`;
     expect(

@@ -137,7 +137,7 @@ describe("docs/operations.md: Prepare a preprovisioned namespace, on a real node
         (await readyPods(env, releaseNs, "worker")).length === 1
           ? true
           : undefined,
-      240_000,
+      150_000,
       why,
     );
     const key = (await readFile(join(work, "admin.key"), "utf8")).trim();

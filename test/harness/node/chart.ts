@@ -88,11 +88,19 @@ export function nodeValues(env: DeployedEnvironment, tag?: string): Record<strin
   const [repository, imageTag] = env.image.split(":");
   return {
     image: { repository, tag: tag ?? imageTag, pullPolicy: "Never" },
+    // The node enforces NetworkPolicies (kube-router): the chart's egress must name the
+    // database's and the API server's real ports on the node's address.
     database: {
       existingSecret: { name: "occ-database", key: "url" },
-      egress: { port: 5432, peers: [{ cidr: `${env.nodeAddress}/32` }] },
+      egress: {
+        port: Number(new URL(env.databaseUrlForPods).port),
+        peers: [{ cidr: `${env.nodeAddress}/32` }],
+      },
     },
-    kubernetesApi: { cidrs: [`${env.nodeAddress}/32`], ports: [443, 6443] },
+    kubernetesApi: {
+      cidrs: [`${env.nodeAddress}/32`],
+      ports: [443, Number(new URL(env.server).port)],
+    },
   };
 }
 
@@ -108,25 +116,21 @@ export { CHART_DIR };
 
 /** Everything that helps understand a failed install: pods, events, the chart pods' logs. */
 export async function describeRelease(env: DeployedEnvironment, namespace: string) {
+  const logs = (component: string, extra: readonly string[]) =>
+    kubectl(env.kubeconfig, [
+      "-n",
+      namespace,
+      "logs",
+      "-l",
+      `app.kubernetes.io/component=${component}`,
+      "--tail=40",
+      ...extra,
+    ]);
   const parts = await Promise.all([
     kubectl(env.kubeconfig, ["-n", namespace, "get", "all,events", "-o", "wide"]),
-    kubectl(env.kubeconfig, [
-      "-n",
-      namespace,
-      "logs",
-      "-l",
-      "app.kubernetes.io/component=worker",
-      "--tail=80",
-      "--all-containers",
-    ]),
-    kubectl(env.kubeconfig, [
-      "-n",
-      namespace,
-      "logs",
-      "-l",
-      "app.kubernetes.io/component=api",
-      "--tail=40",
-    ]),
+    logs("worker", []),
+    logs("worker", ["--previous"]),
+    logs("api", []),
   ]);
   return parts.map((p) => p.stdout + p.stderr).join("\n");
 }

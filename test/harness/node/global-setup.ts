@@ -8,6 +8,7 @@ import { REPO_ROOT } from "../helm.js";
 import { IMAGE_DIR, IMAGE_TAG } from "./oci-image.js";
 import { createBridge, startNode, type RunningNode } from "./node.js";
 import { eventually, kubectl, waitForNodeReady } from "./kubectl.js";
+import { startNetworkPolicyController } from "./network-policy.js";
 import type { DeployedEnvironment } from "./environment.js";
 
 /** The node's network, inside the run's own network namespace (nothing else uses it). */
@@ -69,6 +70,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
       await node.stop();
     });
     await waitForNodeReady(cluster.kubeconfigs.admin, nodeName, 120_000);
+    // NetworkPolicies enforced on the node (kube-router's policy controller).
+    stops.push(
+      await startNetworkPolicyController({
+        binDir,
+        dir: join(dir, "node", "logs"),
+        kubeconfig: cluster.kubeconfigs.admin,
+        nodeName,
+      }),
+    );
     const env: DeployedEnvironment = {
       server: cluster.server,
       kubeconfig: cluster.kubeconfigs.admin,
