@@ -47,6 +47,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY bin ./bin
 COPY migrations ./migrations
+# The OpenShell gRPC definition, loaded at run time by the OpenShell Sandbox Driver.
+COPY proto ./proto
 # The chart: `occ preprovisioned render|verify|values --values` derive the configuration from
 # its values.yaml and the operator's values file, so they need no --chart in the image.
 COPY deploy/helm/openclaw-enterprise ./deploy/helm/openclaw-enterprise

@@ -2,7 +2,8 @@
 # `npm run image`: builds the `occ` container image without a container engine or a registry.
 #
 #   1. compile and prune on the host: `tsc` into <out>/app/dist (plus any non-TypeScript asset of
-#      src/), `npm ci --omit=dev` for the production node_modules, bin/, migrations/ and the chart;
+#      src/), `npm ci --omit=dev` for the production node_modules, bin/, migrations/, proto/ and
+#      the chart;
 #   2. a Debian trixie root file system with Debian's Node.js (mmdebstrap, minbase), cached in
 #      <out>/cache and reused while the package list below is unchanged;
 #   3. an OCI image of two layers (the root file system, then /app) with umoci, running as
@@ -36,7 +37,7 @@ mkdir -p "$out/cache"
 
 # Rebuilt only when an input changed since the last build (the stamp records them).
 key=$({ echo "$tag $packages"; node --version; cat "$0" package.json package-lock.json tsconfig.json \
-  tsconfig.build.json; find src bin migrations deploy/helm/openclaw-enterprise -type f -print0 | sort -z | xargs -0 sha256sum; } |
+  tsconfig.build.json; find src bin migrations proto deploy/helm/openclaw-enterprise -type f -print0 | sort -z | xargs -0 sha256sum; } |
   sha256sum | cut -c1-64)
 if [ -s "$out/occ.tar" ] && [ -f "$out/oci/index.json" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$key" ]; then
   echo "image: $tag up to date ($out/oci, $out/occ.tar)"
@@ -50,7 +51,7 @@ app="$out/app"
 rm -rf "$app"
 mkdir -p "$app"
 cp package.json package-lock.json "$app/"
-cp -r bin migrations "$app/"
+cp -r bin migrations proto "$app/"
 # The chart (its values.yaml): `occ preprovisioned … --values` needs no --chart in the image.
 mkdir -p "$app/deploy/helm"
 cp -r deploy/helm/openclaw-enterprise "$app/deploy/helm/"

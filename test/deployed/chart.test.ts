@@ -245,7 +245,7 @@ describe("the chart on a real node (normal profile)", () => {
       .split("\n")
       .filter((l) => l.startsWith("{"))
       .map((l) => JSON.parse(l) as { msg?: string; subject?: string })
-      .filter((l) => l.msg === "work pass finished" && l.subject === second.id);
+      .filter((l) => l.msg === "work pass finished" && l.subject === `namespace:${second.id}`);
     expect(passes.length, `${second.id} in ${replacement}:\n${log}`).toBeGreaterThan(0);
     expect(await ownedObjects(second.namespace)).toEqual(expectedOwned);
   });

@@ -98,7 +98,7 @@ describe("npm run image builds what the Dockerfile describes", () => {
     expect([...top].sort()).toEqual([...copied].sort());
   });
 
-  it("copies bin/, migrations/ and the chart from the repository file for file", () => {
+  it("copies bin/, migrations/, proto/ and the chart from the repository file for file", () => {
     for (const [dest, src] of stage.copies) {
       if (!src.startsWith("context:")) continue;
       const from = join(REPO_ROOT, src.slice("context:".length));

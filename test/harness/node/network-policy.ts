@@ -72,7 +72,7 @@ export function listenerPod(opts: {
   readonly labels: Readonly<Record<string, string>>;
   readonly ports: readonly number[];
 }): object {
-  const script = `const net=require("net");for(const p of ${JSON.stringify(opts.ports)})net.createServer((s)=>s.end("hi")).listen(p);`;
+  const script = `const net=require("net");for(const p of ${JSON.stringify(opts.ports)})net.createServer((s)=>{s.on("error",()=>{});s.end("hi")}).listen(p);`;
   return pod(opts, ["node", "-e", script], "Always", {
     tcpSocket: { port: opts.ports[0] },
     periodSeconds: 1,
