@@ -29,10 +29,13 @@ import { workerRoutes } from "./workers-routes.js";
 import { configurationRoutes } from "./configurations/routes.js";
 import { secretRoutes } from "./secrets/routes.js";
 import { serviceAccountRoutes } from "./service-accounts/routes.js";
-import { BUNDLED_KUBERNETES_COMPUTE, type ComputeSelection } from "./compute-selection.js";
+import {
+  BUNDLED_KUBERNETES_COMPUTE,
+  type ComputeSelection,
+} from "../services/compute-selection.js";
 import { guardDatabase } from "./dependency.js";
 import { frameworkErrorHandler, registerErrorHandler } from "./error-handler.js";
-import { ApiError } from "./errors.js";
+import { ServiceError } from "../services/errors.js";
 import { healthRoutes, registerHttpMetrics } from "./health.js";
 import { apiKeyRoutes } from "./iam/api-keys-routes.js";
 import { bindingRoutes } from "./iam/bindings-routes.js";
@@ -59,7 +62,8 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   registerClosingGuard,
 } from "./client-errors.js";
-import { NoQuerySchema, SHARED_SCHEMAS } from "./schemas.js";
+import { NoQuerySchema } from "../contract/envelopes.js";
+import { SHARED_SCHEMAS } from "./schemas.js";
 import { validatorCompiler } from "./validation.js";
 import { registerJsonBodyParser } from "./json-body.js";
 import type { TenantDrivers } from "./tenant/access.js";
@@ -139,7 +143,7 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     registerAuthentication(app, db, options.policyCache);
     app.addHook("preValidation", (request, _reply, done) => {
       if (request.body !== undefined && request.routeOptions.schema?.body === undefined) {
-        done(new ApiError("INVALID_REQUEST", "This route takes no request body."));
+        done(new ServiceError("INVALID_REQUEST", "This route takes no request body."));
         return;
       }
       done();

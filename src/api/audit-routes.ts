@@ -11,18 +11,11 @@ import {
   type AuditEventRecord,
 } from "../store/audit-events.js";
 import type { Db } from "../store/db.js";
-import { ApiError } from "./errors.js";
+import { ServiceError } from "../services/errors.js";
 import { administer } from "./iam/administer.js";
-import {
-  decodeCursor,
-  encodeCursor,
-  pageLimit,
-  DateTime,
-  errorResponses,
-  literalUnion,
-  Nullable,
-  PageEnvelope,
-} from "./schemas.js";
+import { decodeCursor, encodeCursor, pageLimit } from "../services/cursor.js";
+import { DateTime, literalUnion, Nullable, PageEnvelope } from "../contract/envelopes.js";
+import { errorResponses } from "./schemas.js";
 import { callerOf, pageEnvelope } from "./request-context.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -93,7 +86,7 @@ export const auditRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     async (request) => {
       const q = request.query;
       if (q.resourceId !== undefined && q.resourceKind === undefined) {
-        throw new ApiError("INVALID_REQUEST", "resourceId needs resourceKind.", {
+        throw new ServiceError("INVALID_REQUEST", "resourceId needs resourceKind.", {
           details: [{ path: "/querystring/resourceKind", code: "required" }],
         });
       }

@@ -16,7 +16,7 @@ import { authorize, type AuthorizationRequest, type Decision } from "../iam/auth
 import type { PrincipalId } from "../iam/ids.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
 import { formatPermission } from "../iam/vocabulary.js";
-import { ApiError } from "./errors.js";
+import { ServiceError } from "../services/errors.js";
 
 /** Who is asking: the authenticated principal, and the request (for audit correlation). */
 export interface Caller {
@@ -66,7 +66,7 @@ export async function requirePermission(
         ? await authorize(q, caller.principalId, request)
         : await caller.policy.authorize(q, caller.principalId, request);
   } catch (err) {
-    throw new ApiError(
+    throw new ServiceError(
       "DEPENDENCY_UNAVAILABLE",
       "Authorization policy could not be read; the request was denied. Retry later.",
       { cause: err },
@@ -114,13 +114,13 @@ export async function recordingDenials<T>(
         details,
       });
     } catch (auditErr) {
-      throw new ApiError(
+      throw new ServiceError(
         "DEPENDENCY_UNAVAILABLE",
         "The request was denied, but the denial could not be recorded. Retry later.",
         { cause: auditErr },
       );
     }
-    throw new ApiError(
+    throw new ServiceError(
       "FORBIDDEN",
       `The caller lacks ${formatPermission(err.request.permission)} for this request.`,
       { cause: err },

@@ -10,9 +10,11 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { Socket } from "node:net";
-import { ApiError, ERROR_STATUS, type ErrorCode } from "./errors.js";
+import { ServiceError } from "../services/errors.js";
+import { statusOf } from "./errors.js";
+import type { ErrorCode } from "../contract/errors.js";
 import { newRequestId, REQUEST_ID_HEADER } from "./request-context.js";
-import type { ErrorEnvelope } from "./schemas.js";
+import type { ErrorEnvelope } from "../contract/envelopes.js";
 
 /** The largest request head (URL and headers) node accepts: its default `maxHeaderSize`. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -25,37 +27,37 @@ interface ClientError {
 }
 
 /** The envelope's code and message for a client error's node code (`HPE_…`, `ERR_…`). */
-export function clientErrorOf(nodeCode: unknown): ApiError {
+export function clientErrorOf(nodeCode: unknown): ServiceError {
   switch (nodeCode) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return new ApiError("REQUEST_TIMEOUT");
+      return new ServiceError("REQUEST_TIMEOUT");
     case "HPE_HEADER_OVERFLOW":
-      return new ApiError(
+      return new ServiceError(
         "HEADERS_TOO_LARGE",
         `The request's URL and headers exceed ${MAX_HEADER_BYTES / 1024} KiB; shorten the URL (no long query strings).`,
       );
     case "HPE_INVALID_HEADER_TOKEN":
-      return new ApiError(
+      return new ServiceError(
         "INVALID_REQUEST",
         "A request header holds a character HTTP does not allow (a control character?).",
       );
     case "HPE_INVALID_METHOD":
-      return new ApiError("INVALID_REQUEST", "The request method is not valid HTTP.");
+      return new ServiceError("INVALID_REQUEST", "The request method is not valid HTTP.");
     case "HPE_INVALID_URL":
-      return new ApiError("INVALID_REQUEST", "The request URL is not valid HTTP.");
+      return new ServiceError("INVALID_REQUEST", "The request URL is not valid HTTP.");
     default:
-      return new ApiError("INVALID_REQUEST", "The request is not valid HTTP/1.1.");
+      return new ServiceError("INVALID_REQUEST", "The request is not valid HTTP/1.1.");
   }
 }
 
 /** The raw HTTP/1.1 response carrying `error` in the envelope (the connection then closes). */
-export function rawErrorResponse(error: ApiError, requestId: string): string {
+export function rawErrorResponse(error: ServiceError, requestId: string): string {
   const body: ErrorEnvelope = {
     error: { code: error.code, message: error.message },
     meta: { requestId },
   };
   const text = JSON.stringify(body);
-  const status = ERROR_STATUS[error.code];
+  const status = statusOf(error.code);
   return [
     `HTTP/1.1 ${status} ${REASONS[error.code] ?? "Error"}`,
     "Content-Type: application/json; charset=utf-8",
@@ -82,7 +84,7 @@ export function clientErrorHandler(this: FastifyInstance, err: Error, socket: So
   if (code === "ECONNRESET" || socket.destroyed) return;
   const error = clientErrorOf(code);
   const requestId = newRequestId();
-  this.log.info({ reqId: requestId, code, status: error.status }, "client error");
+  this.log.info({ reqId: requestId, code, status: statusOf(error.code) }, "client error");
   if (socket.writable) socket.write(rawErrorResponse(error, requestId));
   socket.destroy();
 }
@@ -97,7 +99,7 @@ export function registerClosingGuard(app: FastifyInstance): void {
   app.addHook("onRequest", (_request, reply, done) => {
     if (closing) {
       void reply.header("connection", "close");
-      done(new ApiError("DEPENDENCY_UNAVAILABLE", "The API is shutting down; retry shortly."));
+      done(new ServiceError("DEPENDENCY_UNAVAILABLE", "The API is shutting down; retry shortly."));
       return;
     }
     done();

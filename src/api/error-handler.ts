@@ -1,20 +1,16 @@
 /**
  * The one place errors become responses (control-plane.md §2): every failure — a service's
- * `ApiError`, a schema violation, a body Fastify refused, an unknown route, a wrong method,
+ * `ServiceError`, a schema violation, a body Fastify refused, an unknown route, a wrong method,
  * an unavailable database, a bug — is answered with the error envelope and a code from the
  * table in `errors.ts`. Server-side failures are logged once, here; client errors are not.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { DependencyUnavailableError } from "./dependency.js";
-import {
-  ApiError,
-  DETAIL_CODES,
-  ERROR_STATUS,
-  type DetailCode,
-  type ErrorDetail,
-} from "./errors.js";
+import { ServiceError } from "../services/errors.js";
+import { DETAIL_CODES, type DetailCode, type ErrorDetail } from "../contract/errors.js";
+import { statusOf } from "./errors.js";
 import { REQUEST_ID_HEADER } from "./request-context.js";
-import type { ErrorEnvelope } from "./schemas.js";
+import type { ErrorEnvelope } from "../contract/envelopes.js";
 
 interface FastifyLikeError {
   readonly statusCode?: unknown;
@@ -55,13 +51,13 @@ function validationRules(err: FastifyLikeError): string[] {
 }
 
 /**
- * Maps any thrown value to an {@link ApiError}. Fastify's own 4xx errors are mapped by status;
- * only `ApiError`, the database guard's error and Fastify's are trusted — anything else is 500.
+ * Maps any thrown value to an {@link ServiceError}. Fastify's own 4xx errors are mapped by status;
+ * only `ServiceError`, the database guard's error and Fastify's are trusted — anything else is 500.
  */
-export function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
   if (err instanceof DependencyUnavailableError) {
-    return new ApiError(
+    return new ServiceError(
       "DEPENDENCY_UNAVAILABLE",
       err.outcomeUnknown
         ? "The database did not confirm the outcome of this request; check before retrying."
@@ -75,29 +71,29 @@ export function toApiError(err: unknown): ApiError {
     const fields = [...new Set(details.map((d) => `${d.path} (${d.code})`))].join(", ");
     const rules = validationRules(f);
     const message = `Invalid request: ${fields}.${rules.length === 0 ? "" : ` ${rules.join(" ")}`}`;
-    return new ApiError("INVALID_REQUEST", message, { details, cause: err });
+    return new ServiceError("INVALID_REQUEST", message, { details, cause: err });
   }
   const status = typeof f.statusCode === "number" ? f.statusCode : 500;
-  if (status === 413) return new ApiError("PAYLOAD_TOO_LARGE", undefined, { cause: err });
-  if (status === 415) return new ApiError("UNSUPPORTED_MEDIA_TYPE", undefined, { cause: err });
-  if (status === 404) return new ApiError("NOT_FOUND", undefined, { cause: err });
-  if (status === 405) return new ApiError("METHOD_NOT_ALLOWED", undefined, { cause: err });
-  if (status === 503) return new ApiError("DEPENDENCY_UNAVAILABLE", undefined, { cause: err });
+  if (status === 413) return new ServiceError("PAYLOAD_TOO_LARGE", undefined, { cause: err });
+  if (status === 415) return new ServiceError("UNSUPPORTED_MEDIA_TYPE", undefined, { cause: err });
+  if (status === 404) return new ServiceError("NOT_FOUND", undefined, { cause: err });
+  if (status === 405) return new ServiceError("METHOD_NOT_ALLOWED", undefined, { cause: err });
+  if (status === 503) return new ServiceError("DEPENDENCY_UNAVAILABLE", undefined, { cause: err });
   if (status >= 400 && status < 500) {
-    return new ApiError(
+    return new ServiceError(
       "INVALID_REQUEST",
       "The request could not be read as JSON of the expected form.",
       { cause: err },
     );
   }
-  return new ApiError("INTERNAL_ERROR", undefined, { cause: err });
+  return new ServiceError("INTERNAL_ERROR", undefined, { cause: err });
 }
 
 /** Sends `error` in the envelope. */
 export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
-  error: ApiError,
+  error: ServiceError,
 ): FastifyReply {
   const body: ErrorEnvelope = {
     error: {
@@ -110,7 +106,7 @@ export function sendError(
     meta: { requestId: request.id },
   };
   return reply
-    .status(ERROR_STATUS[error.code])
+    .status(statusOf(error.code))
     .header(REQUEST_ID_HEADER, request.id)
     .type("application/json; charset=utf-8")
     .send(body);
@@ -129,14 +125,14 @@ export function frameworkErrorHandler(
     err.code === "FST_ERR_MAX_PARAM_LENGTH"
       ? "A path parameter is too long."
       : "The request URL could not be decoded.";
-  void sendError(request, reply, new ApiError("INVALID_REQUEST", message, { cause: err }));
+  void sendError(request, reply, new ServiceError("INVALID_REQUEST", message, { cause: err }));
 }
 
 /** Installs the error handler on `app`. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, request, reply) => {
-    const error = toApiError(err);
-    if (error.status >= 500) {
+    const error = toServiceError(err);
+    if (statusOf(error.code) >= 500) {
       request.log.error({ err, code: error.code }, "request failed");
     }
     return sendError(request, reply, error);

@@ -17,9 +17,10 @@ import {
   schemaOutdatedMessage,
   type RequiredSchema,
 } from "../store/schema-version.js";
-import { ApiError } from "./errors.js";
+import { ServiceError } from "../services/errors.js";
 import { envelope } from "./request-context.js";
-import { DataEnvelope, errorResponses } from "./schemas.js";
+import { DataEnvelope } from "../contract/envelopes.js";
+import { errorResponses } from "./schemas.js";
 
 export interface HealthRoutesOptions {
   readonly db: Db;
@@ -87,12 +88,12 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
           : readSchemaStatus(opts.db, schema),
         opts.readinessTimeoutMs ?? 2_000,
       ).catch((err: unknown) => {
-        throw new ApiError("DEPENDENCY_UNAVAILABLE", "The database does not answer.", {
+        throw new ServiceError("DEPENDENCY_UNAVAILABLE", "The database does not answer.", {
           cause: err,
         });
       });
       if (status !== null && status.missing.length > 0) {
-        throw new ApiError("DATABASE_SCHEMA_OUTDATED", schemaOutdatedMessage(status));
+        throw new ServiceError("DATABASE_SCHEMA_OUTDATED", schemaOutdatedMessage(status));
       }
       return envelope(request, { status: "ready" });
     },

@@ -18,7 +18,7 @@ import {
   scanJson,
   type JsonValueProblem,
 } from "../domain/input/json-documents.js";
-import { ApiError } from "./errors.js";
+import { ServiceError } from "../services/errors.js";
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
@@ -29,8 +29,8 @@ const PROBLEM_TEXT: Readonly<Record<JsonValueProblem["problem"], string>> = {
   prototype_key: "holds a __proto__ or constructor.prototype key",
 };
 
-function invalid(message: string, path = "/body"): ApiError {
-  return new ApiError("INVALID_REQUEST", message, {
+function invalid(message: string, path = "/body"): ServiceError {
+  return new ServiceError("INVALID_REQUEST", message, {
     details: [{ path, code: "invalid_value" }],
   });
 }
@@ -40,7 +40,7 @@ function shown(token: string): string {
   return token.length <= 40 ? token : `${token.slice(0, 39)}…`;
 }
 
-/** Parses a JSON body under the rules of the module comment; throws `ApiError` (400). */
+/** Parses a JSON body under the rules of the module comment; throws `ServiceError` (400). */
 export function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0) {
     throw invalid("The request body is empty: send a JSON document, or no Content-Type.");

@@ -4,7 +4,7 @@
  * this module remembers every route's path pattern as it is registered and tells them apart.
  */
 import type { FastifyInstance } from "fastify";
-import { ApiError } from "./errors.js";
+import { ServiceError } from "../services/errors.js";
 import { sendError } from "./error-handler.js";
 
 interface KnownRoute {
@@ -37,13 +37,17 @@ export function registerNotFound(app: FastifyInstance): void {
     // A served method that still landed here was refused by the router itself (a parameter
     // longer than the router accepts): no such resource.
     if (allowed.size === 0 || allowed.has(request.method)) {
-      return sendError(request, reply, new ApiError("NOT_FOUND", "No route matches this path."));
+      return sendError(
+        request,
+        reply,
+        new ServiceError("NOT_FOUND", "No route matches this path."),
+      );
     }
     void reply.header("allow", [...allowed].sort().join(", "));
     return sendError(
       request,
       reply,
-      new ApiError(
+      new ServiceError(
         "METHOD_NOT_ALLOWED",
         `${request.method} is not allowed here; use ${[...allowed].sort().join(", ")}.`,
       ),

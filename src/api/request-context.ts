@@ -22,7 +22,7 @@ import { authenticateApiKey } from "../iam/api-keys.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
 import type { Caller } from "./authorization.js";
-import { ApiError } from "./errors.js";
+import { ServiceError } from "../services/errors.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -53,7 +53,7 @@ export function registerRequestContext(app: FastifyInstance): void {
 
 /** The authenticated caller; only absent on a route that is wrongly marked public. */
 export function callerOf(request: FastifyRequest): Caller {
-  if (request.caller === null) throw new ApiError("UNAUTHENTICATED");
+  if (request.caller === null) throw new ServiceError("UNAUTHENTICATED");
   return request.caller;
 }
 
@@ -82,14 +82,14 @@ export function registerAuthentication(app: FastifyInstance, db: Db, policy?: Po
   app.addHook("onRequest", async (request) => {
     if (request.is404 || request.routeOptions.config.public === true) return;
     const token = bearerToken(request.headers.authorization);
-    if (token === undefined) throw new ApiError("UNAUTHENTICATED");
+    if (token === undefined) throw new ServiceError("UNAUTHENTICATED");
     let result;
     try {
       result = await (policy === undefined
         ? authenticateApiKey(db, token)
         : policy.authenticate(token));
     } catch (err) {
-      throw new ApiError(
+      throw new ServiceError(
         "DEPENDENCY_UNAVAILABLE",
         "The API key could not be checked; retry later.",
         { cause: err },
@@ -97,7 +97,7 @@ export function registerAuthentication(app: FastifyInstance, db: Db, policy?: Po
     }
     if (result.outcome === "rejected") {
       request.log.info({ reason: result.reason }, "api key rejected");
-      throw new ApiError("UNAUTHENTICATED");
+      throw new ServiceError("UNAUTHENTICATED");
     }
     request.caller = { principalId: result.principal.id, requestId: request.id, policy };
   });

@@ -8,63 +8,17 @@
  * Each failure is reported as `{ keyword: DetailCode, instancePath }`, at most
  * {@link MAX_DETAILS} of them, which the error handler turns into the envelope's `details`.
  *
- * "Plain text", the format of names and descriptions, is well-formed Unicode (no lone
- * surrogates, which PostgreSQL cannot store) without control characters (C0, DEL, C1, and the
- * line/paragraph separators some locales class as control): a value accepted here is one the
- * database's `!~ '[[:cntrl:]]'` CHECKs accept too, and it prints on one line.
+ * The string formats (plain text, display names, date-time) are the contract's
+ * (`contract/formats.ts`).
  */
 import type { FastifySchemaCompiler } from "fastify";
-import { FormatRegistry, type TSchema } from "@sinclair/typebox";
+import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { checkDisplayName, displayNameMessage } from "../domain/input/display-names.js";
-import type { DetailCode } from "./errors.js";
-
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** The TypeBox/OpenAPI `format` name for plain text. */
-export const PLAIN_TEXT_FORMAT = "plain-text";
-
-/**
- * The format of display names (the `name` of Namespaces, principals, roles, Secrets,
- * ServiceAccounts and Agents): plain text under the policy of `domain/input/display-names.ts`.
- */
-export const DISPLAY_NAME_FORMAT = "display-name";
-
-/** True when `value` is a display name under the policy. */
-export function isDisplayName(value: string): boolean {
-  return checkDisplayName(value).ok;
-}
-
-/** True when `value` is plain text (see the module comment). */
-export function isPlainText(value: string): boolean {
-  return !LONE_SURROGATE.test(value) && !CONTROL.test(value);
-}
-
-/** Length in code points, as PostgreSQL's `char_length` counts. */
-export function codePointLength(value: string): number {
-  return Array.from(value).length;
-}
-
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-
-/**
- * Registers the string formats the API's schemas use with TypeBox (a process-wide registry;
- * registering twice is harmless): `plain-text` and `date-time` (RFC 3339, a real instant).
- */
-export function registerFormats(): void {
-  FormatRegistry.Set(PLAIN_TEXT_FORMAT, isPlainText);
-  FormatRegistry.Set(DISPLAY_NAME_FORMAT, isDisplayName);
-  FormatRegistry.Set(
-    "date-time",
-    (value) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)),
-  );
-}
+import { DISPLAY_NAME_FORMAT, registerFormats } from "../contract/formats.js";
+import type { DetailCode } from "../contract/errors.js";
 
 /** The most details one error lists (the iterator is lazy; the rest are never computed). */
 export const MAX_DETAILS = 20;

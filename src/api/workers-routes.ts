@@ -4,42 +4,18 @@
  * an operator sees why no work moves without reading worker logs. Administrators only; the
  * most recently heard-from workers first.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Db } from "../store/db.js";
-import {
-  listWorkerReports,
-  WORKER_STATES,
-  type WorkerReportRecord,
-} from "../store/worker-reports.js";
+import { listWorkerReports, type WorkerReportRecord } from "../store/worker-reports.js";
+import { WorkerReportSchema, type WorkerReportView } from "../contract/workers.js";
 import { administer } from "./iam/administer.js";
 import { callerOf, envelope } from "./request-context.js";
-import { DataEnvelope, DateTime, errorResponses, literalUnion, Nullable } from "./schemas.js";
+import { DataEnvelope } from "../contract/envelopes.js";
+import { errorResponses } from "./schemas.js";
 
 /** How many workers one answer lists. */
 const MAX_WORKERS = 200;
-
-const RefusalSchema = Type.Object(
-  {
-    check: Type.String({ description: "The startup check that refused." }),
-    code: Type.String({ description: "Its stable code." }),
-    message: Type.String(),
-    at: DateTime,
-  },
-  { additionalProperties: false },
-);
-
-export const WorkerReportSchema = Type.Object(
-  {
-    workerId: Type.String({ description: "`<host>:<pid>` of the worker process." }),
-    state: literalUnion(WORKER_STATES),
-    startedAt: DateTime,
-    lastHeartbeatAt: DateTime,
-    refusal: Nullable(RefusalSchema),
-  },
-  { additionalProperties: false },
-);
-type WorkerReportView = Static<typeof WorkerReportSchema>;
 
 function presentWorker(r: WorkerReportRecord): WorkerReportView {
   return {

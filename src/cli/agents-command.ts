@@ -3,12 +3,19 @@
  * create, deploy (`--wait` until the revision is active, showing why it is not yet), delete
  * (`--wait` until teardown removed every object and claim) and the revision history.
  */
+import type { Static, TSchema } from "@sinclair/typebox";
 import { Option, type Command } from "commander";
-import type { AgentView, RevisionView } from "../api/agents/schemas.js";
+import {
+  AgentSchema,
+  RevisionSchema,
+  type AgentView,
+  type RevisionView,
+} from "../contract/agents.js";
 import {
   apiClientFrom,
   getOrNull,
   listAll,
+  requestAs,
   withApiClientOptions,
   type ApiClient,
 } from "./api-client.js";
@@ -58,8 +65,13 @@ function revisionProgress(r: RevisionView | null): string {
   return `revision ${r.number}: ${r.status}${why}`;
 }
 
-async function found<T>(api: ApiClient, path: string, what: string): Promise<T> {
-  const value = await getOrNull<T>(api, path);
+async function found<S extends TSchema>(
+  api: ApiClient,
+  schema: S,
+  path: string,
+  what: string,
+): Promise<Static<S>> {
+  const value = await getOrNull(api, schema, path);
   if (value === null) throw new Error(`${what} not found (or deleted)`);
   return value;
 }
@@ -78,7 +90,7 @@ export function registerAgentsCommands(program: Command): void {
       print(
         render(
           flags.output,
-          await listAll<AgentView>(await client(flags), agentsPath(ns)),
+          await listAll(await client(flags), AgentSchema, agentsPath(ns)),
           AGENT_COLUMNS,
         ),
       );
@@ -89,7 +101,7 @@ export function registerAgentsCommands(program: Command): void {
   )
     .addOption(outputOption())
     .action(async (ns: string, id: string, flags: Flags) => {
-      const agent = await found<AgentView>(await client(flags), agentPath(ns, id), `Agent ${id}`);
+      const agent = await found(await client(flags), AgentSchema, agentPath(ns, id), `Agent ${id}`);
       print(render(flags.output, agent, AGENT_COLUMNS));
     });
 
@@ -116,10 +128,14 @@ export function registerAgentsCommands(program: Command): void {
           executionMode: flags.mode,
           ...(flags.serviceAccount === undefined ? {} : { serviceAccountId: flags.serviceAccount }),
         };
-        const created = await (
-          await client(flags)
-        ).request<AgentView>("POST", agentsPath(ns), body);
-        print(render(flags.output, created.data, AGENT_COLUMNS));
+        const created = await requestAs(
+          await client(flags),
+          AgentSchema,
+          "POST",
+          agentsPath(ns),
+          body,
+        );
+        print(render(flags.output, created, AGENT_COLUMNS));
       },
     );
 
@@ -134,13 +150,13 @@ export function registerAgentsCommands(program: Command): void {
     .addOption(outputOption())
     .action(async (ns: string, id: string, flags: Flags) => {
       const api = await client(flags);
-      let revision = (await api.request<RevisionView>("POST", `${agentPath(ns, id)}/deploy`)).data;
+      let revision = await requestAs(api, RevisionSchema, "POST", `${agentPath(ns, id)}/deploy`);
       if (flags.wait === true) {
         const path = `${agentPath(ns, id)}/revisions/${encodeURIComponent(revision.id)}`;
         revision =
           (await waitFor({
             what: `revision ${revision.number} of ${id} to become active`,
-            poll: () => getOrNull<RevisionView>(api, path),
+            poll: () => getOrNull(api, RevisionSchema, path),
             judge: revisionVerdict,
             progress: revisionProgress,
             timeoutMs: parseDuration(flags.timeout),
@@ -162,7 +178,7 @@ export function registerAgentsCommands(program: Command): void {
     if (flags.wait !== true) return;
     await waitFor({
       what: `${id} to be torn down`,
-      poll: () => getOrNull<AgentView>(api, agentPath(ns, id)),
+      poll: () => getOrNull(api, AgentSchema, agentPath(ns, id)),
       judge: (a) => (a === null ? { kind: "done" } : { kind: "waiting" }),
       progress: (a) =>
         a === null
@@ -180,8 +196,9 @@ export function registerAgentsCommands(program: Command): void {
   )
     .addOption(outputOption())
     .action(async (ns: string, id: string, flags: Flags) => {
-      const list = await listAll<RevisionView>(
+      const list = await listAll(
         await client(flags),
+        RevisionSchema,
         `${agentPath(ns, id)}/revisions`,
       );
       print(render(flags.output, list, REVISION_COLUMNS));

@@ -2,10 +2,15 @@
  * The CLI's client for the OCC HTTP API. The server and key come from flags or the
  * environment `occ dev up` writes to `dev.env` (`OCC_API_URL`, `OCC_API_KEY`); a missing one
  * is named together with the fix. Every error envelope becomes an {@link ApiRequestError}
- * carrying the API's stable code, so a caller can branch on the code, never on text.
+ * carrying the API's stable code, so a caller can branch on the code, never on text. Every
+ * answer is parsed with the contract's schemas (`src/contract`), the same ones the server
+ * declares; an answer that does not match is an error, never a cast.
  */
 import { readFile } from "node:fs/promises";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import type { Command } from "commander";
+import { registerFormats } from "../contract/formats.js";
 
 export interface ApiClientOptions {
   server?: string;
@@ -33,8 +38,8 @@ export class ApiRequestError extends Error {
 
 export interface ApiClient {
   readonly server: string;
-  /** Sends one request and returns the envelope's `data` and `meta`. */
-  request<T>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
+  /** Sends one request and returns the envelope's `data`, unparsed, and `meta`. */
+  request(method: string, path: string, body?: unknown): Promise<ApiResponse<unknown>>;
 }
 
 export interface ApiResponse<T> {
@@ -43,10 +48,30 @@ export interface ApiResponse<T> {
   readonly nextCursor: string | null;
 }
 
-interface Envelope {
-  data?: unknown;
-  meta?: { nextCursor?: string | null };
-  error?: { code?: string; message?: string };
+/** What the client reads of a success envelope: `data` (parsed later) and the paging cursor. */
+const SuccessEnvelopeSchema = Type.Object({
+  data: Type.Optional(Type.Unknown()),
+  meta: Type.Optional(
+    Type.Object({ nextCursor: Type.Optional(Type.Union([Type.String(), Type.Null()])) }),
+  ),
+});
+
+/**
+ * What the client reads of an error envelope: the code and message. Looser than the server's
+ * `ErrorEnvelopeSchema` on purpose: a code this CLI does not know yet is still shown as sent.
+ */
+const ErrorBodySchema = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+
+/** `value` checked against `schema`; throws naming the request when it does not match. */
+export function parseAs<S extends TSchema>(schema: S, value: unknown, what: string): Static<S> {
+  registerFormats();
+  if (Value.Check(schema, value)) return value;
+  const first = Value.Errors(schema, value).First();
+  const where =
+    first === undefined ? "" : ` at ${first.path === "" ? "/" : first.path}: ${first.message}`;
+  throw new Error(`${what}: the API's answer does not match its contract${where}`);
 }
 
 async function apiKeyOf(opts: ApiClientOptions, env: NodeJS.ProcessEnv): Promise<string> {
@@ -80,7 +105,7 @@ export async function apiClientFrom(
   const key = await apiKeyOf(opts, env);
   return {
     server,
-    async request<T>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
+    async request(method: string, path: string, body?: unknown): Promise<ApiResponse<unknown>> {
       let res: Response;
       try {
         res = await fetch(`${server}${path}`, {
@@ -97,48 +122,72 @@ export async function apiClientFrom(
         );
       }
       const text = await res.text();
-      let envelope: Envelope = {};
+      let json: unknown = {};
       if (text !== "") {
         try {
-          envelope = JSON.parse(text) as Envelope;
+          json = JSON.parse(text);
         } catch {
           throw new Error(`${method} ${path}: HTTP ${res.status} with a body that is not JSON`);
         }
       }
       if (!res.ok) {
+        const error = Value.Check(ErrorBodySchema, json) ? json.error : undefined;
         throw new ApiRequestError(
           res.status,
-          envelope.error?.code ?? `HTTP_${res.status}`,
-          envelope.error?.message ?? res.statusText,
+          error?.code ?? `HTTP_${res.status}`,
+          error?.message ?? res.statusText,
         );
       }
+      const envelope = parseAs(SuccessEnvelopeSchema, json, `${method} ${path}`);
       return {
         status: res.status,
-        data: envelope.data as T,
+        data: envelope.data,
         nextCursor: envelope.meta?.nextCursor ?? null,
       };
     },
   };
 }
 
-/** GET `path`; `null` when the API answers 404 (absent, deleted, or not visible). */
-export async function getOrNull<T>(client: ApiClient, path: string): Promise<T | null> {
+/** Sends one request and parses the answer's `data` with `schema`. */
+export async function requestAs<S extends TSchema>(
+  client: ApiClient,
+  schema: S,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Static<S>> {
+  const res = await client.request(method, path, body);
+  return parseAs(schema, res.data, `${method} ${path}`);
+}
+
+/** GET `path`, parsed with `schema`; `null` when the API answers 404 (absent, deleted, or not visible). */
+export async function getOrNull<S extends TSchema>(
+  client: ApiClient,
+  schema: S,
+  path: string,
+): Promise<Static<S> | null> {
   try {
-    return (await client.request<T>("GET", path)).data;
+    return await requestAs(client, schema, "GET", path);
   } catch (err) {
     if (err instanceof ApiRequestError && err.status === 404) return null;
     throw err;
   }
 }
 
-/** Every item of a paged collection at `path`, following `nextCursor`. */
-export async function listAll<T>(client: ApiClient, path: string): Promise<T[]> {
-  const items: T[] = [];
+/** Every item of a paged collection at `path`, each parsed with `item`, following `nextCursor`. */
+export async function listAll<S extends TSchema>(
+  client: ApiClient,
+  item: S,
+  path: string,
+): Promise<Static<S>[]> {
+  const items: Static<S>[] = [];
+  const pageSchema = Type.Array(item);
   let cursor: string | null = null;
   do {
     const query: string = cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`;
-    const page = await client.request<T[]>("GET", `${path}?limit=100${query}`);
-    items.push(...page.data);
+    const pagePath = `${path}?limit=100${query}`;
+    const page = await client.request("GET", pagePath);
+    items.push(...parseAs(pageSchema, page.data, `GET ${pagePath}`));
     cursor = page.nextCursor;
   } while (cursor !== null);
   return items;

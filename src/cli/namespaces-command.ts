@@ -8,7 +8,7 @@
  */
 import { Option, type Command } from "commander";
 import { stringify } from "yaml";
-import type { NamespaceView } from "../api/namespaces/schemas.js";
+import { NamespaceSchema, type NamespaceView } from "../contract/namespaces.js";
 import {
   openshellTenantRoleBinding,
   tenantRoleBinding,
@@ -18,6 +18,7 @@ import {
   apiClientFrom,
   getOrNull,
   listAll,
+  requestAs,
   withApiClientOptions,
   type ApiClient,
 } from "./api-client.js";
@@ -80,7 +81,7 @@ export function readyVerdict(n: NamespaceView | null): WaitVerdict {
 }
 
 const getNamespace = (client: ApiClient, id: string) =>
-  getOrNull<NamespaceView>(client, `/namespaces/${encodeURIComponent(id)}`);
+  getOrNull(client, NamespaceSchema, `/namespaces/${encodeURIComponent(id)}`);
 
 function untilReady(api: ApiClient, id: string, timeout: string): Promise<NamespaceView | null> {
   return waitFor({
@@ -155,7 +156,7 @@ export function registerNamespacesCommands(program: Command): void {
       print(
         render(
           flags.output,
-          await listAll<NamespaceView>(await client(flags), "/namespaces"),
+          await listAll(await client(flags), NamespaceSchema, "/namespaces"),
           COLUMNS,
         ),
       );
@@ -186,7 +187,7 @@ export function registerNamespacesCommands(program: Command): void {
           ? { existingNamespace: flags.existingNamespace }
           : {}),
       };
-      let n = (await api.request<NamespaceView>("POST", "/namespaces", body)).data;
+      let n = await requestAs(api, NamespaceSchema, "POST", "/namespaces", body);
       if (flags.wait === true) n = (await untilReady(api, n.id, flags.timeout)) ?? n;
       print(render(flags.output, n, COLUMNS));
     });
@@ -226,7 +227,7 @@ export function registerNamespacesCommands(program: Command): void {
     .action(async (id: string, flags: WaitFlags) => {
       const api = await client(flags);
       const path = `/namespaces/${encodeURIComponent(id)}/retry`;
-      let n = (await api.request<NamespaceView>("POST", path)).data;
+      let n = await requestAs(api, NamespaceSchema, "POST", path);
       say(`${id}: retry accepted`);
       if (flags.wait === true) n = (await untilReady(api, id, flags.timeout)) ?? n;
       print(render(flags.output, n, DETAIL_COLUMNS));

@@ -3,28 +3,17 @@
  * worker last reported — its heartbeat, and the startup check that refused with its code and
  * message. Exit code 1 when the API is not ready or the most recent worker report is a refusal.
  */
+import { Type } from "@sinclair/typebox";
 import type { Command } from "commander";
+import { WorkerReportSchema, type WorkerReportView } from "../contract/workers.js";
 import {
   apiClientFrom,
   ApiRequestError,
+  requestAs,
   withApiClientOptions,
   type ApiClientOptions,
 } from "./api-client.js";
 import { outputOption, print, render, type Column, type OutputFormat } from "./output.js";
-
-/** One worker as `GET /workers` answers it. */
-export interface WorkerView {
-  readonly workerId: string;
-  readonly state: "running" | "refused" | "stopped";
-  readonly startedAt: string;
-  readonly lastHeartbeatAt: string;
-  readonly refusal: {
-    readonly check: string;
-    readonly code: string;
-    readonly message: string;
-    readonly at: string;
-  } | null;
-}
 
 function ageOf(iso: string, now: number): string {
   const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
@@ -33,7 +22,7 @@ function ageOf(iso: string, now: number): string {
   return `${Math.round(seconds / 3600)}h ago`;
 }
 
-function columns(now: number): Column<WorkerView>[] {
+function columns(now: number): Column<WorkerReportView>[] {
   return [
     { header: "worker", cell: (w) => w.workerId },
     { header: "state", cell: (w) => w.state },
@@ -74,9 +63,9 @@ export function registerStatusCommand(program: Command): void {
     .action(async (flags: ApiClientOptions & { output: OutputFormat }) => {
       const api = await apiClientFrom(flags);
       const ready = await readiness(api.server);
-      let workers: WorkerView[];
+      let workers: WorkerReportView[];
       try {
-        workers = (await api.request<WorkerView[]>("GET", "/workers")).data;
+        workers = await requestAs(api, Type.Array(WorkerReportSchema), "GET", "/workers");
       } catch (err) {
         if (!(err instanceof ApiRequestError)) throw err;
         throw new Error(`api ${ready.text}; GET /workers: ${err.message}`);

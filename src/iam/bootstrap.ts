@@ -16,7 +16,7 @@ import type { NamespaceId } from "../domain/placement/ids.js";
 import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
 import type { NamespaceServiceDeps } from "../api/namespaces/deps.js";
 import { createNamespace } from "../api/namespaces/create.js";
-import { isApiError } from "../api/errors.js";
+import { isServiceError } from "../services/errors.js";
 import { appendAuditEvent } from "../store/audit-events.js";
 import { branded, defineTable, timestamp, type JsonObject, type RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
@@ -136,7 +136,7 @@ async function ensureDefaultNamespace(
     return { id: created.id, state: "created" };
   } catch (err) {
     // Another bootstrap created it between the read and the insert.
-    const raced = isApiError(err) && err.code === "RESOURCE_CONFLICT";
+    const raced = isServiceError(err) && err.code === "RESOURCE_CONFLICT";
     const found = raced ? await findNamespaceByName(deps.db, DEFAULT_NAMESPACE_NAME) : undefined;
     if (found === undefined) throw err;
     return found;

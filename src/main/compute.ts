@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ComputeSelection } from "../api/compute-selection.js";
+import type { ComputeSelection } from "../services/compute-selection.js";
 import type { InstallationConfig } from "../config/installation-config.js";
 import type { ComputeDriver } from "../drivers/compute.js";
 import {

@@ -10,7 +10,7 @@ import {
 } from "../../store/agent-revisions.js";
 import type { Page, PageOptions } from "../../store/paging.js";
 import type { Caller } from "../authorization.js";
-import { ApiError } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
 import type { TenantServiceDeps } from "../tenant/access.js";
 import { resourceAccess } from "../tenant/resource-access.js";
 import { foundAgent } from "./service.js";
@@ -40,7 +40,7 @@ export function readRevision(
   return access.read(deps, caller, namespaceId, revisionId, async () => {
     await foundAgent(deps.db, namespaceId, agentId);
     const found = await getAgentRevision(deps.db, agentId, revisionId);
-    if (found === undefined) throw new ApiError("NOT_FOUND", "No such AgentRevision.");
+    if (found === undefined) throw new ServiceError("NOT_FOUND", "No such AgentRevision.");
     return found;
   });
 }

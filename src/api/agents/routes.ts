@@ -6,15 +6,9 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { isAgentId, isRevisionId } from "../../domain/workloads/ids.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
-import {
-  DataEnvelope,
-  decodeCursor,
-  encodeCursor,
-  errorResponses,
-  PageEnvelope,
-  pageLimit,
-  PageQuerySchema,
-} from "../schemas.js";
+import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
+import { decodeCursor, encodeCursor, pageLimit } from "../../services/cursor.js";
+import { errorResponses } from "../schemas.js";
 import type { PageCursor } from "../../store/paging.js";
 import { namespaceIdOf, NamespaceScopedParamsSchema } from "../tenant/params.js";
 import { listRevisions, readRevision } from "./revisions.js";
@@ -22,11 +16,10 @@ import {
   AgentParamsSchema,
   AgentSchema,
   CreateAgentBodySchema,
-  presentAgent,
-  presentRevision,
   RevisionParamsSchema,
   RevisionSchema,
-} from "./schemas.js";
+} from "../../contract/agents.js";
+import { presentAgent, presentRevision } from "./present.js";
 import {
   createAgent,
   deleteAgent,

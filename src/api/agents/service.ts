@@ -36,8 +36,8 @@ import type { Queryable } from "../../store/db.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import { getServiceAccount } from "../../store/service-accounts.js";
 import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
-import type { ComputeSelection } from "../compute-selection.js";
-import { ApiError } from "../errors.js";
+import type { ComputeSelection } from "../../services/compute-selection.js";
+import { ServiceError } from "../../services/errors.js";
 import {
   compensatedTransaction,
   driversOf,
@@ -47,7 +47,7 @@ import {
   type TenantServiceDeps,
 } from "../tenant/access.js";
 import { resourceAccess } from "../tenant/resource-access.js";
-import type { CreateAgentBody } from "./schemas.js";
+import type { CreateAgentBody } from "../../contract/agents.js";
 
 /** What the Agent services need beyond the tenant resources' dependencies. */
 export interface AgentServiceDeps extends TenantServiceDeps {
@@ -68,12 +68,12 @@ export async function foundAgent(
   forUpdate = false,
 ): Promise<AgentRecord> {
   const row = await getAgent(q, namespaceId, id, { forUpdate });
-  if (row === undefined) throw new ApiError("NOT_FOUND", "No such Agent.");
+  if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Agent.");
   return row;
 }
 
 const invalid = (path: string, message: string) =>
-  new ApiError("INVALID_REQUEST", message, { details: [{ path, code: "invalid_value" }] });
+  new ServiceError("INVALID_REQUEST", message, { details: [{ path, code: "invalid_value" }] });
 
 export function createAgent(
   deps: AgentServiceDeps,
@@ -109,7 +109,7 @@ export function createAgent(
         serviceAccountId: sa ?? null,
       });
       if (inserted.outcome === "name_in_use") {
-        throw new ApiError(
+        throw new ServiceError(
           "RESOURCE_CONFLICT",
           "An Agent with this name already exists in the Namespace.",
         );
@@ -159,15 +159,18 @@ export function deployAgent(
       const agent = await foundAgent(tx, namespaceId, id, true);
       requireWritable(ns);
       if (agent.status === "deleting") {
-        throw new ApiError("RESOURCE_CONFLICT", "The Agent is being deleted; it takes no deploys.");
+        throw new ServiceError(
+          "RESOURCE_CONFLICT",
+          "The Agent is being deleted; it takes no deploys.",
+        );
       }
       const configuration = await getConfiguration(tx, namespaceId, agent.configurationId);
       if (configuration === undefined) {
-        throw new ApiError("RESOURCE_CONFLICT", "The Agent's Configuration no longer exists.");
+        throw new ServiceError("RESOURCE_CONFLICT", "The Agent's Configuration no longer exists.");
       }
       const sa = agent.serviceAccountId;
       if (sa !== null && (await getServiceAccount(tx, namespaceId, sa)) === undefined) {
-        throw new ApiError("RESOURCE_CONFLICT", "The Agent's ServiceAccount no longer exists.");
+        throw new ServiceError("RESOURCE_CONFLICT", "The Agent's ServiceAccount no longer exists.");
       }
       const driver = driversOf(deps).configurations;
       const bound = await driver.resolve(tenantPlacementOf(ns));

@@ -16,9 +16,9 @@ import {
   ConfigurationParamsSchema,
   ConfigurationSchema,
   CreateConfigurationBodySchema,
-  presentConfiguration,
   UpdateConfigurationBodySchema,
-} from "./schemas.js";
+} from "../../contract/configurations.js";
+import { presentConfiguration } from "./present.js";
 import {
   createConfiguration,
   deleteConfiguration,

@@ -22,7 +22,7 @@ import {
 } from "../../store/configurations.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
-import { ApiError } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
 import {
   compensatedTransaction,
   driverStep,
@@ -33,7 +33,10 @@ import {
   type TenantServiceDeps,
 } from "../tenant/access.js";
 import { resourceAccess } from "../tenant/resource-access.js";
-import type { CreateConfigurationBody, UpdateConfigurationBody } from "./schemas.js";
+import type {
+  CreateConfigurationBody,
+  UpdateConfigurationBody,
+} from "../../contract/configurations.js";
 
 /** A Configuration with its document. */
 export interface ConfigurationWithDocument {
@@ -63,7 +66,7 @@ function documentOf(values: Record<string, unknown>): string {
   const serialized = serializeDocument(values);
   if (serialized.ok) return serialized.value;
   const { limit, actual } = serialized.error;
-  throw new ApiError(
+  throw new ServiceError(
     "INVALID_REQUEST",
     `values exceeds the Configuration limit of ${LIMIT_TEXT[limit]} (it has ${actual}).`,
     { details: [{ path: "/body/values", code: "too_long" }] },
@@ -77,7 +80,7 @@ async function found(
   forUpdate = false,
 ) {
   const row = await getConfiguration(q, ns, id, { forUpdate });
-  if (row === undefined) throw new ApiError("NOT_FOUND", "No such Configuration.");
+  if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Configuration.");
   return row;
 }
 

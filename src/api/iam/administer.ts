@@ -14,7 +14,7 @@ import {
   type Caller,
   type Grant,
 } from "../authorization.js";
-import { encodeCursor } from "../schemas.js";
+import { encodeCursor } from "../../services/cursor.js";
 import type { PageCursor } from "../../store/paging.js";
 
 const ADMINISTER = { permission: { action: "administer", kind: "installation" } } as const;
@@ -41,7 +41,7 @@ export interface Mutation<T> {
 
 /**
  * An administered mutation: `change` runs in a transaction, and its audit event is appended
- * in the same transaction before it commits. `change` throws `ApiError` to refuse (rolling
+ * in the same transaction before it commits. `change` throws `ServiceError` to refuse (rolling
  * back), so a refused request leaves neither a change nor an event.
  */
 export function mutate<T>(

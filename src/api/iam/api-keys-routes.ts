@@ -7,8 +7,9 @@ import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRecord } from "../..
 import { asIamId } from "../../iam/ids.js";
 import { getPrincipal } from "../../iam/principals.js";
 import type { Db } from "../../store/db.js";
-import { ApiError } from "../errors.js";
-import { DataEnvelope, errorResponses } from "../schemas.js";
+import { ServiceError } from "../../services/errors.js";
+import { DataEnvelope } from "../../contract/envelopes.js";
+import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
 import { mutate } from "./administer.js";
 import { presentApiKey } from "./present.js";
@@ -26,7 +27,7 @@ import {
   IdParams,
   IssuedApiKeySchema,
   PrincipalIdSchema,
-} from "./schemas.js";
+} from "../../contract/iam.js";
 
 const apiKey: IamResource<"apiKey", ApiKeyRecord, typeof ApiKeySchema> = {
   idKind: "apiKey",
@@ -58,7 +59,7 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
       const expiresAt =
         request.body.expiresAt === undefined ? null : new Date(request.body.expiresAt);
       if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
-        throw new ApiError("INVALID_REQUEST", "expiresAt must lie in the future.", {
+        throw new ServiceError("INVALID_REQUEST", "expiresAt must lie in the future.", {
           details: [{ path: "/body/expiresAt", code: "out_of_range" }],
         });
       }
@@ -68,7 +69,7 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
         { action: "api_keys.create", resourceKind: apiKey.resourceKind },
         async (tx) => {
           if ((await getPrincipal(tx, principalId, { forUpdate: true })) === undefined) {
-            throw new ApiError("NOT_FOUND", "No such principal.");
+            throw new ServiceError("NOT_FOUND", "No such principal.");
           }
           const key = await issueApiKey(tx, {
             principalId,
@@ -105,7 +106,7 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     statuses: [403, 404],
     remove: async (tx, id) => {
       const result = await revokeApiKey(tx, id);
-      if (result.outcome === "not_found") throw new ApiError("NOT_FOUND", "No such API key.");
+      if (result.outcome === "not_found") throw new ServiceError("NOT_FOUND", "No such API key.");
       return {
         result: result.key,
         resourceId: id,

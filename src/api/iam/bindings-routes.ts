@@ -12,8 +12,9 @@ import {
 } from "../../iam/bindings.js";
 import { asIamId } from "../../iam/ids.js";
 import type { Db } from "../../store/db.js";
-import { ApiError } from "../errors.js";
-import { DataEnvelope, errorResponses } from "../schemas.js";
+import { ServiceError } from "../../services/errors.js";
+import { DataEnvelope } from "../../contract/envelopes.js";
+import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
 import { mutate } from "./administer.js";
 import { presentBinding } from "./present.js";
@@ -30,7 +31,7 @@ import {
   BindingQuerySchema,
   BindingSchema,
   CreateBindingBodySchema,
-} from "./schemas.js";
+} from "../../contract/iam.js";
 
 const binding: IamResource<"binding", BindingRecord, typeof BindingSchema> = {
   idKind: "binding",
@@ -85,10 +86,10 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
         async (tx) => {
           const result = await createBinding(tx, input);
           if (result.outcome === "missing") {
-            throw new ApiError("NOT_FOUND", `No such ${result.what}.`);
+            throw new ServiceError("NOT_FOUND", `No such ${result.what}.`);
           }
           if (result.outcome === "duplicate") {
-            throw new ApiError("RESOURCE_CONFLICT", "This binding already exists.");
+            throw new ServiceError("RESOURCE_CONFLICT", "This binding already exists.");
           }
           const b = result.binding;
           return {
@@ -125,7 +126,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
     statuses: [403, 404],
     remove: async (tx, id) => {
       const gone = await deleteBinding(tx, id);
-      if (gone === undefined) throw new ApiError("NOT_FOUND", "No such binding.");
+      if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such binding.");
       return { result: gone, resourceId: id };
     },
   });

@@ -10,7 +10,7 @@ import type {
   PrincipalView,
   RestrictionView,
   RoleView,
-} from "./schemas.js";
+} from "../../contract/iam.js";
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 

@@ -8,8 +8,9 @@ import {
   type PrincipalRecord,
 } from "../../iam/principals.js";
 import type { Db } from "../../store/db.js";
-import { ApiError } from "../errors.js";
-import { DataEnvelope, errorResponses } from "../schemas.js";
+import { ServiceError } from "../../services/errors.js";
+import { DataEnvelope } from "../../contract/envelopes.js";
+import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
 import { mutate } from "./administer.js";
 import { presentPrincipal } from "./present.js";
@@ -21,7 +22,11 @@ import {
   tags,
   type IamResource,
 } from "./resource-routes.js";
-import { CreatePrincipalBodySchema, PrincipalIdSchema, PrincipalSchema } from "./schemas.js";
+import {
+  CreatePrincipalBodySchema,
+  PrincipalIdSchema,
+  PrincipalSchema,
+} from "../../contract/iam.js";
 
 const principal: IamResource<"principal", PrincipalRecord, typeof PrincipalSchema> = {
   idKind: "principal",
@@ -55,7 +60,10 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
         async (tx) => {
           const result = await createPrincipal(tx, request.body);
           if (result.outcome === "name_in_use") {
-            throw new ApiError("RESOURCE_CONFLICT", "A principal with this name already exists.");
+            throw new ServiceError(
+              "RESOURCE_CONFLICT",
+              "A principal with this name already exists.",
+            );
           }
           return {
             result: result.principal,
@@ -90,13 +98,13 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
     statuses: [403, 404, 409],
     remove: async (tx, id, caller) => {
       if (id === caller.principalId) {
-        throw new ApiError(
+        throw new ServiceError(
           "RESOURCE_CONFLICT",
           "A principal cannot delete itself; ask another administrator.",
         );
       }
       const gone = await deletePrincipal(tx, id);
-      if (gone === undefined) throw new ApiError("NOT_FOUND", "No such principal.");
+      if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such principal.");
       return { result: gone, resourceId: id };
     },
   });

@@ -10,19 +10,19 @@ import { asIamId, isIamId, type IamId, type IamRecordKind } from "../../iam/ids.
 import type { Page, PageOptions } from "../../store/paging.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
-import { ApiError, type ErrorStatus } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
+import type { ErrorStatus } from "../errors.js";
+import { decodeCursor, pageLimit } from "../../services/cursor.js";
 import {
-  decodeCursor,
-  pageLimit,
   DataEnvelope,
-  errorResponses,
   PageEnvelope,
   PageQuerySchema,
   type PageQuery,
-} from "../schemas.js";
+} from "../../contract/envelopes.js";
+import { errorResponses } from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { administer, mutate, nextCursor, type Mutation } from "./administer.js";
-import { IdParams } from "./schemas.js";
+import { IdParams } from "../../contract/iam.js";
 
 /** The Fastify instance an IAM routes plugin registers on. */
 export type IamApp = Parameters<FastifyPluginCallbackTypebox<{ readonly db: Db }>>[0];
@@ -84,7 +84,7 @@ export function getOneRoute<K extends IamRecordKind, R, V extends TSchema>(
         { action: route.action, resourceKind: resource.resourceKind, resourceId: id },
         () => route.get(db, id),
       );
-      if (found === undefined) throw new ApiError("NOT_FOUND", route.notFound);
+      if (found === undefined) throw new ServiceError("NOT_FOUND", route.notFound);
       return envelope(request, resource.present(found));
     },
   );
@@ -161,7 +161,7 @@ export function listPageRoute<
 
 /**
  * `DELETE …/:id` as an administered mutation: `remove` runs in its transaction and reports
- * what it removed (or throws `ApiError`: 404, or a refusal listed in `statuses`).
+ * what it removed (or throws `ServiceError`: 404, or a refusal listed in `statuses`).
  */
 export function deleteOneRoute<K extends IamRecordKind, R, V extends TSchema>(
   app: IamApp,

@@ -9,8 +9,9 @@ import {
   type RestrictionRecord,
 } from "../../iam/restrictions.js";
 import type { Db } from "../../store/db.js";
-import { ApiError } from "../errors.js";
-import { DataEnvelope, errorResponses } from "../schemas.js";
+import { ServiceError } from "../../services/errors.js";
+import { DataEnvelope } from "../../contract/envelopes.js";
+import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
 import { mutate } from "./administer.js";
 import { presentRestriction } from "./present.js";
@@ -21,7 +22,11 @@ import {
   tags,
   type IamResource,
 } from "./resource-routes.js";
-import { CreateRestrictionBodySchema, RestrictionIdSchema, RestrictionSchema } from "./schemas.js";
+import {
+  CreateRestrictionBodySchema,
+  RestrictionIdSchema,
+  RestrictionSchema,
+} from "../../contract/iam.js";
 
 const restriction: IamResource<"restriction", RestrictionRecord, typeof RestrictionSchema> = {
   idKind: "restriction",
@@ -67,13 +72,13 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
         async (tx) => {
           const result = await createRestriction(tx, input);
           if (result.outcome === "unbounded") {
-            throw new ApiError(
+            throw new ServiceError(
               "INVALID_REQUEST",
               "A restriction must name at least one of principalId, namespaceId, action, kind.",
             );
           }
           if (result.outcome === "missing")
-            throw new ApiError("NOT_FOUND", `No such ${result.what}.`);
+            throw new ServiceError("NOT_FOUND", `No such ${result.what}.`);
           const r = result.restriction;
           return {
             result: r,
@@ -105,7 +110,7 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
     statuses: [403, 404],
     remove: async (tx, id) => {
       const gone = await deleteRestriction(tx, id);
-      if (gone === undefined) throw new ApiError("NOT_FOUND", "No such restriction.");
+      if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such restriction.");
       return { result: gone, resourceId: id };
     },
   });

@@ -2,8 +2,9 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { createRole, deleteRole, getRole, listRoles, type RoleRecord } from "../../iam/roles.js";
 import type { Db } from "../../store/db.js";
-import { ApiError } from "../errors.js";
-import { DataEnvelope, errorResponses } from "../schemas.js";
+import { ServiceError } from "../../services/errors.js";
+import { DataEnvelope } from "../../contract/envelopes.js";
+import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
 import { mutate } from "./administer.js";
 import { presentRole } from "./present.js";
@@ -15,7 +16,7 @@ import {
   tags,
   type IamResource,
 } from "./resource-routes.js";
-import { CreateRoleBodySchema, RoleIdSchema, RoleSchema } from "./schemas.js";
+import { CreateRoleBodySchema, RoleIdSchema, RoleSchema } from "../../contract/iam.js";
 
 const role: IamResource<"role", RoleRecord, typeof RoleSchema> = {
   idKind: "role",
@@ -49,7 +50,7 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
         async (tx) => {
           const result = await createRole(tx, request.body);
           if (result.outcome === "name_in_use") {
-            throw new ApiError("RESOURCE_CONFLICT", "A role with this name already exists.");
+            throw new ServiceError("RESOURCE_CONFLICT", "A role with this name already exists.");
           }
           return { result: result.role, resourceId: result.role.id };
         },
@@ -80,9 +81,9 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     statuses: [403, 404, 409],
     remove: async (tx, id) => {
       const result = await deleteRole(tx, id);
-      if (result.outcome === "not_found") throw new ApiError("NOT_FOUND", "No such role.");
+      if (result.outcome === "not_found") throw new ServiceError("NOT_FOUND", "No such role.");
       if (result.outcome === "in_use") {
-        throw new ApiError(
+        throw new ServiceError(
           "RESOURCE_CONFLICT",
           "The role is still bound; delete its bindings first.",
         );

@@ -30,8 +30,11 @@ import {
   type AuditSubject,
   type Caller,
 } from "../authorization.js";
-import { ADOPTION_REQUIRES_KUBERNETES, isBundledKubernetes } from "../compute-selection.js";
-import { ApiError } from "../errors.js";
+import {
+  ADOPTION_REQUIRES_KUBERNETES,
+  isBundledKubernetes,
+} from "../../services/compute-selection.js";
+import { ServiceError } from "../../services/errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 import { validateCreateNamespace, type CreateNamespaceInput } from "./input.js";
 import { refuseUnplaceable } from "./preprovisioned-refusal.js";
@@ -48,7 +51,7 @@ export const CREATE_CONFLICT_MESSAGES: Readonly<Record<NamespaceInsertConflict, 
     "The selected existing namespace is already used by another Namespace",
 };
 
-/** Creates a Namespace as described in the module comment; throws `ApiError` on refusal. */
+/** Creates a Namespace as described in the module comment; throws `ServiceError` on refusal. */
 export async function createNamespace(
   deps: NamespaceServiceDeps,
   caller: Caller,
@@ -63,7 +66,7 @@ export async function createNamespace(
       await requirePermission(deps.db, caller, request, subject);
     }
     if (valid.placement.mode === "external" && !isBundledKubernetes(deps.compute)) {
-      throw new ApiError("RESOURCE_CONFLICT", ADOPTION_REQUIRES_KUBERNETES);
+      throw new ServiceError("RESOURCE_CONFLICT", ADOPTION_REQUIRES_KUBERNETES);
     }
     refuseUnplaceable(deps.preprovisionedNamespaceId, valid);
     return deps.db.transaction(async (tx) => {
@@ -74,7 +77,7 @@ export async function createNamespace(
         placement: valid.placement,
       });
       if (inserted.outcome === "conflict") {
-        throw new ApiError("RESOURCE_CONFLICT", CREATE_CONFLICT_MESSAGES[inserted.conflict]);
+        throw new ServiceError("RESOURCE_CONFLICT", CREATE_CONFLICT_MESSAGES[inserted.conflict]);
       }
       await enqueueWork(deps.queue, tx, {
         kind: "namespace.ensure",

@@ -27,7 +27,7 @@ import {
   type AuditSubject,
   type Caller,
 } from "../authorization.js";
-import { ApiError } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
 import { teardownPermission } from "../../services/namespaces/permissions.js";
 import { notEmptyMessage, remainingContents } from "./contents.js";
 import type { NamespaceServiceDeps } from "./deps.js";
@@ -43,7 +43,7 @@ export interface DeleteNamespaceResult {
   readonly change: DeleteNamespaceChange;
 }
 
-/** Deletes a Namespace as described in the module comment; throws `ApiError` on refusal. */
+/** Deletes a Namespace as described in the module comment; throws `ServiceError` on refusal. */
 export async function deleteNamespace(
   deps: NamespaceServiceDeps,
   caller: Caller,
@@ -59,7 +59,7 @@ export async function deleteNamespace(
     await requirePermission(deps.db, caller, request, subject);
     return deps.db.transaction(async (tx) => {
       const current = await getNamespace(tx, id, { forUpdate: true });
-      if (current === undefined) throw new ApiError("NOT_FOUND", "No such Namespace.");
+      if (current === undefined) throw new ServiceError("NOT_FOUND", "No such Namespace.");
       const grant = await requirePermission(tx, caller, request, subject);
       const audit = (details: JsonObject): Promise<void> =>
         recordMutation(tx, caller, subject, grant, details);
@@ -77,7 +77,7 @@ export async function deleteNamespace(
 
       const remaining = await remainingContents(tx, id, deps.contentChecks);
       if (remaining.length > 0)
-        throw new ApiError("NAMESPACE_NOT_EMPTY", notEmptyMessage(remaining));
+        throw new ServiceError("NAMESPACE_NOT_EMPTY", notEmptyMessage(remaining));
 
       const marked = await markNamespaceDeleting(tx, id);
       if (marked.outcome !== "marked") {

@@ -7,13 +7,11 @@
  */
 import type { Placement } from "../../domain/placement/placement.js";
 import { validateExistingNamespace } from "../../domain/placement/reserved.js";
-import { ApiError, type ErrorDetail } from "../errors.js";
-import type { CreateNamespaceBody } from "./schemas.js";
+import { ServiceError } from "../../services/errors.js";
+import type { ErrorDetail } from "../../contract/errors.js";
+import { MAX_NAMESPACE_NAME_LENGTH, type CreateNamespaceBody } from "../../contract/namespaces.js";
 import { checkDisplayName, displayNameMessage } from "../../domain/input/display-names.js";
-import { codePointLength } from "../validation.js";
-
-/** The longest Namespace name, in characters (code points). */
-export const MAX_NAMESPACE_NAME_LENGTH = 200;
+import { codePointLength } from "../../contract/formats.js";
 
 /** What creating a Namespace takes: the body of `POST /namespaces`, whoever the caller is. */
 export type CreateNamespaceInput = CreateNamespaceBody;
@@ -67,7 +65,7 @@ export function validateCreateNamespace(
     }
   }
   if (details.length > 0) {
-    throw new ApiError("INVALID_REQUEST", messages.join("; "), { details });
+    throw new ServiceError("INVALID_REQUEST", messages.join("; "), { details });
   }
   return { name: input.name, placement };
 }

@@ -7,7 +7,7 @@
  */
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import { currentManagedName } from "../../domain/placement/naming.js";
-import { ApiError } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
 import type { ValidCreateNamespace } from "./input.js";
 
 /** The refusal message: names the bound Namespace and its Kubernetes namespace. */
@@ -24,7 +24,7 @@ export function refuseUnplaceable(
   request: ValidCreateNamespace,
 ): void {
   if (bound === undefined) return;
-  throw new ApiError(
+  throw new ServiceError(
     "NAMESPACE_NOT_PLACEABLE",
     preprovisionedCreateMessage(bound, request.placement.mode === "external"),
   );

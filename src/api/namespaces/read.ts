@@ -15,7 +15,7 @@ import {
 } from "../../store/namespaces.js";
 import { authorizedNamespaceIds } from "../../iam/authorizer.js";
 import { recordingDenials, requirePermission, type Caller } from "../authorization.js";
-import { ApiError } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 
 const READ = { action: "read", kind: "namespace" } as const;
@@ -34,7 +34,7 @@ export async function readNamespace(
       { action: "namespaces.read", resourceKind: "namespace", resourceId: id },
     );
     const found = await getNamespace(deps.db, id);
-    if (found === undefined) throw new ApiError("NOT_FOUND", "No such Namespace.");
+    if (found === undefined) throw new ServiceError("NOT_FOUND", "No such Namespace.");
     return found;
   });
 }
@@ -52,7 +52,7 @@ export async function listReadableNamespaces(
   try {
     ids = await authorizedNamespaceIds(deps.db, caller.principalId, READ);
   } catch (err) {
-    throw new ApiError(
+    throw new ServiceError(
       "DEPENDENCY_UNAVAILABLE",
       "Authorization policy could not be read; the request was denied. Retry later.",
       { cause: err },

@@ -26,12 +26,12 @@ import {
   type AuditSubject,
   type Caller,
 } from "../authorization.js";
-import { ApiError } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 
 const ADMINISTER = { permission: { action: "administer", kind: "installation" } } as const;
 
-/** Retries a Namespace as described in the module comment; throws `ApiError` on refusal. */
+/** Retries a Namespace as described in the module comment; throws `ServiceError` on refusal. */
 export async function retryNamespacePlacement(
   deps: NamespaceServiceDeps,
   caller: Caller,
@@ -46,10 +46,11 @@ export async function retryNamespacePlacement(
     await requirePermission(deps.db, caller, ADMINISTER, subject);
     return deps.db.transaction(async (tx) => {
       const retried = await retryNamespace(tx, id);
-      if (retried.outcome === "not_found") throw new ApiError("NOT_FOUND", "No such Namespace.");
+      if (retried.outcome === "not_found")
+        throw new ServiceError("NOT_FOUND", "No such Namespace.");
       const grant = await requirePermission(tx, caller, ADMINISTER, subject);
       if (retried.outcome === "not_retryable") {
-        throw new ApiError(
+        throw new ServiceError(
           "RESOURCE_CONFLICT",
           `Only a failed or degraded Namespace can be retried; ${id} is ${retried.namespace.status}.`,
         );

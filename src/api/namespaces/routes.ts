@@ -6,15 +6,9 @@
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
-import {
-  encodeCursor,
-  decodeCursor,
-  pageLimit,
-  DataEnvelope,
-  errorResponses,
-  PageEnvelope,
-  PageQuerySchema,
-} from "../schemas.js";
+import { encodeCursor, decodeCursor, pageLimit } from "../../services/cursor.js";
+import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
+import { errorResponses } from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { createNamespace } from "./create.js";
 import { deleteNamespace } from "./delete.js";
@@ -25,8 +19,8 @@ import {
   CreateNamespaceBodySchema,
   NamespaceParamsSchema,
   NamespaceSchema,
-  presentNamespace,
-} from "./schemas.js";
+} from "../../contract/namespaces.js";
+import { presentNamespace } from "./present.js";
 
 const tags = ["namespaces"];
 const security = [{ apiKey: [] }];

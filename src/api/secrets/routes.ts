@@ -17,9 +17,9 @@ import {
   SecretParamsSchema,
   SecretSchema,
   CreateSecretBodySchema,
-  presentSecret,
   UpdateSecretBodySchema,
-} from "./schemas.js";
+} from "../../contract/secrets.js";
+import { presentSecret } from "./present.js";
 import {
   createSecret,
   deleteSecret,

@@ -22,7 +22,7 @@ import {
   type SecretRecord,
 } from "../../store/secrets.js";
 import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
-import { ApiError } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
 import {
   compensatedTransaction,
   driverStep,
@@ -33,7 +33,7 @@ import {
   type TenantServiceDeps,
 } from "../tenant/access.js";
 import { resourceAccess } from "../tenant/resource-access.js";
-import type { CreateSecretBody, UpdateSecretBody } from "./schemas.js";
+import type { CreateSecretBody, UpdateSecretBody } from "../../contract/secrets.js";
 
 const NAME_IN_USE = "A Secret with this name already exists in the Namespace.";
 
@@ -43,7 +43,7 @@ const driverOf = (deps: TenantServiceDeps) => driversOf(deps).secrets;
 
 async function found(q: Queryable, ns: NamespaceId, id: string, forUpdate = false) {
   const row = await getSecret(q, ns, id, { forUpdate });
-  if (row === undefined) throw new ApiError("NOT_FOUND", "No such Secret.");
+  if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Secret.");
   return row;
 }
 
@@ -60,14 +60,15 @@ export function createSecret(
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
       requireWritable(ns);
       if (await secretNameTaken(tx, namespaceId, body.name)) {
-        throw new ApiError("RESOURCE_CONFLICT", NAME_IN_USE);
+        throw new ServiceError("RESOURCE_CONFLICT", NAME_IN_USE);
       }
       const driver = driverOf(deps);
       const bound = await driver.resolve(tenantPlacementOf(ns));
       const pin = await driver.create(bound, namespaceId, id, body.value);
       onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
       const inserted = await insertSecret(tx, { ...pin, id, namespaceId, name: body.name });
-      if (inserted.outcome === "name_in_use") throw new ApiError("RESOURCE_CONFLICT", NAME_IN_USE);
+      if (inserted.outcome === "name_in_use")
+        throw new ServiceError("RESOURCE_CONFLICT", NAME_IN_USE);
       await recordMutation(tx, caller, access.subjectOf("create", id), grant, {
         namespaceId,
         name: body.name,
@@ -151,7 +152,7 @@ export function deleteSecret(
       const ns = await liveNamespace(tx, namespaceId, { lock: true });
       const current = await found(tx, namespaceId, id, true);
       if (await secretInUse(tx, id)) {
-        throw new ApiError(
+        throw new ServiceError(
           "RESOURCE_CONFLICT",
           "A ServiceAccount uses this Secret as its credential; delete it first.",
         );

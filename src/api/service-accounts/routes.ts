@@ -16,8 +16,8 @@ import {
   ServiceAccountParamsSchema,
   ServiceAccountSchema,
   CreateServiceAccountBodySchema,
-  presentServiceAccount,
-} from "./schemas.js";
+} from "../../contract/service-accounts.js";
+import { presentServiceAccount } from "./present.js";
 import {
   createServiceAccount,
   deleteServiceAccount,

@@ -17,10 +17,10 @@ import {
   type ServiceAccountRecord,
 } from "../../store/service-accounts.js";
 import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
-import { ApiError } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
 import { liveNamespace, requireWritable, type TenantServiceDeps } from "../tenant/access.js";
 import { resourceAccess } from "../tenant/resource-access.js";
-import type { CreateServiceAccountBody } from "./schemas.js";
+import type { CreateServiceAccountBody } from "../../contract/service-accounts.js";
 
 const access = resourceAccess<"create" | "read" | "delete">("service_account", "service_accounts");
 
@@ -40,7 +40,7 @@ export function createServiceAccount(
         credential !== undefined &&
         (await getSecret(tx, namespaceId, credential.secretRef)) === undefined
       ) {
-        throw new ApiError(
+        throw new ServiceError(
           "INVALID_REQUEST",
           "credential.secretRef names no Secret of this Namespace.",
           {
@@ -59,7 +59,7 @@ export function createServiceAccount(
             : { kind: credential.kind, secretId: credential.secretRef },
       });
       if (inserted.outcome === "name_in_use") {
-        throw new ApiError(
+        throw new ServiceError(
           "RESOURCE_CONFLICT",
           "A ServiceAccount with this name already exists in the Namespace.",
         );
@@ -81,7 +81,7 @@ export function readServiceAccount(
 ): Promise<ServiceAccountRecord> {
   return access.read(deps, caller, namespaceId, id, async () => {
     const found = await getServiceAccount(deps.db, namespaceId, id);
-    if (found === undefined) throw new ApiError("NOT_FOUND", "No such ServiceAccount.");
+    if (found === undefined) throw new ServiceError("NOT_FOUND", "No such ServiceAccount.");
     return found;
   });
 }
@@ -109,7 +109,7 @@ export function deleteServiceAccount(
       await liveNamespace(tx, namespaceId, { lock: true });
       await refuseWhileAgentsReference(tx, namespaceId, { serviceAccountId: id }, "ServiceAccount");
       if (!(await deleteServiceAccountRow(tx, namespaceId, id))) {
-        throw new ApiError("NOT_FOUND", "No such ServiceAccount.");
+        throw new ServiceError("NOT_FOUND", "No such ServiceAccount.");
       }
       await recordMutation(tx, caller, access.subjectOf("delete", id), grant, {
         namespaceId,

@@ -20,7 +20,8 @@ import {
 import type { Db, Queryable } from "../../store/db.js";
 import { getNamespace, placementOf, type NamespaceRecord } from "../../store/namespaces.js";
 import { DependencyUnavailableError } from "../dependency.js";
-import { ApiError, type ErrorCode } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
+import type { ErrorCode } from "../../contract/errors.js";
 
 /** What the resource services need from the process. */
 export interface TenantServiceDeps {
@@ -40,7 +41,7 @@ export interface TenantDrivers {
 /** The API's tenant Drivers, or 503 when the process has none configured. */
 export function driversOf(deps: TenantServiceDeps): TenantDrivers {
   if (deps.drivers === undefined) {
-    throw new ApiError(
+    throw new ServiceError(
       "DEPENDENCY_UNAVAILABLE",
       "The API has no Kubernetes client configured for the Configuration and Secret Drivers.",
     );
@@ -60,7 +61,7 @@ export async function liveNamespace(
     await q.query("SELECT 1 FROM namespaces WHERE id = $1 AND deleted_at IS NULL FOR SHARE", [id]);
   }
   const found = await getNamespace(q, id);
-  if (found === undefined) throw new ApiError("NOT_FOUND", "No such Namespace.");
+  if (found === undefined) throw new ServiceError("NOT_FOUND", "No such Namespace.");
   return found;
 }
 
@@ -75,11 +76,14 @@ export function requireWritable(
   opts: { readonly whileManagedProvisioning?: boolean; readonly recordsOnly?: boolean } = {},
 ): void {
   if (ns.status === "failed" || ns.status === "deleting") {
-    throw new ApiError("RESOURCE_CONFLICT", `The Namespace is ${ns.status}; it takes no changes.`);
+    throw new ServiceError(
+      "RESOURCE_CONFLICT",
+      `The Namespace is ${ns.status}; it takes no changes.`,
+    );
   }
   if (ns.status !== "provisioning" || opts.recordsOnly === true) return;
   if (ns.placementMode === "managed" && opts.whileManagedProvisioning === true) return;
-  throw new ApiError(
+  throw new ServiceError(
     "NAMESPACE_NOT_READY",
     "The Namespace is still provisioning; retry once its status is ready.",
   );
@@ -109,7 +113,7 @@ const TENANT_FAILURE_CODES = {
 /** A driver failure as the API answers it: 503 with its reason's code and safe message. */
 export function apiErrorOf(err: unknown): unknown {
   if (err instanceof TenantObjectError) {
-    return new ApiError(TENANT_FAILURE_CODES[err.reason], err.message, { cause: err });
+    return new ServiceError(TENANT_FAILURE_CODES[err.reason], err.message, { cause: err });
   }
   return err;
 }
@@ -133,7 +137,7 @@ export async function compensatedTransaction<T>(
     return await deps.db.transaction((tx) => fn(tx, (step) => undo.push(step)));
   } catch (err) {
     if (err instanceof DependencyUnavailableError && err.outcomeUnknown) {
-      throw new ApiError(
+      throw new ServiceError(
         "DEPENDENCY_UNAVAILABLE",
         "The database did not confirm the change; its outcome is unknown. Read the resource before retrying.",
         { cause: err },

@@ -6,7 +6,7 @@
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import { agentsReferencing } from "../../store/agents.js";
 import type { Queryable } from "../../store/db.js";
-import { ApiError } from "../errors.js";
+import { ServiceError } from "../../services/errors.js";
 
 const MAX_MESSAGE = 256;
 
@@ -20,7 +20,7 @@ export async function refuseWhileAgentsReference(
   if (count === 0) return;
   const more = count > names.length ? ` and ${count - names.length} more` : "";
   const message = `The ${what} is used by ${count} Agent(s): ${names.join(", ")}${more}; delete those Agents or point them elsewhere first.`;
-  throw new ApiError(
+  throw new ServiceError(
     "RESOURCE_CONFLICT",
     message.length <= MAX_MESSAGE
       ? message

@@ -5,7 +5,7 @@
 import { Type } from "@sinclair/typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
 import { tenantResourceIdPattern, type TenantResourceKind } from "../../domain/tenant/resources.js";
-import { NamespaceIdSchema } from "../namespaces/schemas.js";
+import { NamespaceIdSchema } from "../../contract/namespaces.js";
 
 export const NamespaceScopedParamsSchema = Type.Object(
   { id: NamespaceIdSchema },

@@ -11,15 +11,9 @@ import type { TenantResourceKind } from "../../domain/tenant/resources.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import type { Caller } from "../authorization.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
-import {
-  DataEnvelope,
-  decodeCursor,
-  encodeCursor,
-  errorResponses,
-  PageEnvelope,
-  pageLimit,
-  PageQuerySchema,
-} from "../schemas.js";
+import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
+import { decodeCursor, encodeCursor, pageLimit } from "../../services/cursor.js";
+import { errorResponses } from "../schemas.js";
 import type { TenantServiceDeps } from "./access.js";
 import { isResourceId, namespaceIdOf, NamespaceScopedParamsSchema } from "./params.js";
 

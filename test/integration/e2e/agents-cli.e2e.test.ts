@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentView, RevisionView } from "../../../src/api/agents/schemas.js";
+import type { AgentView, RevisionView } from "../../../src/contract/agents.js";
 import { workloadNames } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import type { NamespaceView } from "../../../src/api/namespaces/schemas.js";
+import type { NamespaceView } from "../../../src/contract/namespaces.js";
 import { currentManagedName } from "../../../src/domain/index.js";
 import type { KubeObjectLike } from "../../../src/drivers/kubernetes/client/index.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";

@@ -5,8 +5,8 @@
  * test/integration/workloads.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentSchema } from "../../../src/api/agents/schemas.js";
-import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
+import { AgentSchema } from "../../../src/contract/agents.js";
+import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
 import { newTenantResourceId } from "../../../src/domain/tenant/resources.js";
 import { isAgentId, newRevisionId, type AgentId } from "../../../src/domain/workloads/ids.js";

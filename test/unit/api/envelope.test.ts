@@ -5,7 +5,8 @@
  * wrong content types refused; the OpenAPI document generated from the routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_STATUS, type ErrorCode } from "../../../src/api/errors.js";
+import { ERROR_STATUS } from "../../../src/api/errors.js";
+import type { ErrorCode } from "../../../src/contract/errors.js";
 import { call, errorOf, startApi, type ApiFixture, type Reply } from "./harness.js";
 
 let fx: ApiFixture;

@@ -9,15 +9,15 @@ import { Value } from "@sinclair/typebox/value";
 import pino from "pino";
 import type { Registry } from "prom-client";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
-import { IssuedApiKeySchema, PrincipalSchema, RoleSchema } from "../../../src/api/iam/schemas.js";
-import { registerFormats } from "../../../src/api/validation.js";
+import { IssuedApiKeySchema, PrincipalSchema, RoleSchema } from "../../../src/contract/iam.js";
+import { registerFormats } from "../../../src/contract/formats.js";
 import {
   DataEnvelope,
   ErrorEnvelopeSchema,
   PageEnvelope,
   type ErrorEnvelope,
-} from "../../../src/api/schemas.js";
-import type { ComputeSelection } from "../../../src/api/compute-selection.js";
+} from "../../../src/contract/envelopes.js";
+import type { ComputeSelection } from "../../../src/services/compute-selection.js";
 import type { NamespaceContentCheck } from "../../../src/api/namespaces/contents.js";
 import type { NamespaceServiceDeps } from "../../../src/api/namespaces/deps.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";

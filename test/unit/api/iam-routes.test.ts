@@ -12,8 +12,8 @@ import {
   PrincipalSchema,
   RestrictionSchema,
   RoleSchema,
-} from "../../../src/api/iam/schemas.js";
-import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
+} from "../../../src/contract/iam.js";
+import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import {
   call,
   counts,

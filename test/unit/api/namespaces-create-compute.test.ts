@@ -4,7 +4,7 @@
  * for administrators, non-administrators still get 403 first, managed placement is unaffected.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADOPTION_REQUIRES_KUBERNETES } from "../../../src/api/compute-selection.js";
+import { ADOPTION_REQUIRES_KUBERNETES } from "../../../src/services/compute-selection.js";
 import { call, counts, errorOf, principalWith, startApi, type ApiFixture } from "./harness.js";
 
 const CREATE = { action: "create", kind: "namespace" } as const;

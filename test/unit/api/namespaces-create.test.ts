@@ -5,7 +5,7 @@
  * but (for 403) its denial event, while success stores the row, its work item and its event.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
+import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import { applyTeardownOutcome } from "../../../src/store/namespace-outcomes.js";
 import { markNamespaceDeleting } from "../../../src/store/namespaces.js";
 import { isServerNamespaceId } from "../../../src/domain/placement/ids.js";

@@ -4,7 +4,7 @@
  * emptiness check, idempotence and requeue of a permanently failed teardown.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
+import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import {

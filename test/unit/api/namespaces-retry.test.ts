@@ -5,7 +5,7 @@
  * the audit event — all read back from the database.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
+import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
 import { ensureWorkKey } from "../../../src/work/namespace-work.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";

@@ -5,7 +5,7 @@
  */
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
+import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import { currentManagedName, newNamespaceId } from "../../../src/domain/index.js";
 import { registerControlPlaneMetrics } from "../../../src/main/metrics.js";
 import { workerQueues } from "../../../src/work/queues.js";

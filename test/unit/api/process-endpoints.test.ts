@@ -4,7 +4,7 @@
  * that shape validation (the controller's own namespace is reserved).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NamespaceSchema } from "../../../src/api/namespaces/schemas.js";
+import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import {
   call,
   CONTROLLER_NAMESPACE,

@@ -1,15 +1,13 @@
 /** Table-driven tests of the API's pure helpers: messages, cursors, plain text, detail codes. */
 import { ValueErrorType } from "@sinclair/typebox/errors";
 import { describe, expect, it } from "vitest";
-import {
-  clipMessage,
-  ERROR_CODES,
-  ERROR_STATUS,
-  MAX_MESSAGE_LENGTH,
-} from "../../../src/api/errors.js";
+import { clipMessage } from "../../../src/services/errors.js";
+import { ERROR_CODES, MAX_MESSAGE_LENGTH } from "../../../src/contract/errors.js";
+import { ERROR_STATUS } from "../../../src/api/errors.js";
 import { notEmptyMessage } from "../../../src/api/namespaces/contents.js";
-import { decodeCursor, encodeCursor } from "../../../src/api/schemas.js";
-import { codePointLength, detailCodeOf, isPlainText } from "../../../src/api/validation.js";
+import { decodeCursor, encodeCursor } from "../../../src/services/cursor.js";
+import { codePointLength, isPlainText } from "../../../src/contract/formats.js";
+import { detailCodeOf } from "../../../src/api/validation.js";
 import { isPreprovisionedNamespaceId } from "../../../src/domain/placement/ids.js";
 
 describe("the error table", () => {

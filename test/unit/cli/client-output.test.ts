@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { NamespaceView } from "../../../src/api/namespaces/schemas.js";
-import type { RevisionView } from "../../../src/api/agents/schemas.js";
+import type { NamespaceView } from "../../../src/contract/namespaces.js";
+import type { RevisionView } from "../../../src/contract/agents.js";
 import { revisionVerdict } from "../../../src/cli/agents-command.js";
 import { apiClientFrom } from "../../../src/cli/api-client.js";
 import { grantsManifest, parseSubject, readyVerdict } from "../../../src/cli/namespaces-command.js";

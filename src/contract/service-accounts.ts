@@ -3,11 +3,11 @@
  * the name unique in the Namespace, `secretRef` a Secret of the same Namespace.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { tenantResourceIdPattern } from "../../domain/tenant/resources.js";
-import { CREDENTIAL_KINDS, type ServiceAccountRecord } from "../../store/service-accounts.js";
-import { NamespaceIdSchema } from "../namespaces/schemas.js";
-import { SecretIdSchema } from "../secrets/schemas.js";
-import { DisplayName, DateTime, IdString, literalUnion } from "../schemas.js";
+import { tenantResourceIdPattern } from "../domain/tenant/resources.js";
+import { CREDENTIAL_KINDS } from "../store/service-accounts.js";
+import { NamespaceIdSchema } from "./namespaces.js";
+import { SecretIdSchema } from "./secrets.js";
+import { DisplayName, DateTime, IdString, literalUnion } from "./envelopes.js";
 
 export const ServiceAccountIdSchema = IdString(
   tenantResourceIdPattern("serviceAccount").source,
@@ -41,15 +41,3 @@ export const ServiceAccountSchema = Type.Object(
   { additionalProperties: false },
 );
 export type ServiceAccountView = Static<typeof ServiceAccountSchema>;
-
-export function presentServiceAccount(record: ServiceAccountRecord): ServiceAccountView {
-  return {
-    id: record.id,
-    namespaceId: record.namespaceId,
-    name: record.name,
-    ...(record.credentialKind === null || record.credentialSecretId === null
-      ? {}
-      : { credential: { kind: record.credentialKind, secretRef: record.credentialSecretId } }),
-    createdAt: record.createdAt.toISOString(),
-  };
-}

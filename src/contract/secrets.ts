@@ -4,10 +4,9 @@
  * for it, so even a mistaken presenter could not send it.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { tenantResourceIdPattern } from "../../domain/tenant/resources.js";
-import type { SecretRecord } from "../../store/secrets.js";
-import { NamespaceIdSchema } from "../namespaces/schemas.js";
-import { DisplayName, DateTime, IdString } from "../schemas.js";
+import { tenantResourceIdPattern } from "../domain/tenant/resources.js";
+import { NamespaceIdSchema } from "./namespaces.js";
+import { DisplayName, DateTime, IdString } from "./envelopes.js";
 
 export const SecretIdSchema = IdString(
   tenantResourceIdPattern("secret").source,
@@ -49,14 +48,3 @@ export const SecretSchema = Type.Object(
   { additionalProperties: false },
 );
 export type SecretView = Static<typeof SecretSchema>;
-
-export function presentSecret(record: SecretRecord): SecretView {
-  return {
-    id: record.id,
-    namespaceId: record.namespaceId,
-    name: record.name,
-    version: record.version,
-    createdAt: record.createdAt.toISOString(),
-    updatedAt: record.updatedAt.toISOString(),
-  };
-}

@@ -3,10 +3,10 @@
  * restrictions as the API shows and accepts them.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../../domain/placement/ids.js";
-import { iamIdPattern } from "../../iam/ids.js";
-import { PERMISSION_ACTIONS, PERMISSION_KINDS, PRINCIPAL_KINDS } from "../../iam/vocabulary.js";
-import { DisplayName, DateTime, IdString, literalUnion, Nullable, PlainText } from "../schemas.js";
+import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../domain/placement/ids.js";
+import { iamIdPattern } from "../iam/ids.js";
+import { PERMISSION_ACTIONS, PERMISSION_KINDS, PRINCIPAL_KINDS } from "../iam/vocabulary.js";
+import { DisplayName, DateTime, IdString, literalUnion, Nullable, PlainText } from "./envelopes.js";
 
 export const PrincipalIdSchema = IdString(iamIdPattern("principal"), "A principal ID (`prn_…`).");
 export const ApiKeyIdSchema = IdString(iamIdPattern("apiKey"), "An API key ID (`key_…`).");

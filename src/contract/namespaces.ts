@@ -3,18 +3,17 @@
  * parameters of its routes. Beyond the upstream product, `placement` says where the tenant
  * lives and `statusReason` why it is not ready.
  */
-import type { NamespaceId } from "../../domain/placement/ids.js";
 import { Type, type Static } from "@sinclair/typebox";
-import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../../domain/placement/ids.js";
-import { currentManagedName } from "../../domain/placement/naming.js";
-import type { NamespaceRecord } from "../../store/namespaces.js";
+import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../domain/placement/ids.js";
 import {
   NAMESPACE_STATUSES,
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
-} from "../../store/namespace-vocabulary.js";
-import { DateTime, DisplayName, IdString, literalUnion, Nullable } from "../schemas.js";
-import { MAX_NAMESPACE_NAME_LENGTH } from "./input.js";
+} from "../store/namespace-vocabulary.js";
+import { DateTime, DisplayName, IdString, literalUnion, Nullable } from "./envelopes.js";
+
+/** The longest Namespace name, in characters (code points). */
+export const MAX_NAMESPACE_NAME_LENGTH = 200;
 
 /** Namespace IDs in paths: the wider (preprovisioned) pattern, which holds server IDs too. */
 export const NamespaceIdSchema = IdString(
@@ -99,46 +98,3 @@ export const NamespaceSchema = Type.Object(
   { additionalProperties: false },
 );
 export type NamespaceView = Static<typeof NamespaceSchema>;
-
-// `placement.kubernetesNamespace` is the bound name once the worker recorded it; before that,
-// the selected namespace (external) or the derived current managed name, where the worker
-// will create it — so operators always see where a tenant lives or will live.
-function plannedKubernetesNamespace(record: NamespaceRecord): string | null {
-  if (record.kubernetesNamespace !== null) return record.kubernetesNamespace;
-  switch (record.placementMode) {
-    case "external":
-      return record.existingNamespace;
-    case "managed":
-    case "preprovisioned":
-      return currentManagedName(record.id);
-  }
-}
-
-/** The response shape of one Namespace. */
-export function presentNamespace(
-  record: NamespaceRecord,
-  preprovisionedNamespaceId?: NamespaceId,
-): NamespaceView {
-  return {
-    id: record.id,
-    name: record.name,
-    ...(record.existingNamespace === null ? {} : { existingNamespace: record.existingNamespace }),
-    status: record.status,
-    placement: {
-      mode: record.id === preprovisionedNamespaceId ? "preprovisioned" : record.placementMode,
-      kubernetesNamespace: plannedKubernetesNamespace(record),
-      uid: record.kubernetesUid,
-      observedUid: record.observedKubernetesUid,
-    },
-    statusReason:
-      record.statusCode === null || record.statusReason === null || record.statusSince === null
-        ? null
-        : {
-            code: record.statusCode,
-            message: record.statusReason,
-            since: record.statusSince.toISOString(),
-          },
-    lastReconciledAt: record.lastReconciledAt?.toISOString() ?? null,
-    createdAt: record.createdAt.toISOString(),
-  };
-}

@@ -4,11 +4,11 @@
  * starts at 1 and grows by one with every update.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { DOCUMENT_LIMITS } from "../../domain/input/json-documents.js";
-import { tenantResourceIdPattern } from "../../domain/tenant/resources.js";
-import { CONFIGURATION_KINDS, type ConfigurationRecord } from "../../store/configurations.js";
-import { NamespaceIdSchema } from "../namespaces/schemas.js";
-import { DateTime, IdString, literalUnion } from "../schemas.js";
+import { DOCUMENT_LIMITS } from "../domain/input/json-documents.js";
+import { tenantResourceIdPattern } from "../domain/tenant/resources.js";
+import { CONFIGURATION_KINDS } from "../store/configurations.js";
+import { NamespaceIdSchema } from "./namespaces.js";
+import { DateTime, IdString, literalUnion } from "./envelopes.js";
 
 export const ConfigurationIdSchema = IdString(
   tenantResourceIdPattern("configuration").source,
@@ -55,19 +55,3 @@ export const ConfigurationSchema = Type.Object(
   { additionalProperties: false },
 );
 export type ConfigurationView = Static<typeof ConfigurationSchema>;
-
-/** The response shape of one Configuration, from its metadata and its stored document. */
-export function presentConfiguration(
-  record: ConfigurationRecord,
-  document: string,
-): ConfigurationView {
-  return {
-    id: record.id,
-    namespaceId: record.namespaceId,
-    kind: record.kind,
-    generation: record.generation,
-    values: JSON.parse(document) as Record<string, unknown>,
-    createdAt: record.createdAt.toISOString(),
-    updatedAt: record.updatedAt.toISOString(),
-  };
-}

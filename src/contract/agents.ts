@@ -3,13 +3,13 @@
  * and parameters of their routes.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { AGENT_ID_PATTERN, REVISION_ID_PATTERN } from "../../domain/workloads/ids.js";
-import { REVISION_STATUSES, type AgentRevisionRecord } from "../../store/agent-revisions.js";
-import { AGENT_STATUSES, EXECUTION_MODES, type AgentRecord } from "../../store/agents.js";
-import { ConfigurationIdSchema } from "../configurations/schemas.js";
-import { NamespaceIdSchema } from "../namespaces/schemas.js";
-import { ServiceAccountIdSchema } from "../service-accounts/schemas.js";
-import { DisplayName, DateTime, IdString, literalUnion, Nullable } from "../schemas.js";
+import { AGENT_ID_PATTERN, REVISION_ID_PATTERN } from "../domain/workloads/ids.js";
+import { REVISION_STATUSES } from "../store/agent-revisions.js";
+import { AGENT_STATUSES, EXECUTION_MODES } from "../store/agents.js";
+import { ConfigurationIdSchema } from "./configurations.js";
+import { NamespaceIdSchema } from "./namespaces.js";
+import { ServiceAccountIdSchema } from "./service-accounts.js";
+import { DisplayName, DateTime, IdString, literalUnion, Nullable } from "./envelopes.js";
 
 export const AgentIdSchema = IdString(AGENT_ID_PATTERN.source, "An Agent ID (`agt_…`).");
 export const RevisionIdSchema = IdString(
@@ -78,44 +78,3 @@ export const RevisionSchema = Type.Object(
   { additionalProperties: false },
 );
 export type RevisionView = Static<typeof RevisionSchema>;
-
-function reasonOf(r: { statusCode: string | null; statusMessage: string | null }) {
-  return r.statusCode === null || r.statusMessage === null
-    ? null
-    : { code: r.statusCode, message: r.statusMessage };
-}
-
-export function presentAgent(a: AgentRecord): AgentView {
-  return {
-    id: a.id,
-    namespaceId: a.namespaceId,
-    name: a.name,
-    configurationId: a.configurationId,
-    executionMode: a.executionMode,
-    serviceAccountId: a.serviceAccountId,
-    status: a.status,
-    currentRevisionId: a.currentRevisionId,
-    statusReason: reasonOf(a),
-    createdAt: a.createdAt.toISOString(),
-  };
-}
-
-export function presentRevision(r: AgentRevisionRecord): RevisionView {
-  return {
-    id: r.id,
-    agentId: r.agentId,
-    namespaceId: r.namespaceId,
-    number: r.number,
-    configurationId: r.configurationId,
-    configurationGeneration: r.configurationGeneration,
-    executionMode: r.executionMode,
-    serviceAccountId: r.serviceAccountId,
-    compute: Object.fromEntries(
-      Object.entries(r.compute).filter((e): e is [string, string] => typeof e[1] === "string"),
-    ),
-    status: r.status,
-    statusReason: reasonOf(r),
-    createdAt: r.createdAt.toISOString(),
-    activatedAt: r.activatedAt === null ? null : r.activatedAt.toISOString(),
-  };
-}
