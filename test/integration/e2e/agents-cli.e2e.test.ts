@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentView, RevisionView } from "../../../src/contract/agents.js";
 import { workloadNames } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
+import { runOccAsync, type OccResult } from "../../harness/occ.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal } from "../compute/fixtures.js";
 import {
@@ -15,21 +15,8 @@ import { callApi, startControlPlane, type ControlPlane } from "./control-plane.j
 let plane: ControlPlane;
 
 /** Runs `occ` without blocking the test (it may wait on what the test does meanwhile). */
-function occ(
-  args: readonly string[],
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["bin/occ.js", ...args], {
-      env: { ...process.env, OCC_API_URL: plane.apiUrl, OCC_API_KEY: plane.apiKey },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("exit", (status) => {
-      resolve({ status, stdout, stderr });
-    });
-  });
+function occ(args: readonly string[]): Promise<OccResult> {
+  return runOccAsync(args, { env: { OCC_API_URL: plane.apiUrl, OCC_API_KEY: plane.apiKey } });
 }
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -1,9 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import type { NamespaceView } from "../../../src/contract/namespaces.js";
 import { currentManagedName } from "../../../src/domain/index.js";
 import type { KubeObjectLike } from "../../../src/drivers/kubernetes/client/index.js";
+import { runOcc } from "../../harness/occ.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, readNamespace } from "../compute/fixtures.js";
 import { startControlPlane, type ControlPlane } from "./control-plane.js";
@@ -12,12 +12,10 @@ let plane: ControlPlane;
 
 /** Runs the real `occ` client command; returns its exit code and both streams. */
 function cli(args: readonly string[], env: Record<string, string | undefined> = {}) {
-  const res = spawnSync(process.execPath, ["bin/occ.js", ...args], {
-    encoding: "utf8",
-    env: { ...process.env, OCC_API_URL: plane.apiUrl, OCC_API_KEY: plane.apiKey, ...env },
-    timeout: 120_000,
+  return runOcc(args, {
+    env: { OCC_API_URL: plane.apiUrl, OCC_API_KEY: plane.apiKey, ...env },
+    timeoutMs: 120_000,
   });
-  return { status: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
 beforeAll(async () => {
@@ -116,10 +114,7 @@ describe("occ namespaces (the operator CLI against the API and worker processes)
   });
 
   it("occ bootstrap, run again, names the default Namespace on stderr and keeps stdout for the key", () => {
-    const res = spawnSync(process.execPath, ["bin/occ.js", "bootstrap", ...plane.common], {
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const res = runOcc(["bootstrap", ...plane.common]);
     expect(res.status, res.stderr).toBe(0);
     expect(res.stdout).toBe(
       "already bootstrapped: the administrator's API key was issued earlier\n",

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { inject } from "vitest";
 import type { Db } from "../../../src/store/db.js";
 import { createTestDatabase } from "../../harness/db.js";
-import { occ, startOcc, type OccProcess } from "./processes.js";
+import { occ, startOcc, type OccProcess } from "../../harness/occ.js";
 
 /**
  * One request to the API as the bootstrap administrator: the status and the parsed body,
@@ -120,12 +120,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         return worker.output;
       },
       common,
-      async killWorker() {
-        if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
-        const exited = new Promise((r) => worker.child.once("exit", r));
-        worker.child.kill("SIGKILL");
-        await exited;
-      },
+      killWorker: () => worker.kill(),
       async startWorker() {
         worker = await launchWorker();
         processes.push(worker);

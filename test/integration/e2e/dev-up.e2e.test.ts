@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { defaultBinDir } from "../../../src/devcluster/local-cluster.js";
 import { ADMISSION_POLICY_NAMES } from "../../../src/drivers/kubernetes/admission-policies.js";
 import { eventually } from "../../harness/kube.js";
-import { startOcc, type OccProcess } from "./processes.js";
+import { startOcc, type OccProcess } from "../../harness/occ.js";
 
 let dir: string | undefined;
 let running: OccProcess | undefined;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openPostgres } from "../../../src/store/pg-db.js";
 import type { Db } from "../../../src/store/db.js";
 import { createTestDatabase } from "../../harness/db.js";
-import { occ, startOcc, type OccProcess } from "./processes.js";
+import { occ, startOcc, type OccProcess } from "../../harness/occ.js";
 
 let dir: string;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import {
@@ -8,22 +7,14 @@ import {
   type K8sNamespace,
   type NetworkPolicy,
 } from "../../../src/domain/index.js";
+import { runOcc } from "../../harness/occ.js";
 import { admin, prepareExternal } from "../compute/fixtures.js";
 
 function preflight(name: string) {
-  const res = spawnSync(
-    process.execPath,
-    [
-      "bin/occ.js",
-      "namespaces",
-      "preflight",
-      name,
-      "--kubeconfig",
-      inject("env").kubeconfigs.admin,
-    ],
-    { encoding: "utf8", timeout: 60_000, env: { ...process.env, OCC_CONFIG_PATH: "" } },
+  return runOcc(
+    ["namespaces", "preflight", name, "--kubeconfig", inject("env").kubeconfigs.admin],
+    { env: { OCC_CONFIG_PATH: "" } },
   );
-  return { status: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
 describe("occ namespaces preflight (read-only, the worker's checks, every failure listed)", () => {

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,17 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { requiredSchema } from "../../../src/store/schema-version.js";
 import { createTestDatabase } from "../../harness/db.js";
-import { occ, startOcc, type OccProcess } from "./processes.js";
-
-/** Runs `occ` to completion and returns its exit code and both streams (never throws). */
-function run(args: readonly string[], env: Record<string, string> = {}) {
-  const res = spawnSync(process.execPath, ["bin/occ.js", ...args], {
-    encoding: "utf8",
-    env: { ...process.env, ...env },
-    timeout: 60_000,
-  });
-  return { status: res.status, stdout: res.stdout, stderr: res.stderr };
-}
+import { occ, runOcc, startOcc, type OccProcess } from "../../harness/occ.js";
 
 let dir: string;
 let config: string;
@@ -58,7 +47,7 @@ describe("an unmigrated database", () => {
         ["api", ...common, "--port", "0"],
         ["worker", ...common, "--metrics-port", "0"],
       ]) {
-        const res = run(args);
+        const res = runOcc(args);
         expect(res.status, res.stdout).toBe(1);
         expect(res.stderr).toContain(`occ: ${expected}`);
       }
@@ -122,7 +111,7 @@ describe("a worker that refuses to start", () => {
         `kubernetes:\n  kubeconfig: ${inject("env").kubeconfigs["occ-worker"]}\nexecutionCluster:\n  enabled: true\n`,
       );
       const before = Date.now();
-      const refused = run([
+      const refused = runOcc([
         "worker",
         "--database-url",
         database.url,
@@ -157,11 +146,11 @@ describe("a worker that refuses to start", () => {
         "executionCluster.enabled: true is not supported",
       );
       expect(Date.parse(refusal?.refusal?.at ?? "")).toBeGreaterThanOrEqual(before - 1000);
-      const running = workers.find((w) => w.workerId.endsWith(`:${worker.child.pid}`));
+      const running = workers.find((w) => w.workerId.endsWith(`:${worker.pid}`));
       expect(running).toMatchObject({ state: "running", refusal: null });
       expect(Date.parse(running?.lastHeartbeatAt ?? "")).toBeGreaterThanOrEqual(before - 1000);
 
-      const status = run(["status"], { OCC_API_URL: apiUrl, OCC_API_KEY: apiKey });
+      const status = runOcc(["status"], { env: { OCC_API_URL: apiUrl, OCC_API_KEY: apiKey } });
       expect(status.stdout).toContain("api: ready");
       expect(status.stdout).toContain(running?.workerId ?? "?");
       expect(status.stdout).toMatch(/refused to start \(profile, EXECUTION_CLUSTER_UNSUPPORTED\)/);

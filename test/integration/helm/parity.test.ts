@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,13 +14,8 @@ import {
   checkStartupConfiguration,
   startupProfile,
 } from "../../../src/main/preprovisioned-startup.js";
-import {
-  CI_VALUES,
-  REPO_ROOT,
-  helmTemplate,
-  renderChart,
-  type RenderOptions,
-} from "../../harness/helm.js";
+import { CI_VALUES, helmTemplate, renderChart, type RenderOptions } from "../../harness/helm.js";
+import { runOcc } from "../../harness/occ.js";
 import { deploymentOf, envOf, installationDocument } from "./rendered.js";
 
 /**
@@ -258,11 +252,9 @@ describe("the processes' own startup path (loadInstallationConfig + startupProfi
     const withoutRouting = { ...doc, network: { ...doc.network, gatewayRouting: null } };
     const args = worker.spec.template.spec.containers[0]?.args ?? [];
     expect(args[0]).toBe("worker");
-    const run = spawnSync(process.execPath, [join(REPO_ROOT, "bin", "occ.js"), ...args], {
-      encoding: "utf8",
-      timeout: 60_000,
+    const run = runOcc(args, {
+      isolatedEnv: true,
       env: {
-        PATH: process.env.PATH ?? "",
         OCC_CONFIG_PATH: await writtenConfig(withoutRouting),
         OCC_PREPROVISIONED_NAMESPACE: raw,
         OCC_DATABASE_URL: "postgres://unused.invalid/occ",

@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTestDatabase } from "../../harness/db.js";
-import { REPO_ROOT, findObject, renderChart, type RenderedObject } from "../../harness/helm.js";
+import { findObject, renderChart, type RenderedObject } from "../../harness/helm.js";
 import { eventually } from "../../harness/kube.js";
+import { spawnOcc, type OccProcess } from "../../harness/occ.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";
 
 /**
@@ -42,7 +41,7 @@ interface PodSpec {
 }
 type Workload = RenderedObject & { spec: { template: { spec: PodSpec } } };
 
-const children: ChildProcess[] = [];
+const children: OccProcess[] = [];
 let root: string;
 let databaseUrl: string;
 let dropDatabase: () => Promise<void>;
@@ -77,12 +76,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-    }
-  }
+  for (const child of children) await child.stop();
   await dropDatabase();
   await rm(root, { recursive: true, force: true });
 });
@@ -123,35 +117,18 @@ async function environmentOf(spec: PodSpec, container: Container): Promise<Recor
   return env;
 }
 
-function occ(
-  args: readonly string[],
-  env: Record<string, string>,
-): { child: ChildProcess; output: string[]; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [join(REPO_ROOT, "bin", "occ.js"), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: root, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** Starts `occ` as the pod would: only the rendered environment, in an empty home. */
+function occ(args: readonly string[], env: Record<string, string>): OccProcess {
+  const child = spawnOcc(args, { env: { HOME: root, ...env }, isolatedEnv: true, cwd: root });
   children.push(child);
-  const output: string[] = [];
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on("line", (line) => {
-      output.push(line);
-    });
-  }
-  const exit = new Promise<number | null>((resolve) => {
-    child.once("exit", (code) => {
-      resolve(code);
-    });
-  });
-  return { child, output, exit };
+  return child;
 }
 
 async function runToEnd(args: readonly string[], env: Record<string, string>): Promise<string> {
   const run = occ(args, env);
-  const code = await run.exit;
+  const { status } = await run.exited;
   const text = run.output.join("\n");
-  if (code !== 0) throw new Error(`occ ${args.join(" ")} exited ${code}:\n${text}`);
+  if (status !== 0) throw new Error(`occ ${args.join(" ")} exited ${status}:\n${text}`);
   return text;
 }
 

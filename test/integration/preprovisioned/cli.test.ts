@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -19,17 +18,7 @@ import {
   retargetTenantRoleRefs,
   type PreprovisionedIdentities,
 } from "../../harness/preprovisioned.js";
-import { newBoundId, profileDocument } from "./fixtures.js";
-
-/** Runs the real `occ` CLI as a child process; returns its exit code and output. */
-function occ(args: readonly string[]): { code: number | null; stdout: string; stderr: string } {
-  const res = spawnSync(process.execPath, ["bin/occ.js", ...args], {
-    encoding: "utf8",
-    env: { ...process.env, OCC_PREPROVISIONED_NAMESPACE: "" },
-    timeout: 60_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
+import { newBoundId, occ, profileDocument } from "./fixtures.js";
 
 const id = newBoundId();
 const name = currentManagedName(id);
@@ -75,7 +64,7 @@ describe("occ preprovisioned", () => {
       "--api-service-account",
       sa("api"),
     ]);
-    expect(rendered.code, rendered.stderr).toBe(0);
+    expect(rendered.status, rendered.stderr).toBe(0);
     // The CLI binds the chart's tenant roles by their fixed names — right for a cluster with
     // the chart installed (one release per cluster). In this shared test cluster those names
     // hold the NORMAL profile's rules (the OpenShell one with writes, `escalate` and `bind`),
@@ -99,7 +88,7 @@ describe("occ preprovisioned", () => {
       "--kubeconfig",
       inject("env").kubeconfigs.operator,
     ]);
-    expect(values.code, values.stderr).toBe(0);
+    expect(values.status, values.stderr).toBe(0);
     const block = parse(values.stdout) as {
       preprovisionedNamespace: { namespaceId: string; uid: string };
     };
@@ -108,7 +97,7 @@ describe("occ preprovisioned", () => {
     expect(uid).toMatch(/^[0-9a-f-]{36}$/);
 
     const ok = verify();
-    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toContain("passes every check");
   });
 
@@ -131,7 +120,7 @@ describe("occ preprovisioned", () => {
       spec: { podSelector: {}, ingress: [{}] },
     });
     const failing = verify();
-    expect(failing.code).toBe(1);
+    expect(failing.status).toBe(1);
     expect(failing.stdout).toContain("3 failing requirement(s)");
     expect(failing.stdout).toContain("label pod-security.kubernetes.io/warn=restricted");
     expect(failing.stdout).toContain("annotation openclaw.dev/namespace-lifecycle=preprovisioned");
@@ -155,7 +144,7 @@ describe("occ preprovisioned", () => {
       { uid: policy.metadata.uid ?? "" },
     );
     const fixed = verify();
-    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(fixed.status, fixed.stdout).toBe(0);
   });
 
   it("render refuses a bad Namespace ID, naming the pattern", () => {
@@ -167,7 +156,7 @@ describe("occ preprovisioned", () => {
       "--config",
       configFile,
     ]);
-    expect(bad.code).toBe(1);
+    expect(bad.status).toBe(1);
     expect(bad.stderr).toContain("^ns_[a-zA-Z0-9_-]{1,60}$");
   });
 });

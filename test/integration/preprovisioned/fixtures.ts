@@ -24,6 +24,7 @@ import {
 import type { NamespaceHook } from "../../../src/drivers/compute.js";
 import { bundledComputeDriver } from "../../../src/main/compute.js";
 import { renderPreprovisionedYaml } from "../../../src/main/preprovisioned-render.js";
+import { runOcc, type OccResult } from "../../harness/occ.js";
 import {
   admin,
   grantOperator,
@@ -190,4 +191,15 @@ export async function migratedPglite(): Promise<string> {
     await db.close();
   }
   return dir;
+}
+
+/**
+ * Runs the real `occ` with `env` added and no binding or database URL inherited from the test
+ * process: each test states the ones it means.
+ */
+export function occ(args: readonly string[], env: Record<string, string> = {}): OccResult {
+  return runOcc(args, {
+    env: { OCC_PREPROVISIONED_NAMESPACE: "", OCC_DATABASE_URL: "", ...env },
+    timeoutMs: 90_000,
+  });
 }

@@ -6,7 +6,6 @@
  * ready again under the same ID with the new UID recorded and an audit event — no database
  * edit. A binding whose UID matches neither stays refused.
  */
-import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import pino from "pino";
@@ -31,11 +30,12 @@ import { startTestGateway, type TestGateway } from "../../harness/openshell-gate
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
 import {
   driverFor,
+  occ,
   passInput,
   prepare,
+  type Prepared,
   profileConfig,
   profileDocument,
-  type Prepared,
 } from "./fixtures.js";
 
 let db: Db;
@@ -44,15 +44,6 @@ let gw: TestGateway;
 let p: Prepared;
 let id: NamespaceId;
 let configFile: string;
-
-function occ(args: readonly string[]) {
-  const res = spawnSync(process.execPath, ["bin/occ.js", ...args], {
-    encoding: "utf8",
-    env: { ...process.env, OCC_PREPROVISIONED_NAMESPACE: "", OCC_DATABASE_URL: "" },
-    timeout: 90_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
 
 beforeAll(async () => {
   const database = await createTestDatabase();
@@ -142,7 +133,7 @@ describe("rebinding a recreated preprovisioned namespace", () => {
       "--api-service-account",
       sa("api"),
     ]);
-    expect(rendered.code, rendered.stderr).toBe(0);
+    expect(rendered.status, rendered.stderr).toBe(0);
     kubectl(
       "operator",
       ["apply", "-f", "-"],
@@ -158,7 +149,7 @@ describe("rebinding a recreated preprovisioned namespace", () => {
       "--kubeconfig",
       inject("env").kubeconfigs.operator,
     ]);
-    expect(values.code, values.stderr).toBe(0);
+    expect(values.status, values.stderr).toBe(0);
     newUid = (parse(values.stdout) as { preprovisionedNamespace: { uid: string } })
       .preprovisionedNamespace.uid;
     expect(newUid).not.toBe(oldUid);

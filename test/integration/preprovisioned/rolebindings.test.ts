@@ -4,7 +4,6 @@
  * manifest that fixes it — checked as the chart-rendered identities (get on one namespace),
  * through their own SelfSubjectRulesReview, and the API's binding by name from the worker.
  */
-import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -16,16 +15,7 @@ import {
 import { renderPreprovisionedYaml } from "../../../src/main/preprovisioned-render.js";
 import { uniqueName } from "../../harness/kube.js";
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
-import { migratedPglite, prepare, profileDocument, type Prepared } from "./fixtures.js";
-
-function occ(args: readonly string[], env: Record<string, string> = {}) {
-  const res = spawnSync(process.execPath, ["bin/occ.js", ...args], {
-    encoding: "utf8",
-    env: { ...process.env, OCC_PREPROVISIONED_NAMESPACE: "", OCC_DATABASE_URL: "", ...env },
-    timeout: 90_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
+import { migratedPglite, occ, prepare, type Prepared, profileDocument } from "./fixtures.js";
 
 let p: Prepared;
 let configFile: string;
@@ -91,7 +81,7 @@ describe("missing tenant RoleBindings", () => {
     await removeBinding(OPENSHELL_TENANT_ROLE);
 
     const worker = await start("worker");
-    expect(worker.code, worker.stderr).toBe(1);
+    expect(worker.status, worker.stderr).toBe(1);
     expect(worker.stderr).toContain(`The tenant RoleBindings of namespace ${p.name} are missing:`);
     expect(worker.stderr).toContain(holds(TENANT_CLUSTER_ROLES.worker));
     expect(worker.stderr).toContain(holds(OPENSHELL_TENANT_ROLE));
@@ -100,12 +90,12 @@ describe("missing tenant RoleBindings", () => {
     expect(worker.stderr).toContain(`name: ${p.identities.worker.subject.name}`);
 
     const api = await start("api");
-    expect(api.code, api.stderr).toBe(1);
+    expect(api.status, api.stderr).toBe(1);
     expect(api.stderr).toContain(holds(TENANT_CLUSTER_ROLES.api));
     expect(api.stderr).toContain(`name: ${p.identities.api.subject.name}`);
 
     const failing = verify();
-    expect(failing.code, failing.stdout + failing.stderr).toBe(1);
+    expect(failing.status, failing.stdout + failing.stderr).toBe(1);
     expect(failing.stdout).toContain("3 failing requirement(s)");
     for (const role of [
       TENANT_CLUSTER_ROLES.worker,
@@ -122,7 +112,7 @@ describe("missing tenant RoleBindings", () => {
     await removeBinding("openclaw-enterprise-tenant-worker");
     await removeBinding("openclaw-enterprise-tenant-api");
     const worker = await start("worker");
-    expect(worker.code, worker.stderr).toBe(1);
+    expect(worker.status, worker.stderr).toBe(1);
     expect(worker.stderr).toContain(holds(TENANT_CLUSTER_ROLES.worker));
     expect(worker.stderr).not.toContain(holds(OPENSHELL_TENANT_ROLE));
     expect(worker.stderr).toContain(
@@ -131,7 +121,7 @@ describe("missing tenant RoleBindings", () => {
 
     reapply();
     const fixed = verify();
-    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    expect(fixed.status, fixed.stdout + fixed.stderr).toBe(0);
     expect(fixed.stdout).toContain("passes every check");
   }, 600_000);
 });

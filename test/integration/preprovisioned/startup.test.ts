@@ -1,24 +1,13 @@
-import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { uniqueName } from "../../harness/kube.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { migratedPglite, prepare, profileDocument, type Prepared } from "./fixtures.js";
+import { migratedPglite, occ, prepare, type Prepared, profileDocument } from "./fixtures.js";
 
 const EXACT =
   "A preprovisioned Namespace requires single-cluster bundled Kubernetes and OpenShell Drivers with Credential Proxy and gateway routing.";
-
-/** Runs the real `occ` as a child process with `env` added. */
-function occ(args: readonly string[], env: Record<string, string>) {
-  const res = spawnSync(process.execPath, ["bin/occ.js", ...args], {
-    encoding: "utf8",
-    env: { ...process.env, ...env },
-    timeout: 60_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
 
 async function configFile(doc: Record<string, unknown>): Promise<string> {
   const file = join(inject("env").runDir, `${uniqueName("startup")}.yaml`);
@@ -76,7 +65,7 @@ describe("startup of occ api and occ worker in the preprovisioned profile", () =
           [command, "--config", file, "--database-url", "postgres://unused.invalid/x"],
           { OCC_PREPROVISIONED_NAMESPACE: BINDING },
         );
-        expect(res.code).toBe(1);
+        expect(res.status).toBe(1);
         expect(res.stderr.trim()).toMatch(
           new RegExp(`^occ: ${escape(EXACT)} Not met: ${escape(key)} \\(needs [^;]*\\)\\.$`),
         );
@@ -111,7 +100,7 @@ describe("startup of occ api and occ worker in the preprovisioned profile", () =
           OCC_PREPROVISIONED_NAMESPACE: raw,
         },
       );
-      expect(res.code).toBe(1);
+      expect(res.status).toBe(1);
       expect(res.stderr).toContain(expected);
     },
   );
@@ -121,7 +110,7 @@ describe("startup of occ api and occ worker in the preprovisioned profile", () =
     const res = occ(["api", "--config", file, "--database-url", "postgres://unused.invalid/x"], {
       OCC_PREPROVISIONED_NAMESPACE: "",
     });
-    expect(res.code).toBe(1);
+    expect(res.status).toBe(1);
     expect(res.stderr).toContain("executionCluster.enabled: true is not supported");
   });
 });
@@ -156,7 +145,7 @@ describe("the worker's startup verification", () => {
     const res = occ(["worker", "--config", file, "--pglite", dir, "--metrics-port", "0"], {
       OCC_PREPROVISIONED_NAMESPACE: JSON.stringify(p.binding),
     });
-    expect(res.code).toBe(1);
+    expect(res.status).toBe(1);
     expect(res.stderr).toContain(
       "Preprovisioned Kubernetes Namespace identity, ownership, gateway membership, Pod Security or lifecycle does not match the Installation.",
     );

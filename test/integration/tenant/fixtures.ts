@@ -15,11 +15,12 @@ import {
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { createTenantDrivers } from "../../../src/drivers/factory.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
-import type { Db, Queryable, SqlParam } from "../../../src/store/db.js";
+import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import { getNamespace, placementOf } from "../../../src/store/namespaces.js";
 import { createTestDatabase } from "../../harness/db.js";
+import { faulty } from "../../harness/faulty-db.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, workerDriver } from "../compute/fixtures.js";
 
@@ -31,28 +32,6 @@ export interface TenantApi {
   /** Makes statements matching `predicate` fail like a lost connection (null: stop). */
   failWhen(predicate: ((sql: string) => boolean) | null): void;
   close(): Promise<void>;
-}
-
-/** Wraps `db` so chosen statements fail without a SQLSTATE (a connection-style failure). */
-function faulty(db: Db): Db & { failWhen(p: ((sql: string) => boolean) | null): void } {
-  let failing: ((sql: string) => boolean) | null = null;
-  const wrap = (q: Queryable): Queryable => ({
-    query<R>(sql: string, params?: readonly SqlParam[]) {
-      if (failing?.(sql) === true) return Promise.reject(new Error("injected: connection lost"));
-      return q.query<R>(sql, params);
-    },
-    exec: (sql) => q.exec(sql),
-  });
-  return {
-    ...wrap(db),
-    dialect: db.dialect,
-    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
-    listen: (c, h) => db.listen(c, h),
-    close: () => db.close(),
-    failWhen(p) {
-      failing = p;
-    },
-  };
 }
 
 export async function startTenantApi(): Promise<TenantApi> {

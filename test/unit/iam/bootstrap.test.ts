@@ -12,7 +12,7 @@ import { authorize } from "../../../src/iam/authorizer.js";
 import { bootstrap } from "../../../src/iam/bootstrap.js";
 import { ALL_PERMISSIONS } from "../../../src/iam/vocabulary.js";
 import type { Db } from "../../../src/store/db.js";
-import { faulty, type FaultyDb } from "../api/harness.js";
+import { faulty, type FaultyDb } from "../../harness/faulty-db.js";
 import { freshDb } from "./db.js";
 
 let raw: Db;
