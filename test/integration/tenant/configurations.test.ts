@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   ANNOTATIONS,
   currentManagedName,
@@ -15,14 +15,7 @@ import {
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, RESTRICTED } from "../compute/fixtures.js";
-import {
-  call,
-  createTenant,
-  provision,
-  revokeApiRole,
-  startTenantApi,
-  type TenantApi,
-} from "./fixtures.js";
+import { call, createTenant, provision, revokeApiRole, startTenantApi } from "./fixtures.js";
 
 interface ConfigurationView {
   id: string;
@@ -39,13 +32,8 @@ interface ConfigMap {
   data?: Record<string, string>;
 }
 
-let api: TenantApi;
-beforeAll(async () => {
-  api = await startTenantApi();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = await startTenantApi();
+afterAll(() => api.close());
 
 const cfgPath = (ns: string, id?: string) =>
   `/namespaces/${ns}/configurations${id === undefined ? "" : `/${id}`}`;

@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { LABELS, type NamespaceId } from "../../../src/domain/index.js";
 import { secretObjectName } from "../../../src/domain/tenant/resources.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, workerDriver } from "../compute/fixtures.js";
-import {
-  call,
-  createTenant,
-  provision,
-  revokeApiRole,
-  startTenantApi,
-  type TenantApi,
-} from "./fixtures.js";
+import { call, createTenant, provision, revokeApiRole, startTenantApi } from "./fixtures.js";
 
-let api: TenantApi;
-beforeAll(async () => {
-  api = await startTenantApi();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = await startTenantApi();
+afterAll(() => api.close());
 
 interface Obj {
   metadata?: { name?: string; namespace?: string; uid?: string; labels?: Record<string, string> };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   ANNOTATIONS,
   LABELS,
@@ -8,7 +8,7 @@ import {
   type ObjectMeta,
 } from "../../../src/domain/index.js";
 import { admin } from "../compute/fixtures.js";
-import { call, startTenantApi, type TenantApi } from "../tenant/fixtures.js";
+import { call, startTenantApi } from "../tenant/fixtures.js";
 import {
   agentObjectsEverywhere,
   agentPass,
@@ -21,13 +21,8 @@ import {
   workerWorkloads,
 } from "./fixtures.js";
 
-let api: TenantApi;
-beforeAll(async () => {
-  api = await startTenantApi();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = await startTenantApi();
+afterAll(() => api.close());
 
 interface Obj {
   metadata?: ObjectMeta;

@@ -2,19 +2,14 @@
  * What Agent workloads may reach and hold: the Credential Proxy's egress policy and proxy
  * settings, ServiceAccount credentials, and restricted Pod Security.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { LABELS, workloadNames, type ObjectMeta } from "../../../src/domain/index.js";
 import { admin } from "../compute/fixtures.js";
-import { call, startTenantApi, type TenantApi } from "../tenant/fixtures.js";
+import { call, startTenantApi } from "../tenant/fixtures.js";
 import { agentPass, createAgent, deploy, markAvailable, readyExternal } from "./fixtures.js";
 
-let api: TenantApi;
-beforeAll(async () => {
-  api = await startTenantApi();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = await startTenantApi();
+afterAll(() => api.close());
 
 interface Obj {
   metadata?: ObjectMeta;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   LABELS,
   workloadMarkers,
@@ -8,7 +8,7 @@ import {
 } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { admin } from "../compute/fixtures.js";
-import { call, startTenantApi, type TenantApi } from "../tenant/fixtures.js";
+import { call, startTenantApi } from "../tenant/fixtures.js";
 import {
   agentObjectsEverywhere,
   agentPass,
@@ -19,13 +19,8 @@ import {
   tearDown,
 } from "./fixtures.js";
 
-let api: TenantApi;
-beforeAll(async () => {
-  api = await startTenantApi();
-});
-afterAll(async () => {
-  await api.close();
-});
+const api = await startTenantApi();
+afterAll(() => api.close());
 
 interface Pvc {
   metadata?: ObjectMeta;

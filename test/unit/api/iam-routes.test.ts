@@ -3,7 +3,7 @@
  * need `installation:administer`; every mutation commits with its audit event; keys are shown
  * once, never listed, never logged; revocation and deletion take effect on the next request.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { AuditEventSchema } from "../../../src/api/audit-routes.js";
 import {
   ApiKeySchema,
@@ -14,21 +14,9 @@ import {
   RoleSchema,
 } from "../../../src/contract/iam.js";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
-import {
-  call,
-  counts,
-  dataOf,
-  errorOf,
-  pageOf,
-  principalWith,
-  startApi,
-  type ApiFixture,
-} from "./harness.js";
+import { call, counts, dataOf, errorOf, pageOf, principalWith, startApi } from "./harness.js";
 
-let fx: ApiFixture;
-beforeAll(async () => {
-  fx = await startApi();
-});
+const fx = await startApi();
 afterAll(() => fx.close());
 
 describe("access", () => {

@@ -3,21 +3,11 @@
  * pattern, an OpenAPI 3.1 document generated from every route's schemas, and the app options
  * that shape validation (the controller's own namespace is reserved).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
-import {
-  call,
-  CONTROLLER_NAMESPACE,
-  dataOf,
-  errorOf,
-  startApi,
-  type ApiFixture,
-} from "./harness.js";
+import { call, CONTROLLER_NAMESPACE, dataOf, errorOf, startApi } from "./harness.js";
 
-let fx: ApiFixture;
-beforeAll(async () => {
-  fx = await startApi();
-});
+const fx = await startApi();
 afterAll(() => fx.close());
 
 describe("process endpoints", () => {

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createWorkQueue, type WorkQueue } from "../../../src/queue/index.js";
-import type { Db } from "../../../src/store/db.js";
 import { ManualClock, openMigratedPglite, unique } from "../support/pglite.js";
 
-let db: Db;
-beforeAll(async () => {
-  db = await openMigratedPglite();
-});
-afterAll(async () => {
-  await db.close();
-});
+const db = await openMigratedPglite();
+afterAll(() => db.close());
 
 function setup(): { queue: WorkQueue<string>; clock: ManualClock; kind: string } {
   const kind = unique("enq");

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   createWorkQueue,
   type Claim,
   type WorkQueue,
   type WorkQueuePolicy,
 } from "../../../src/queue/index.js";
-import type { Db } from "../../../src/store/db.js";
 import { ManualClock, openMigratedPglite, unique } from "../support/pglite.js";
 
-let db: Db;
-beforeAll(async () => {
-  db = await openMigratedPglite();
-});
-afterAll(async () => {
-  await db.close();
-});
+const db = await openMigratedPglite();
+afterAll(() => db.close());
 
 const LEASE = 10_000;
 const NOTE = { code: "KUBERNETES_API_UNAVAILABLE", message: "the API server answered 503" };

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createWorkQueue, listenForWork, WORK_CHANNEL } from "../../../src/queue/index.js";
-import type { Db } from "../../../src/store/db.js";
 import { openMigratedPglite, unique } from "../support/pglite.js";
 
-let db: Db;
-beforeAll(async () => {
-  db = await openMigratedPglite();
-});
-afterAll(async () => {
-  await db.close();
-});
+const db = await openMigratedPglite();
+afterAll(() => db.close());
 
 describe("listenForWork on PGlite (NOTIFY in-process)", () => {
   it("wakes a waiter when work is enqueued, and not for a rolled-back enqueue", async () => {

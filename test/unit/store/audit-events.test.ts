@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   appendAuditEvent,
   listAuditEvents,
   type AuditEventRecord,
 } from "../../../src/store/audit-events.js";
-import type { Db } from "../../../src/store/db.js";
 import { openMigratedPglite, unique } from "../support/pglite.js";
 
-let db: Db;
-beforeAll(async () => {
-  db = await openMigratedPglite();
-});
-afterAll(async () => {
-  await db.close();
-});
+const db = await openMigratedPglite();
+afterAll(() => db.close());
 
 describe("appendAuditEvent", () => {
   it("stores a mutation with its details and returns it", async () => {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { newNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
 import type { Placement } from "../../../src/domain/placement/placement.js";
-import type { Db } from "../../../src/store/db.js";
 import {
   applyProvisioningOutcome,
   applyTeardownOutcome,
@@ -16,13 +15,8 @@ import {
 } from "../../../src/store/namespaces.js";
 import { openMigratedPglite, unique } from "../support/pglite.js";
 
-let db: Db;
-beforeAll(async () => {
-  db = await openMigratedPglite();
-});
-afterAll(async () => {
-  await db.close();
-});
+const db = await openMigratedPglite();
+afterAll(() => db.close());
 
 const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
 

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import { WORK_STATES } from "../../../src/queue/work-items.js";
 import { AUDIT_EVENT_KINDS, AUDIT_OUTCOMES } from "../../../src/store/audit-events.js";
-import type { Db } from "../../../src/store/db.js";
 import { checkLiterals, openMigratedPglite, refusal, unique } from "../support/pglite.js";
 
-let db: Db;
-beforeAll(async () => {
-  db = await openMigratedPglite();
-});
-afterAll(async () => {
-  await db.close();
-});
+const db = await openMigratedPglite();
+afterAll(() => db.close());
 
 /** control-plane.md §3, verbatim. */
 const SPEC_ACTIONS = ["create", "read", "update", "delete", "deploy", "operate", "administer"];

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
-import type { Db, SqlParam } from "../../../src/store/db.js";
+import type { SqlParam } from "../../../src/store/db.js";
 import {
   NAMESPACE_STATUSES,
   NAMESPACE_STATUS_CODES,
@@ -8,13 +8,8 @@ import {
 } from "../../../src/store/namespace-vocabulary.js";
 import { checkLiterals, openMigratedPglite, refusal, unique } from "../support/pglite.js";
 
-let db: Db;
-beforeAll(async () => {
-  db = await openMigratedPglite();
-});
-afterAll(async () => {
-  await db.close();
-});
+const db = await openMigratedPglite();
+afterAll(() => db.close());
 
 const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
 const OTHER_UID = "1f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
