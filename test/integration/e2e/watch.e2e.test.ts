@@ -5,11 +5,11 @@
  * back from the API server (the objects and the Events the worker recorded) and from the
  * database, and checks that a change queues exactly its tenant's pass.
  */
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS, LABELS, type K8sNamespace } from "../../../src/domain/index.js";
 import { reconcileWorkKeys } from "../../../src/work/namespace-work.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
+import { runOccAsync, type OccResult } from "../../harness/occ.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
@@ -67,19 +67,8 @@ async function metrics(): Promise<string> {
 }
 
 /** `occ namespaces …` as the bootstrap administrator, run asynchronously (it may wait). */
-function cli(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["bin/occ.js", ...args], {
-      env: { ...process.env, OCC_API_URL: plane.apiUrl, OCC_API_KEY: plane.apiKey },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    child.on("exit", (code) => {
-      resolve({ code, out, err });
-    });
-  });
+function cli(args: readonly string[]): Promise<OccResult> {
+  return runOccAsync(args, { env: { OCC_API_URL: plane.apiUrl, OCC_API_KEY: plane.apiKey } });
 }
 
 describe("drift OCC owns is repaired through the watch; the tenant stays ready", () => {
@@ -226,9 +215,9 @@ describe("drift the operator owns is reported through the watch and recovers und
     await eventually("recreated", async () => (await readNamespace(namespace)) !== undefined);
     await bindTenantRole(namespace, "occ-worker");
     const done = await retry;
-    expect(done.code, done.err).toBe(0);
-    expect(done.err).toContain(`${id}: retry accepted`);
-    const shown = JSON.parse(done.out) as NamespaceView;
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.stderr).toContain(`${id}: retry accepted`);
+    const shown = JSON.parse(done.stdout) as NamespaceView;
     const recreated = await readNamespace(namespace);
     expect(shown).toMatchObject({ id, status: "ready" });
     expect(shown.placement.uid).toBe(recreated?.metadata?.uid);
@@ -352,9 +341,9 @@ describe("pending and refused placements", () => {
     expect((await readNamespace(namespace))?.metadata?.labels?.[LABELS.namespace]).toBeUndefined();
 
     const done = await cli(["namespaces", "retry", id, "--wait", "--timeout", "90s"]);
-    expect(done.code, done.err).toBe(0);
-    expect(done.err).toContain(`${id}: retry accepted`);
-    expect(done.out).toContain("ready");
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.stderr).toContain(`${id}: retry accepted`);
+    expect(done.stdout).toContain("ready");
     expect(await t.get(id)).toMatchObject({ id, status: "ready", statusReason: null });
     expect((await readNamespace(namespace))?.metadata?.labels?.[LABELS.namespace]).toBe(id);
     expect(await t.row(id)).toMatchObject({ status: "ready", status_code: null });
