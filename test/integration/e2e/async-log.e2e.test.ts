@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTestDatabase } from "../../harness/db.js";
-import { occ } from "./processes.js";
+import { occ } from "../../harness/occ.js";
 
 let dir: string;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
