@@ -1,6 +1,15 @@
 // @ts-check
+import { readFileSync } from "node:fs";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import { layersPlugin } from "./tools/eslint/layers.js";
+
+// The layers of src/ (README "Architecture"): each top folder and the folders it may import,
+// pure decisions at the bottom, process composition and the CLI at the top. Enforced below by
+// tools/eslint/layers.js on every file under src/.
+const layers = JSON.parse(
+  readFileSync(new URL("./tools/eslint/layers.json", import.meta.url), "utf8"),
+);
 
 export default tseslint.config(
   {
@@ -26,6 +35,14 @@ export default tseslint.config(
       "no-console": "off",
       // client-node models are declared as classes but the API takes plain JSON objects.
       "@typescript-eslint/no-unsafe-class-instance-assignment": "off",
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    plugins: { occ: layersPlugin },
+    rules: {
+      "occ/layers": ["error", { root: import.meta.dirname, layers }],
+      "max-lines": ["error", { max: 300 }],
     },
   },
   {
