@@ -25,6 +25,10 @@ export const layersRule = {
         type: "object",
         properties: {
           root: { type: "string" },
+          importedOnlyBy: {
+            type: "object",
+            additionalProperties: { type: "array", items: { type: "string" } },
+          },
           layers: {
             type: "object",
             additionalProperties: { type: "array", items: { type: "string" } },
@@ -36,7 +40,7 @@ export const layersRule = {
     ],
   },
   create(context) {
-    const { root, layers } = context.options[0];
+    const { root, layers, importedOnlyBy = {} } = context.options[0];
     const srcDir = resolve(root, "src");
     const own = folderOf(srcDir, context.filename);
     if (own === null) return {};
@@ -48,7 +52,7 @@ export const layersRule = {
       if (may === undefined) {
         context.report({
           node,
-          message: `src/${own} is not in the layer table (eslint.config.js): add it with the folders it may import`,
+          message: `src/${own} is not in the layer table (tools/eslint/layers.json): add it with the folders it may import`,
         });
       } else if (target === null) {
         context.report({
@@ -59,6 +63,14 @@ export const layersRule = {
         context.report({
           node,
           message: `src/${own} may not import src/${target} (an upward or sideways import; see README "Architecture"). src/${own} may import: ${may.length === 0 ? "nothing outside itself" : may.map((f) => `src/${f}`).join(", ")}`,
+        });
+      } else if (
+        importedOnlyBy[target] !== undefined &&
+        !importedOnlyBy[target].includes(relative(srcDir, context.filename).split(sep).join("/"))
+      ) {
+        context.report({
+          node,
+          message: `only ${importedOnlyBy[target].map((f) => `src/${f}`).join(", ")} may import src/${target}; call the use case in src/services instead`,
         });
       }
     };

@@ -11,10 +11,11 @@ import tseslint from "typescript-eslint";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../../..");
-const LAYERS = JSON.parse(readFileSync(join(root, "tools/eslint/layers.json"), "utf8")) as Record<
-  string,
-  readonly string[]
->;
+const TABLE = JSON.parse(readFileSync(join(root, "tools/eslint/layers.json"), "utf8")) as {
+  readonly layers: Record<string, readonly string[]>;
+  readonly importedOnlyBy: Record<string, readonly string[]>;
+};
+const LAYERS = TABLE.layers;
 const eslint = new ESLint({
   cwd: root,
   overrideConfig: [
@@ -77,6 +78,12 @@ describe("the layer rule of npm run lint", () => {
       "../domain/index.js",
       "src/newfolder is not in the layer table",
     ],
+    [
+      "process composition other than the server's start importing the HTTP layer",
+      "src/main/compute-fixture.ts",
+      "../api/app.js",
+      "only src/main/processes.ts may import src/api",
+    ],
   ])("rejects %s", async (_what, path, from, message) => {
     const messages = await lint(path, imports(from));
     expect(messages.filter((m) => m.startsWith("occ/layers:"))).toEqual([
@@ -88,7 +95,7 @@ describe("the layer rule of npm run lint", () => {
     ["a driver importing the domain", "src/drivers/kubernetes/fixture.ts", "../../domain/index.js"],
     ["the worker importing the queue", "src/worker/fixture.ts", "../queue/index.js"],
     ["a file importing its own folder", "src/domain/placement/fixture.ts", "../input/result.js"],
-    ["process composition importing the HTTP layer", "src/main/fixture.ts", "../api/app.js"],
+    ["the composition root that starts the server", "src/main/processes.ts", "../api/server.js"],
     ["a package", "src/domain/fixture.ts", "node:path"],
   ])("accepts %s", async (_what, path, from) => {
     expect(await lint(path, imports(from))).toEqual([]);
@@ -123,7 +130,10 @@ describe("the layer rule of npm run lint", () => {
     const config = (await new ESLint({ cwd: root }).calculateConfigForFile(
       join(root, "src/domain/index.ts"),
     )) as { rules: Record<string, unknown> };
-    expect(config.rules["occ/layers"]).toEqual([2, { root, layers: LAYERS }]);
+    expect(config.rules["occ/layers"]).toEqual([
+      2,
+      { root, layers: LAYERS, importedOnlyBy: TABLE.importedOnlyBy },
+    ]);
     expect(config.rules["max-lines"]).toEqual([2, { max: 300 }]);
     expect(readFileSync(join(root, "package.json"), "utf8")).toContain('"lint": "eslint ."');
   });
