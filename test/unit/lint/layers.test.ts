@@ -137,4 +137,12 @@ describe("the layer rule of npm run lint", () => {
     expect(config.rules["max-lines"]).toEqual([2, { max: 300 }]);
     expect(readFileSync(join(root, "package.json"), "utf8")).toContain('"lint": "eslint ."');
   });
+
+  it("is the table the README's architecture section draws, row for row", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const rows = [...readme.matchAll(/^\| `src\/([a-z]+)\/` +\|[^|]*\| ([^|]*?) *\|$/gm)].map(
+      (m) => [m[1], m[2] === "nothing" ? [] : (m[2] ?? "").split(", ")] as const,
+    );
+    expect(Object.fromEntries(rows)).toEqual(LAYERS);
+  });
 });
