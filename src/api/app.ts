@@ -45,7 +45,7 @@ import { roleRoutes } from "./iam/roles-routes.js";
 import {
   DEFAULT_NAMESPACE_CONTENT_CHECKS,
   type NamespaceContentCheck,
-} from "./namespaces/contents.js";
+} from "../services/namespaces/contents.js";
 import { namespaceRoutes } from "./namespaces/routes.js";
 import { namespaceQueueConfig, type NamespaceWorkKind } from "../work/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";

@@ -21,7 +21,7 @@ import { bearerToken } from "../iam/api-key-secret.js";
 import { authenticateApiKey } from "../iam/api-keys.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
-import type { Caller } from "./authorization.js";
+import type { Caller } from "../services/authorization.js";
 import { ServiceError } from "../services/errors.js";
 
 declare module "fastify" {

@@ -3,7 +3,6 @@ export * from "./api-key-secret.js";
 export * from "./api-keys.js";
 export * from "./authorizer.js";
 export * from "./bindings.js";
-export * from "./bootstrap.js";
 export * from "./ids.js";
 export * from "./principals.js";
 export * from "./restrictions.js";

@@ -4,7 +4,7 @@ import type { Registry } from "prom-client";
 import type { InstallationConfig } from "../config/installation-config.js";
 import { startApiServer, type RunningServer } from "../api/server.js";
 import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
-import { bootstrap, type BootstrapResult } from "../iam/bootstrap.js";
+import { bootstrap, type BootstrapResult } from "../services/bootstrap.js";
 import { agentIdsOf } from "../store/agents.js";
 import { startPolicyCache, type PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";

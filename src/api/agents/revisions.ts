@@ -9,7 +9,7 @@ import {
   type AgentRevisionRecord,
 } from "../../store/agent-revisions.js";
 import type { Page, PageOptions } from "../../store/paging.js";
-import type { Caller } from "../authorization.js";
+import type { Caller } from "../../services/authorization.js";
 import { ServiceError } from "../../services/errors.js";
 import type { TenantServiceDeps } from "../tenant/access.js";
 import { resourceAccess } from "../tenant/resource-access.js";

@@ -13,7 +13,7 @@ import {
   type AuditSubject,
   type Caller,
   type Grant,
-} from "../authorization.js";
+} from "../../services/authorization.js";
 import { encodeCursor } from "../../services/cursor.js";
 import type { PageCursor } from "../../store/paging.js";
 

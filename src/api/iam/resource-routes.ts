@@ -9,7 +9,7 @@ import type { Static, TObject, TSchema, TString } from "@sinclair/typebox";
 import { asIamId, isIamId, type IamId, type IamRecordKind } from "../../iam/ids.js";
 import type { Page, PageOptions } from "../../store/paging.js";
 import type { Db, Queryable } from "../../store/db.js";
-import type { Caller } from "../authorization.js";
+import type { Caller } from "../../services/authorization.js";
 import { ServiceError } from "../../services/errors.js";
 import type { ErrorStatus } from "../errors.js";
 import { decodeCursor, pageLimit } from "../../services/cursor.js";

@@ -10,11 +10,11 @@ import { encodeCursor, decodeCursor, pageLimit } from "../../services/cursor.js"
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
 import { errorResponses } from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
-import { createNamespace } from "./create.js";
-import { deleteNamespace } from "./delete.js";
-import type { NamespaceServiceDeps } from "./deps.js";
-import { listReadableNamespaces, readNamespace } from "./read.js";
-import { retryNamespacePlacement } from "./retry.js";
+import { createNamespace } from "../../services/namespaces/create.js";
+import { deleteNamespace } from "../../services/namespaces/delete.js";
+import type { NamespaceServiceDeps } from "../../services/namespaces/deps.js";
+import { listReadableNamespaces, readNamespace } from "../../services/namespaces/read.js";
+import { retryNamespacePlacement } from "../../services/namespaces/retry.js";
 import {
   CreateNamespaceBodySchema,
   NamespaceParamsSchema,

@@ -21,7 +21,7 @@ import {
   secretNameTaken,
   type SecretRecord,
 } from "../../store/secrets.js";
-import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
+import { recordMutation, recordingDenials, type Caller } from "../../services/authorization.js";
 import { ServiceError } from "../../services/errors.js";
 import {
   compensatedTransaction,

@@ -9,7 +9,7 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { TenantResourceKind } from "../../domain/tenant/resources.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
-import type { Caller } from "../authorization.js";
+import type { Caller } from "../../services/authorization.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../../services/cursor.js";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { startApiServer, type RunningServer } from "../../../src/api/server.js";
 import { isServerNamespaceId } from "../../../src/domain/placement/ids.js";
-import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { bootstrap } from "../../../src/services/bootstrap.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
 import {

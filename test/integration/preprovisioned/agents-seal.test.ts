@@ -16,7 +16,7 @@ import {
   type NetworkPolicySpec,
   type NamespaceId,
 } from "../../../src/domain/index.js";
-import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { bootstrap } from "../../../src/services/bootstrap.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { workQueuePolicy } from "../../../src/work/queues.js";
 import { verifyPreprovisioned } from "../../../src/main/preprovisioned-verify.js";

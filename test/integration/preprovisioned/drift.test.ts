@@ -17,7 +17,7 @@ import {
   type K8sNamespace,
   type NamespaceId,
 } from "../../../src/domain/index.js";
-import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { bootstrap } from "../../../src/services/bootstrap.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { workQueuePolicy } from "../../../src/work/queues.js";
 import { startWorkerProcess } from "../../../src/main/processes.js";

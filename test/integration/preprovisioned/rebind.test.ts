@@ -14,7 +14,7 @@ import { inject } from "vitest";
 import { parse } from "yaml";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { type K8sNamespace, type NamespaceId } from "../../../src/domain/index.js";
-import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { bootstrap } from "../../../src/services/bootstrap.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { workQueuePolicy } from "../../../src/work/queues.js";
 import { StartupRefusedError } from "../../../src/main/preprovisioned-startup.js";

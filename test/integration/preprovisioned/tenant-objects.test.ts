@@ -8,7 +8,7 @@ import {
 import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
 import { createTenantDrivers } from "../../../src/drivers/factory.js";
 import { driverProfileOf } from "../../../src/drivers/profile.js";
-import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { bootstrap } from "../../../src/services/bootstrap.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";

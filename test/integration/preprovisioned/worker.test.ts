@@ -2,7 +2,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import type { NamespaceId } from "../../../src/domain/index.js";
-import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { bootstrap } from "../../../src/services/bootstrap.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { workQueuePolicy } from "../../../src/work/queues.js";
 import { startWorkerProcess } from "../../../src/main/processes.js";

@@ -14,7 +14,7 @@ import {
   type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { createTenantDrivers } from "../../../src/drivers/factory.js";
-import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { bootstrap } from "../../../src/services/bootstrap.js";
 import type { Db } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";

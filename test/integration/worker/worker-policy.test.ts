@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { createNamespace } from "../../../src/api/namespaces/create.js";
+import { createNamespace } from "../../../src/services/namespaces/create.js";
 import { NAMESPACE_WORK_KINDS, namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { type NamespaceId } from "../../../src/domain/index.js";

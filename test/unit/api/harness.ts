@@ -18,10 +18,10 @@ import {
   type ErrorEnvelope,
 } from "../../../src/contract/envelopes.js";
 import type { ComputeSelection } from "../../../src/services/compute-selection.js";
-import type { NamespaceContentCheck } from "../../../src/api/namespaces/contents.js";
-import type { NamespaceServiceDeps } from "../../../src/api/namespaces/deps.js";
+import type { NamespaceContentCheck } from "../../../src/services/namespaces/contents.js";
+import type { NamespaceServiceDeps } from "../../../src/services/namespaces/deps.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
-import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { bootstrap } from "../../../src/services/bootstrap.js";
 import type { Permission } from "../../../src/iam/vocabulary.js";
 import type { Db, Queryable } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";

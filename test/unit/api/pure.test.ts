@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { clipMessage } from "../../../src/services/errors.js";
 import { ERROR_CODES, MAX_MESSAGE_LENGTH } from "../../../src/contract/errors.js";
 import { ERROR_STATUS } from "../../../src/api/errors.js";
-import { notEmptyMessage } from "../../../src/api/namespaces/contents.js";
+import { notEmptyMessage } from "../../../src/services/namespaces/contents.js";
 import { decodeCursor, encodeCursor } from "../../../src/services/cursor.js";
 import { codePointLength, isPlainText } from "../../../src/contract/formats.js";
 import { detailCodeOf } from "../../../src/api/validation.js";

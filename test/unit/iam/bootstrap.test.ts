@@ -5,11 +5,11 @@
  * nothing and never issues a second key.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { NamespaceServiceDeps } from "../../../src/api/namespaces/deps.js";
+import type { NamespaceServiceDeps } from "../../../src/services/namespaces/deps.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { authenticateApiKey } from "../../../src/iam/api-keys.js";
 import { authorize } from "../../../src/iam/authorizer.js";
-import { bootstrap } from "../../../src/iam/bootstrap.js";
+import { bootstrap } from "../../../src/services/bootstrap.js";
 import { ALL_PERMISSIONS } from "../../../src/iam/vocabulary.js";
 import type { Db } from "../../../src/store/db.js";
 import { faulty, type FaultyDb } from "../../harness/faulty-db.js";

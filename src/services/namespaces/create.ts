@@ -30,15 +30,12 @@ import {
   type AuditSubject,
   type Caller,
 } from "../authorization.js";
-import {
-  ADOPTION_REQUIRES_KUBERNETES,
-  isBundledKubernetes,
-} from "../../services/compute-selection.js";
-import { ServiceError } from "../../services/errors.js";
+import { ADOPTION_REQUIRES_KUBERNETES, isBundledKubernetes } from "../compute-selection.js";
+import { ServiceError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 import { validateCreateNamespace, type CreateNamespaceInput } from "./input.js";
 import { refuseUnplaceable } from "./preprovisioned-refusal.js";
-import { placementPermissions } from "../../services/namespaces/permissions.js";
+import { placementPermissions } from "./permissions.js";
 import { namespaceWorkSubject } from "../../work/lanes.js";
 import { ensureWorkKey } from "../../work/namespace-work.js";
 import { enqueueWork } from "../../work/work-config.js";

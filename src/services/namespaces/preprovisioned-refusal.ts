@@ -7,7 +7,7 @@
  */
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import { currentManagedName } from "../../domain/placement/naming.js";
-import { ServiceError } from "../../services/errors.js";
+import { ServiceError } from "../errors.js";
 import type { ValidCreateNamespace } from "./input.js";
 
 /** The refusal message: names the bound Namespace and its Kubernetes namespace. */

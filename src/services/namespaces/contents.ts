@@ -9,7 +9,7 @@ import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { Queryable } from "../../store/db.js";
 import { firstAgentIds } from "../../store/agents.js";
 import { firstIds } from "../../store/resource-paging.js";
-import { clipMessage } from "../../services/errors.js";
+import { clipMessage } from "../errors.js";
 import { MAX_MESSAGE_LENGTH } from "../../contract/errors.js";
 
 /** Counts one kind of resource left in a Namespace, in the caller's transaction. */

@@ -16,7 +16,7 @@ import { authorize, type AuthorizationRequest, type Decision } from "../iam/auth
 import type { PrincipalId } from "../iam/ids.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
 import { formatPermission } from "../iam/vocabulary.js";
-import { ServiceError } from "../services/errors.js";
+import { ServiceError } from "./errors.js";
 
 /** Who is asking: the authenticated principal, and the request (for audit correlation). */
 export interface Caller {

@@ -6,7 +6,7 @@
 import type { QueueConfig } from "../../queue/work-items.js";
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { Db } from "../../store/db.js";
-import type { ComputeSelection } from "../../services/compute-selection.js";
+import type { ComputeSelection } from "../compute-selection.js";
 import type { NamespaceContentCheck } from "./contents.js";
 import type { NamespaceWorkKind } from "../../work/namespace-work.js";
 

@@ -27,8 +27,8 @@ import {
   type AuditSubject,
   type Caller,
 } from "../authorization.js";
-import { ServiceError } from "../../services/errors.js";
-import { teardownPermission } from "../../services/namespaces/permissions.js";
+import { ServiceError } from "../errors.js";
+import { teardownPermission } from "./permissions.js";
 import { notEmptyMessage, remainingContents } from "./contents.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 import { namespaceWorkSubject } from "../../work/lanes.js";

@@ -14,18 +14,18 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
-import type { NamespaceServiceDeps } from "../api/namespaces/deps.js";
-import { createNamespace } from "../api/namespaces/create.js";
-import { isServiceError } from "../services/errors.js";
+import type { NamespaceServiceDeps } from "./namespaces/deps.js";
+import { createNamespace } from "./namespaces/create.js";
+import { isServiceError } from "./errors.js";
 import { appendAuditEvent } from "../store/audit-events.js";
 import { branded, defineTable, timestamp, type JsonObject, type RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
-import { hasAnyApiKey, issueApiKey } from "./api-keys.js";
-import { createBinding } from "./bindings.js";
-import { isInstallationId, newIamId, type InstallationId, type PrincipalId } from "./ids.js";
-import { createPrincipal, findPrincipalByName, getPrincipal } from "./principals.js";
-import { addRolePermissions, createRole, findRoleByName } from "./roles.js";
-import { ALL_PERMISSIONS } from "./vocabulary.js";
+import { hasAnyApiKey, issueApiKey } from "../iam/api-keys.js";
+import { createBinding } from "../iam/bindings.js";
+import { isInstallationId, newIamId, type InstallationId, type PrincipalId } from "../iam/ids.js";
+import { createPrincipal, findPrincipalByName, getPrincipal } from "../iam/principals.js";
+import { addRolePermissions, createRole, findRoleByName } from "../iam/roles.js";
+import { ALL_PERMISSIONS } from "../iam/vocabulary.js";
 
 /** The actor of bootstrap's own audit events (not a principal: none exists before it runs). */
 export const BOOTSTRAP_ACTOR = "system:bootstrap";

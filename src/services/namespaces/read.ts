@@ -15,7 +15,7 @@ import {
 } from "../../store/namespaces.js";
 import { authorizedNamespaceIds } from "../../iam/authorizer.js";
 import { recordingDenials, requirePermission, type Caller } from "../authorization.js";
-import { ServiceError } from "../../services/errors.js";
+import { ServiceError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 
 const READ = { action: "read", kind: "namespace" } as const;

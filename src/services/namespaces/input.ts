@@ -7,7 +7,7 @@
  */
 import type { Placement } from "../../domain/placement/placement.js";
 import { validateExistingNamespace } from "../../domain/placement/reserved.js";
-import { ServiceError } from "../../services/errors.js";
+import { ServiceError } from "../errors.js";
 import type { ErrorDetail } from "../../contract/errors.js";
 import { MAX_NAMESPACE_NAME_LENGTH, type CreateNamespaceBody } from "../../contract/namespaces.js";
 import { checkDisplayName, displayNameMessage } from "../../domain/input/display-names.js";

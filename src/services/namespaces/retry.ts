@@ -26,7 +26,7 @@ import {
   type AuditSubject,
   type Caller,
 } from "../authorization.js";
-import { ServiceError } from "../../services/errors.js";
+import { ServiceError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 
 const ADMINISTER = { permission: { action: "administer", kind: "installation" } } as const;
