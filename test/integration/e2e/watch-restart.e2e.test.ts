@@ -83,7 +83,7 @@ describe("watches on a cluster of their own", () => {
       await plane.stop();
     });
 
-    it("the worker survives kube-apiserver restarting: its watches relist on 410 Gone, the change made meanwhile is repaired, only that tenant queued", async () => {
+    it("the worker survives kube-apiserver restarting: every watch restarts (resumed, or relisted on 410 Gone), the change made meanwhile is repaired, only that tenant queued", async () => {
       const ready = async (name: string) => {
         const res = await callApi(plane, "POST", "/namespaces", { name });
         expect(res.status).toBe(201);
@@ -136,15 +136,22 @@ describe("watches on a cluster of their own", () => {
       );
       expect(row.rows[0]?.status).toBe("ready");
       const metrics = await (await fetch(plane.workerMetricsUrl)).text();
-      // Every watch failed while the server was down, resumed from its last resourceVersion,
-      // got 410 Gone from the restarted server's watch cache and relisted.
-      expect(metrics).toMatch(
-        /occ_watch_restarts_total\{kind="NetworkPolicy",reason="error"\} [1-9]/,
-      );
-      expect(metrics).toMatch(
-        /occ_watch_restarts_total\{kind="NetworkPolicy",reason="gone"\} [1-9]/,
-      );
-      expect(metrics).toMatch(/occ_watch_restarts_total\{kind="Namespace",reason="gone"\} [1-9]/);
+      // Every watch failed while the server was down and was restarted. Whether its resumption
+      // then gets 410 Gone depends on timing: until the restarted server's watch cache for that
+      // kind is initialized, a watch is served from etcd, where the old revision is still valid
+      // (no 410); once it is, the old revision is "too old" (410 → relist). Both are correct
+      // recoveries, so this asserts a restart per kind; the 410 path itself is proven
+      // deterministically by the reflector test below.
+      for (const kind of ["NetworkPolicy", "Namespace"]) {
+        const restarts = [
+          ...metrics.matchAll(
+            /^occ_watch_restarts_total\{kind="([A-Za-z]+)",reason="([a-z]+)"\} (\d+)$/gm,
+          ),
+        ]
+          .filter((m) => m[1] === kind)
+          .reduce((sum, m) => sum + Number(m[3]), 0);
+        expect(restarts, `${kind} watch restarts`).toBeGreaterThan(0);
+      }
       // The relists' differences named tenant a only: b's work was not queued again.
       expect(await lastRequested(b)).toBe(before.b);
     });
