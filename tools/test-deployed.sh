@@ -5,8 +5,9 @@
 # kube-scheduler, containerd, the kubelet, kube-proxy and the CNI bridge there, so the bridge,
 # its addresses, iptables chains and network sysctls live and die with the namespace, and no
 # traffic leaves it. Then, whatever happened, it tears the rest down (processes, cgroups, pod
-# network namespaces, kernel sysctls the kubelet set, CNI state, log links, the run folder), and
-# runs test/deployed/leftovers.test.ts on the host, which asserts that nothing of the run is left.
+# network namespaces, the /run/netns mount and folder `ip netns add` made, kernel sysctls the
+# kubelet set, CNI state, log links, the run folder), and runs test/deployed/leftovers.test.ts on
+# the host, which asserts that nothing of the run is left.
 #
 # Extra arguments go to the first vitest run (a file filter, say). OCC_DEPLOYED_REPORT=<file>
 # writes vitest's JSON reports there (tools/test.sh counts them); OCC_KEEP_TEST_DIR keeps the
@@ -29,6 +30,13 @@ kernel_sysctls=(kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_
 declare -A before
 for s in "${kernel_sysctls[@]}"; do before[$s]=$(sysctl -n "$s"); done
 netns_before=$( (ls /run/netns 2>/dev/null || true) | sort | tr "\n" " ")
+# `ip netns add` creates /run/netns when absent and bind-mounts it onto itself (a shared mount
+# point); `ip netns del` leaves both. How the host had them, to restore exactly that.
+netns_dir=/run/netns
+netns_mounts() { awk -v d="$netns_dir" '$5 == d' /proc/self/mountinfo | wc -l; }
+netns_mounts_before=$(netns_mounts)
+netns_dir_existed=false
+[ -d "$netns_dir" ] && netns_dir_existed=true
 # Fixed host folders containerd, CNI and the kubelet create; those absent now are removed again.
 fixed_dirs=(/run/containerd /var/lib/cni /var/log/containers /var/log/pods)
 absent_dirs=()
@@ -64,6 +72,11 @@ teardown() {
     case " $netns_before " in *" $n "*) ;; *) case $n in cni-*) ip netns del "$n" 2>/dev/null ;; esac ;; esac
   done
   ip netns del "$ns" 2>/dev/null
+  # The /run/netns mount and folder the run's `ip netns add` made, and only those: an unmount
+  # that fails (another network namespace still mounted there) is left for the leftovers test.
+  local extra=$(($(netns_mounts) - netns_mounts_before))
+  while [ "$extra" -gt 0 ] && umount "$netns_dir"; do extra=$((extra - 1)); done
+  [ "$netns_dir_existed" = true ] || rmdir "$netns_dir" 2>/dev/null
   # The pods' cgroups, deepest first (empty now that their processes are gone).
   find /sys/fs/cgroup -depth -type d -path '*/kubepods*' -exec rmdir {} \; 2>/dev/null
   for s in "${kernel_sysctls[@]}"; do sysctl -qw "$s=${before[$s]}" >/dev/null; done
@@ -76,7 +89,7 @@ teardown() {
   for d in "${absent_dirs[@]}"; do
     [ -d "$d" ] && find "$d" -depth -type d -empty -delete 2>/dev/null
   done
-  node -e '
+  NETNS_MOUNTS_BEFORE="$netns_mounts_before" NETNS_DIR_EXISTED="$netns_dir_existed" node -e '
     const [file, ns, run, pids, absent, ...sysctls] = process.argv.slice(1);
     const before = Object.fromEntries(sysctls.map((s) => s.split("=")));
     const processes = pids.split(" ").filter(Boolean).map((p) => {
@@ -84,7 +97,8 @@ teardown() {
       return { pid: Number(pid), start };
     });
     require("fs").writeFileSync(file, JSON.stringify({ ns, run, processes, sysctls: before,
-      absentDirs: absent.split(" ").filter(Boolean), kept: process.env.OCC_KEEP_TEST_DIR !== undefined && process.env.OCC_KEEP_TEST_DIR !== "" }, null, 2));
+      absentDirs: absent.split(" ").filter(Boolean),
+      netnsMountsBefore: Number(process.env.NETNS_MOUNTS_BEFORE), netnsDirExisted: process.env.NETNS_DIR_EXISTED === "true", kept: process.env.OCC_KEEP_TEST_DIR !== undefined && process.env.OCC_KEEP_TEST_DIR !== "" }, null, 2));
   ' "$manifest" "$ns" "$run" "${recorded[*]}" "${absent_dirs[*]}" $(for s in "${kernel_sysctls[@]}"; do echo "$s=${before[$s]}"; done)
   if [ -z "${OCC_KEEP_TEST_DIR:-}" ]; then rm -rf "$run"; else echo "test-deployed: logs kept in $run"; fi
   # Leftovers: a test on the host, after everything above.

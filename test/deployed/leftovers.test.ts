@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 /**
  * Runs on the host after tools/test-deployed.sh tore the node down: nothing of the run is left.
  * The script's manifest names the run (network namespace, run folder), every process it found
- * (pid and start time), the kernel sysctls as they were before, and the fixed folders that did
- * not exist before.
+ * (pid and start time), the kernel sysctls as they were before, the fixed folders that did
+ * not exist before, and how /run/netns was (folder, mounts).
  */
 interface Manifest {
   readonly ns: string;
@@ -15,6 +15,10 @@ interface Manifest {
   readonly processes: readonly { readonly pid: number; readonly start: string }[];
   readonly sysctls: Readonly<Record<string, string>>;
   readonly absentDirs: readonly string[];
+  /** How many mounts /run/netns had before the run (`ip netns add` bind-mounts it on itself). */
+  readonly netnsMountsBefore: number;
+  /** Whether /run/netns existed before the run. */
+  readonly netnsDirExisted: boolean;
   /** OCC_KEEP_TEST_DIR was set: the run folder (logs) stays, without any mount. */
   readonly kept: boolean;
 }
@@ -27,6 +31,7 @@ function manifest(): Manifest {
 }
 
 const m = manifest();
+const NETNS_DIR = "/run/netns";
 const bridge = `occbr${m.ns.replace(/^occ-deployed-/, "")}`;
 const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args).toString();
 
@@ -69,6 +74,22 @@ describe("after the deployed run, the machine is as it was", () => {
       .filter((line) => line.includes(m.run) || line.includes(bridge));
     expect(mounts).toEqual([]);
     expect(existsSync(m.run)).toBe(m.kept);
+  });
+
+  it("left /run/netns as it found it: the same mounts of it, none of the run's under it", () => {
+    // Mount points are field 5 of /proc/self/mountinfo (this process is in the host's mount
+    // namespace, where the script ran `ip netns add`).
+    const mountPoints = readFileSync("/proc/self/mountinfo", "utf8")
+      .split("\n")
+      .map((line) => line.split(" ")[4] ?? "");
+    expect(Number.isInteger(m.netnsMountsBefore)).toBe(true);
+    expect(mountPoints.filter((p) => p === NETNS_DIR).length).toBe(m.netnsMountsBefore);
+    const under = mountPoints
+      .filter((p) => p.startsWith(`${NETNS_DIR}/`))
+      .map((p) => p.slice(NETNS_DIR.length + 1))
+      .filter((n) => n === m.ns || n.startsWith("cni-"));
+    expect(under).toEqual([]);
+    expect(existsSync(NETNS_DIR)).toBe(m.netnsDirExisted);
   });
 
   it("left no network namespace, bridge or iptables chain of the run", () => {
