@@ -1,18 +1,35 @@
 /**
  * The chart on a real node, normal profile: `helm install --wait` of the image `npm run image`
- * built, then what an operator does with it — Namespaces through the API Service, the worker
- * pod killed, `helm upgrade` to another image, `helm uninstall` — each result read back from the
- * API server and the database. The steps run in order on one release (the chart's
- * cluster-scoped objects allow one release per cluster).
+ * built, then what an operator does with it — a managed Namespace through the API Service, an
+ * external one on a namespace prepared and granted as docs/operations.md says, a Configuration
+ * in it, the worker pod killed, `helm upgrade` to another image, `helm uninstall` — each result
+ * read back from the API server, the API and the database. The steps run in order on one
+ * release (the chart's cluster-scoped objects allow one release per cluster).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import {
+  ANNOTATIONS,
   LABELS,
+  LIFECYCLE,
   MARKER_VALUES,
   OWNED_OBJECT_NAMES,
+  POD_SECURITY_LABELS,
   currentManagedName,
 } from "../../src/domain/index.js";
+import {
+  CONFIGURATION_DATA_KEY,
+  RESOURCE_ANNOTATIONS,
+  RESOURCE_LABELS,
+  configMapName,
+} from "../../src/domain/tenant/resources.js";
+import {
+  documentedBlock,
+  runBlock,
+  shown,
+  type DocBlock,
+  type RunOptions,
+} from "../harness/doc-blocks.js";
 import { listenerPod, policyChains, probePod } from "../harness/node/network-policy.js";
 import {
   apiClient,
@@ -33,6 +50,7 @@ import {
   type NamespaceView,
 } from "../harness/node/chart.js";
 import { eventually, kubectl, kubectlOk, runCommand } from "../harness/node/kubectl.js";
+import { operatorShell } from "../harness/node/operator.js";
 import "../harness/node/environment.js";
 
 const env = inject("deployed");
@@ -41,9 +59,57 @@ const ns = "openclaw-system";
 const names = chartNames(release);
 let db: pg.Client;
 let api: Api;
+let operator: RunOptions;
 let values: Record<string, unknown>;
 const why = () => describeRelease(env, ns);
 const CLIENTS = "gateway-clients";
+/** The operator's namespace for the external Namespace (the docs' `customer-support-prod`). */
+const EXTERNAL = "deployed-external";
+/** What the operator keeps in it besides OCC's objects, which must outlive everything. */
+const OPERATORS_CONFIGMAP = "operator-settings";
+/** The operator's grants (`occ namespaces grants`): the chart's tenant roles to its accounts. */
+const GRANTED = [
+  `openclaw-enterprise-tenant-api ${ns}/occ-api`,
+  `openclaw-enterprise-tenant-worker ${ns}/occ-worker`,
+];
+
+interface K8sObject {
+  metadata: {
+    uid: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  data?: Record<string, string>;
+}
+
+async function getObject(args: readonly string[]): Promise<K8sObject> {
+  return JSON.parse(await kubectlOk(env.kubeconfig, ["get", ...args, "-o", "json"])) as K8sObject;
+}
+
+/** A documented block run as the operator, the docs' names and `ns_…` filled in. */
+function operatorRuns(block: DocBlock, namespaceId = "ns_…"): void {
+  const results = runBlock(block, {
+    ...operator,
+    fill: { "customer-support-prod": EXTERNAL, "ns_…": namespaceId },
+  });
+  for (const r of results) expect(r.code, shown(r)).toBe(0);
+}
+
+/** Each RoleBinding in `namespace` as `<ClusterRole> <namespace>/<ServiceAccount>`, sorted. */
+async function roleBindings(namespace: string): Promise<string[]> {
+  const out = await kubectlOk(env.kubeconfig, [
+    "-n",
+    namespace,
+    "get",
+    "rolebindings",
+    "-o",
+    'jsonpath={range .items[*]}{.roleRef.name} {.subjects[*].namespace}/{.subjects[*].name}{"\\n"}{end}',
+  ]);
+  return out
+    .split("\n")
+    .filter((l) => l !== "")
+    .sort();
+}
 
 async function createManaged(name: string): Promise<{ id: string; namespace: string }> {
   const res = await api.call("POST", "/namespaces", { name });
@@ -106,6 +172,9 @@ afterAll(async () => {
 
 describe("the chart on a real node (normal profile)", () => {
   let first: { id: string; namespace: string };
+  /** The external Namespace: its ID and the prepared namespace's UID. */
+  let external: { id: string; uid: string } | undefined;
+  let configuration: { id: string; values: Record<string, unknown> } | undefined;
 
   it("helm install --wait: the init Job completes, api and worker are Ready", async () => {
     const started = Date.now();
@@ -136,7 +205,9 @@ describe("the chart on a real node (normal profile)", () => {
     expect(await readyPods(env, ns, "api")).toHaveLength(1);
     expect(await readyPods(env, ns, "worker")).toHaveLength(1);
     const key = await bootstrapKey(env, ns, names.init);
-    api = apiClient(await apiServiceUrl(env, ns, names.api), key);
+    const url = await apiServiceUrl(env, ns, names.api);
+    api = apiClient(url, key);
+    operator = await operatorShell(env, { url, key });
     const ready = await fetch(`${await apiServiceUrl(env, ns, names.api)}/readyz`);
     expect(ready.status).toBe(200);
   });
@@ -216,6 +287,103 @@ describe("the chart on a real node (normal profile)", () => {
       first.id,
     ]);
     expect(row.rows[0]?.status).toBe("ready");
+  });
+
+  it(
+    "an external Namespace on a namespace prepared and granted as docs/operations.md says becomes ready through the API Service",
+    { timeout: 420_000 },
+    async () => {
+      // The operator prepares the namespace (docs: lifecycle annotation, Pod Security labels)
+      // and keeps something of their own in it.
+      operatorRuns(documentedBlock("external-prepare"));
+      await kubectlOk(env.kubeconfig, [
+        "-n",
+        EXTERNAL,
+        "create",
+        "configmap",
+        OPERATORS_CONFIGMAP,
+        "--from-literal=owner=operator",
+      ]);
+      const prepared = await getObject(["namespace", EXTERNAL]);
+      const res = await api.call("POST", "/namespaces", {
+        name: "deployed-external",
+        existingNamespace: EXTERNAL,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const id = (res.body as { data: NamespaceView }).data.id;
+      // The chart grants the worker nothing inside an external namespace: it waits for the
+      // operator's RoleBindings.
+      const pending = await eventually(
+        `${id} waiting for its RoleBindings`,
+        async () => {
+          const view = (
+            (await api.call("GET", `/namespaces/${id}`)).body as { data?: NamespaceView }
+          ).data;
+          return view?.statusReason?.code === "KUBERNETES_PERMISSION_PENDING" ? view : undefined;
+        },
+        120_000,
+        why,
+      );
+      expect(pending.status).toBe("provisioning");
+      // `occ namespaces grants ns_… | kubectl apply -f -`, then `occ namespaces wait`, through
+      // the API Service.
+      operatorRuns(documentedBlock("grants-apply"), id);
+      const view = await untilReady(api, id, 120_000, why);
+      expect(view.placement).toMatchObject({
+        mode: "external",
+        kubernetesNamespace: EXTERNAL,
+        uid: prepared.metadata.uid,
+      });
+      // Read back from the API server: the same namespace, bound, the operator's keys kept.
+      const bound = await getObject(["namespace", EXTERNAL]);
+      expect(bound.metadata.uid).toBe(prepared.metadata.uid);
+      expect(bound.metadata.labels?.[LABELS.namespace]).toBe(id);
+      expect(bound.metadata.annotations?.[ANNOTATIONS.namespaceId]).toBe(id);
+      expect(bound.metadata.annotations?.[ANNOTATIONS.lifecycle]).toBe(LIFECYCLE.external);
+      for (const label of POD_SECURITY_LABELS)
+        expect(bound.metadata.labels?.[label]).toBe(MARKER_VALUES.podSecurityLevel);
+      expect(bound.metadata.labels?.[LABELS.managedBy]).toBeUndefined();
+      expect(await ownedObjects(EXTERNAL)).toEqual(expectedOwned);
+      expect(await roleBindings(EXTERNAL)).toEqual(GRANTED);
+      const row = await db.query<{ status: string; kubernetes_uid: string }>(
+        "SELECT status, kubernetes_uid FROM namespaces WHERE id = $1",
+        [id],
+      );
+      expect(row.rows[0]).toEqual({ status: "ready", kubernetes_uid: prepared.metadata.uid });
+      external = { id, uid: prepared.metadata.uid };
+    },
+  );
+
+  it("a Configuration created through the API Service lands as a ConfigMap in the bound namespace", async () => {
+    expect(external, "the external Namespace is ready").toBeDefined();
+    const id = external?.id ?? "";
+    const values = { model: "deployed-model", tools: ["search"], limits: { turns: 12 } };
+    const res = await api.call("POST", `/namespaces/${id}/configurations`, {
+      kind: "agent",
+      values,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const created = (res.body as { data: { id: string; generation: number } }).data;
+    expect(created.generation).toBe(1);
+    const cm = await getObject(["-n", EXTERNAL, "configmap", configMapName(created.id)]);
+    expect(cm.metadata.labels).toMatchObject({
+      [LABELS.managedBy]: MARKER_VALUES.managedBy,
+      [LABELS.namespace]: id,
+      [RESOURCE_LABELS.configuration]: created.id,
+      [RESOURCE_LABELS.configurationKind]: "agent",
+      [RESOURCE_LABELS.generation]: "1",
+    });
+    expect(cm.metadata.annotations).toMatchObject({
+      [ANNOTATIONS.namespaceId]: id,
+      [RESOURCE_ANNOTATIONS.configurationId]: created.id,
+      [RESOURCE_ANNOTATIONS.generation]: "1",
+    });
+    expect(JSON.parse(cm.data?.[CONFIGURATION_DATA_KEY] ?? "null")).toEqual(values);
+    // Read back through the API, which verifies the ConfigMap against its metadata.
+    const read = await api.call("GET", `/namespaces/${id}/configurations/${created.id}`);
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect((read.body as { data: { values: unknown } }).data.values).toEqual(values);
+    configuration = { id: created.id, values };
   });
 
   it("killing the worker pod: a new one takes over its work", async () => {
@@ -460,11 +628,31 @@ describe("the chart on a real node (normal profile)", () => {
     ]);
     expect(cluster.stderr).toMatch(/NotFound/);
     expect(cluster.stdout).toBe("");
-    // Bootstrap's default Namespace and the three above, all still ready.
+    // Bootstrap's default Namespace and the four above, all still ready.
     const rows = await db.query<{ status: string }>(
       "SELECT status FROM namespaces WHERE deleted_at IS NULL",
     );
-    expect(rows.rows.map((r) => r.status)).toEqual(["ready", "ready", "ready", "ready"]);
+    expect(rows.rows.map((r) => r.status)).toEqual(["ready", "ready", "ready", "ready", "ready"]);
+    // The external namespace is the operator's: never deleted, its keys, the operator's
+    // objects, the tenant's objects and the Configuration's ConfigMap all stay.
+    expect(external, "the external Namespace was ready").toBeDefined();
+    expect(configuration, "the Configuration was created").toBeDefined();
+    const kept = await getObject(["namespace", EXTERNAL]);
+    expect(kept.metadata.uid).toBe(external?.uid);
+    expect(kept.metadata.labels?.[LABELS.namespace]).toBe(external?.id);
+    expect(kept.metadata.annotations?.[ANNOTATIONS.lifecycle]).toBe(LIFECYCLE.external);
+    const operators = await getObject(["-n", EXTERNAL, "configmap", OPERATORS_CONFIGMAP]);
+    expect(operators.data).toEqual({ owner: "operator" });
+    expect(await roleBindings(EXTERNAL)).toEqual(GRANTED);
+    expect(await ownedObjects(EXTERNAL)).toEqual(expectedOwned);
+    const cm = await getObject([
+      "-n",
+      EXTERNAL,
+      "configmap",
+      configMapName(configuration?.id ?? ""),
+    ]);
+    expect(cm.metadata.labels?.[RESOURCE_LABELS.configuration]).toBe(configuration?.id);
+    expect(JSON.parse(cm.data?.[CONFIGURATION_DATA_KEY] ?? "null")).toEqual(configuration?.values);
     // The init Job's hook objects stay; the chart README's command removes them.
     const hooks = `app.kubernetes.io/component=init,app.kubernetes.io/instance=${release}`;
     expect(

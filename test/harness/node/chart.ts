@@ -183,6 +183,11 @@ export function apiClient(url: string, key: string): Api {
 export interface NamespaceView {
   readonly id: string;
   readonly status: string;
+  readonly placement?: {
+    readonly mode: string;
+    readonly kubernetesNamespace: string | null;
+    readonly uid: string | null;
+  };
   readonly statusReason?: { code: string; message: string } | null;
 }
 
