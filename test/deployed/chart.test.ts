@@ -602,6 +602,17 @@ describe("the chart on a real node (normal profile)", () => {
     ]);
     expect(config).toMatch(/resyncSeconds: 20/);
     expect(watched).toEqual(["ready"]);
+    // The new API pod is Ready, but the Service path to it converges a little later (kube-proxy's
+    // endpoints, kube-router's policy sets for the new pod's address): as a client would, wait
+    // until the API answers through its Service before the next request.
+    await eventually(
+      "the upgraded API answers through its Service",
+      async () => {
+        const r = await api.call("GET", "/readyz").catch(() => undefined);
+        return r?.status === 200 ? true : undefined;
+      },
+      90_000,
+    );
     // The upgraded worker still places work.
     const third = await createManaged("deployed-after-upgrade");
     await untilReady(api, third.id, 120_000, why);
