@@ -57,15 +57,21 @@ export async function refusedWith(call: Promise<unknown>): Promise<number | unde
   throw new Error("expected the Kubernetes API to refuse the request, but it succeeded");
 }
 
-/** Polls until `probe` returns true or `timeoutMs` passes. */
+/**
+ * Polls until `probe` returns true or `timeoutMs` passes. `what` may be a function, called
+ * only on timeout, so that the failure can describe the last value the probe saw.
+ */
 export async function eventually(
-  what: string,
+  what: string | (() => string),
   probe: () => Promise<boolean>,
   timeoutMs = 60_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting: ${what}`);
+    if (Date.now() > deadline) {
+      const described = typeof what === "string" ? what : what();
+      throw new Error(`timed out after ${timeoutMs} ms waiting: ${described}`);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -14,6 +14,7 @@ import {
 } from "../../src/drivers/kubernetes/rbac-objects.js";
 import { WORKER_TENANT_BINDING_ROLE } from "../../src/drivers/kubernetes/rbac-rules.js";
 import { CI_VALUES, renderChart, type RenderedObject } from "./helm.js";
+import { eventually } from "./kube.js";
 
 /**
  * Grants the test identities the cluster RBAC the Helm chart renders — rendered by the real
@@ -153,13 +154,45 @@ export async function grantChartClusterRoles(): Promise<void> {
   });
 }
 
-/** What an operator does per tenant namespace: bind a tenant role to the worker or the API. */
+/**
+ * What an operator does per tenant namespace: bind a tenant role to the worker or the API.
+ * Returns once the API server's RBAC authorizer grants it: the authorizer reads RoleBindings
+ * from its own informer, so right after the create a write may still be refused by RBAC (seen
+ * on a quiet CI machine), and a test expecting another refusal — an admission policy's — would
+ * read RBAC's instead.
+ */
 export async function bindTenantRole(
   namespace: string,
   identity: Extract<ClusterIdentity, "occ-worker" | "occ-api">,
 ): Promise<void> {
   const role = identity === "occ-worker" ? "worker" : "api";
   await asAdmin((c) => createMissing(c, [tenantRoleBinding(namespace, role, user(identity))]));
+  await untilGranted(identity, namespace);
+}
+
+/** Polls a SelfSubjectAccessReview as `identity` until it may create ConfigMaps in `namespace`. */
+async function untilGranted(identity: ClusterIdentity, namespace: string): Promise<void> {
+  const c = createObjectClient(loadKubeConfig(inject("env").kubeconfigs[identity]));
+  const review = {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectAccessReview",
+    spec: { resourceAttributes: { namespace, verb: "create", resource: "configmaps" } },
+  };
+  try {
+    await eventually(
+      `RBAC grants ${identity} its tenant role in ${namespace}`,
+      async () => {
+        const answer = await c.create<typeof review & { status?: { allowed?: boolean } }>(
+          "SelfSubjectAccessReview",
+          review,
+        );
+        return answer.status?.allowed === true;
+      },
+      30_000,
+    );
+  } finally {
+    c.close();
+  }
 }
 
 /**

@@ -163,19 +163,54 @@ export interface Api {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
 }
 
+/** Connection errors raised before a request was sent: retrying cannot repeat a write. */
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+function notSent(err: unknown): boolean {
+  const cause = err instanceof Error ? err.cause : undefined;
+  return (
+    typeof cause === "object" &&
+    cause !== null &&
+    "code" in cause &&
+    typeof cause.code === "string" &&
+    NOT_SENT.has(cause.code)
+  );
+}
+
+/**
+ * A client of the API through its Service, as an operator's tooling would be: a request that
+ * could not even connect is retried for up to 60 s (after a rollout, kube-proxy may still send
+ * a connection to the old pod's address for a moment — EHOSTUNREACH), anything else is not.
+ */
 export function apiClient(url: string, key: string): Api {
+  const once = async (method: string, path: string, body: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(15_000),
+    });
+    return { status: res.status, body: await res.json() };
+  };
   return {
     async call(method, path, body) {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body !== undefined ? { "content-type": "application/json" } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(15_000),
-      });
-      return { status: res.status, body: await res.json() };
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        try {
+          return await once(method, path, body);
+        } catch (err) {
+          if (!notSent(err) || Date.now() > deadline) throw err;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
     },
   };
 }

@@ -24,11 +24,14 @@ async function call(method: string, path: string, body?: unknown) {
 
 async function until(id: string, what: string, ok: (n: NamespaceView | null) => boolean) {
   let last: unknown;
-  await eventually(`${id} ${what} (last: ${JSON.stringify(last)})`, async () => {
-    const res = await call("GET", `/namespaces/${id}`);
-    last = res.json;
-    return ok(res.status === 404 ? null : res.json.data);
-  });
+  await eventually(
+    () => `${id} ${what} (last: ${JSON.stringify(last)})`,
+    async () => {
+      const res = await call("GET", `/namespaces/${id}`);
+      last = res.json;
+      return ok(res.status === 404 ? null : res.json.data);
+    },
+  );
 }
 
 beforeAll(async () => {
