@@ -33,7 +33,7 @@ import {
   BUNDLED_KUBERNETES_COMPUTE,
   type ComputeSelection,
 } from "../services/compute-selection.js";
-import { guardDatabase } from "./dependency.js";
+import { guardDatabase } from "../store/guarded-db.js";
 import { frameworkErrorHandler, registerErrorHandler } from "./error-handler.js";
 import { ServiceError } from "../services/errors.js";
 import { healthRoutes, registerHttpMetrics } from "./health.js";
@@ -66,7 +66,7 @@ import { NoQuerySchema } from "../contract/envelopes.js";
 import { SHARED_SCHEMAS } from "./schemas.js";
 import { validatorCompiler } from "./validation.js";
 import { registerJsonBodyParser } from "./json-body.js";
-import type { TenantDrivers } from "./tenant/access.js";
+import type { TenantDrivers } from "../services/tenant/access.js";
 
 /** The largest request body accepted: 64 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;

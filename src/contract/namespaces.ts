@@ -21,6 +21,12 @@ export const NamespaceIdSchema = IdString(
   "A Namespace ID (`ns_…`).",
 );
 
+/** The path parameters of every route under `/namespaces/{id}/…`. */
+export const NamespaceScopedParamsSchema = Type.Object(
+  { id: NamespaceIdSchema },
+  { additionalProperties: false },
+);
+
 const DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
 
 export const CreateNamespaceBodySchema = Type.Object(

@@ -10,8 +10,9 @@ import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/enve
 import { decodeCursor, encodeCursor, pageLimit } from "../../services/cursor.js";
 import { errorResponses } from "../schemas.js";
 import type { PageCursor } from "../../store/paging.js";
-import { namespaceIdOf, NamespaceScopedParamsSchema } from "../tenant/params.js";
-import { listRevisions, readRevision } from "./revisions.js";
+import { namespaceIdOf } from "../tenant/params.js";
+import { NamespaceScopedParamsSchema } from "../../contract/namespaces.js";
+import { listRevisions, readRevision } from "../../services/agents/revisions.js";
 import {
   AgentParamsSchema,
   AgentSchema,
@@ -27,7 +28,7 @@ import {
   listNamespaceAgents,
   readAgent,
   type AgentServiceDeps,
-} from "./service.js";
+} from "../../services/agents/agents.js";
 
 const tags = ["agents"];
 const security = [{ apiKey: [] }];

@@ -3,7 +3,7 @@
  * the envelope out; the check order lives in `service.ts`.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { TenantServiceDeps } from "../tenant/access.js";
+import type { TenantServiceDeps } from "../../services/tenant/access.js";
 import {
   createRoute,
   deleteRoute,
@@ -26,7 +26,7 @@ import {
   readConfiguration,
   updateConfiguration,
   type ConfigurationWithDocument,
-} from "./service.js";
+} from "../../services/tenant/configurations.js";
 
 const resource: TenantResource<ConfigurationWithDocument, typeof ConfigurationSchema> = {
   tags: ["configurations"],

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { SecretRecord } from "../../store/secrets.js";
-import type { TenantServiceDeps } from "../tenant/access.js";
+import type { TenantServiceDeps } from "../../services/tenant/access.js";
 import {
   createRoute,
   deleteRoute,
@@ -26,7 +26,7 @@ import {
   listNamespaceSecrets,
   readSecret,
   updateSecret,
-} from "./service.js";
+} from "../../services/tenant/secrets.js";
 
 const resource: TenantResource<SecretRecord, typeof SecretSchema> = {
   tags: ["secrets"],

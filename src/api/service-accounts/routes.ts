@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { ServiceAccountRecord } from "../../store/service-accounts.js";
-import type { TenantServiceDeps } from "../tenant/access.js";
+import type { TenantServiceDeps } from "../../services/tenant/access.js";
 import {
   createRoute,
   deleteRoute,
@@ -23,7 +23,7 @@ import {
   deleteServiceAccount,
   listNamespaceServiceAccounts,
   readServiceAccount,
-} from "./service.js";
+} from "../../services/tenant/service-accounts.js";
 
 const resource: TenantResource<ServiceAccountRecord, typeof ServiceAccountSchema> = {
   tags: ["service-accounts"],

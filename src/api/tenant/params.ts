@@ -1,16 +1,9 @@
 /**
- * Path parameters shared by every route under `/namespaces/{id}/…`, and the typed Namespace ID
- * of a path the schema already checked.
+ * The typed Namespace ID of a path under `/namespaces/{id}/…` the schema already checked, and
+ * the paging-cursor guard of tenant resource IDs.
  */
-import { Type } from "@sinclair/typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
 import { tenantResourceIdPattern, type TenantResourceKind } from "../../domain/tenant/resources.js";
-import { NamespaceIdSchema } from "../../contract/namespaces.js";
-
-export const NamespaceScopedParamsSchema = Type.Object(
-  { id: NamespaceIdSchema },
-  { additionalProperties: false },
-);
 
 /** The Namespace ID of a path the schema already checked. */
 export function namespaceIdOf(params: { readonly id: string }): NamespaceId {

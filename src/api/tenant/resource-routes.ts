@@ -14,8 +14,9 @@ import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../../services/cursor.js";
 import { errorResponses } from "../schemas.js";
-import type { TenantServiceDeps } from "./access.js";
-import { isResourceId, namespaceIdOf, NamespaceScopedParamsSchema } from "./params.js";
+import type { TenantServiceDeps } from "../../services/tenant/access.js";
+import { isResourceId, namespaceIdOf } from "./params.js";
+import { NamespaceScopedParamsSchema } from "../../contract/namespaces.js";
 
 /** The Fastify instance a resource routes plugin registers on. */
 export type TenantApp = Parameters<FastifyPluginCallbackTypebox<TenantServiceDeps>>[0];

@@ -6,7 +6,7 @@
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import { agentsReferencing } from "../../store/agents.js";
 import type { Queryable } from "../../store/db.js";
-import { ServiceError } from "../../services/errors.js";
+import { ServiceError } from "../errors.js";
 
 const MAX_MESSAGE = 256;
 

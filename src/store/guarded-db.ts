@@ -6,8 +6,8 @@
  * own code inside a transaction pass through untouched, and SQL errors that mean a bug
  * (integrity, syntax, data) stay what they are.
  */
-import type { Db, Queryable, SqlParam } from "../store/db.js";
-import { isDatabaseError } from "../store/sql-errors.js";
+import type { Db, Queryable, SqlParam } from "./db.js";
+import { isDatabaseError } from "./sql-errors.js";
 
 /**
  * SQLSTATE classes that say nothing about the request: connection (08), resources (53),

@@ -13,7 +13,7 @@ import {
   type AuditSubject,
   type Caller,
   type Grant,
-} from "../../services/authorization.js";
+} from "../authorization.js";
 import { liveNamespace, type TenantServiceDeps } from "./access.js";
 
 /** How one resource kind is authorized and audited on a Namespace. */

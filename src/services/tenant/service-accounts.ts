@@ -16,8 +16,8 @@ import {
   listServiceAccounts,
   type ServiceAccountRecord,
 } from "../../store/service-accounts.js";
-import { recordMutation, recordingDenials, type Caller } from "../../services/authorization.js";
-import { ServiceError } from "../../services/errors.js";
+import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
+import { ServiceError } from "../errors.js";
 import { liveNamespace, requireWritable, type TenantServiceDeps } from "../tenant/access.js";
 import { resourceAccess } from "../tenant/resource-access.js";
 import type { CreateServiceAccountBody } from "../../contract/service-accounts.js";

@@ -21,8 +21,8 @@ import {
   type ConfigurationRecord,
 } from "../../store/configurations.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
-import { recordMutation, recordingDenials, type Caller } from "../../services/authorization.js";
-import { ServiceError } from "../../services/errors.js";
+import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
+import { ServiceError } from "../errors.js";
 import {
   compensatedTransaction,
   driverStep,

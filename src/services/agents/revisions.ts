@@ -9,11 +9,11 @@ import {
   type AgentRevisionRecord,
 } from "../../store/agent-revisions.js";
 import type { Page, PageOptions } from "../../store/paging.js";
-import type { Caller } from "../../services/authorization.js";
-import { ServiceError } from "../../services/errors.js";
+import type { Caller } from "../authorization.js";
+import { ServiceError } from "../errors.js";
 import type { TenantServiceDeps } from "../tenant/access.js";
 import { resourceAccess } from "../tenant/resource-access.js";
-import { foundAgent } from "./service.js";
+import { foundAgent } from "./agents.js";
 
 const access = resourceAccess<"read">("agent_revision", "agent_revisions");
 

@@ -35,9 +35,9 @@ import { getConfiguration } from "../../store/configurations.js";
 import type { Queryable } from "../../store/db.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import { getServiceAccount } from "../../store/service-accounts.js";
-import { recordMutation, recordingDenials, type Caller } from "../../services/authorization.js";
-import type { ComputeSelection } from "../../services/compute-selection.js";
-import { ServiceError } from "../../services/errors.js";
+import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
+import type { ComputeSelection } from "../compute-selection.js";
+import { ServiceError } from "../errors.js";
 import {
   compensatedTransaction,
   driversOf,

@@ -21,8 +21,8 @@ import {
   secretNameTaken,
   type SecretRecord,
 } from "../../store/secrets.js";
-import { recordMutation, recordingDenials, type Caller } from "../../services/authorization.js";
-import { ServiceError } from "../../services/errors.js";
+import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
+import { ServiceError } from "../errors.js";
 import {
   compensatedTransaction,
   driverStep,

@@ -1,5 +1,5 @@
 /**
- * What every route on a Namespace's resources (Configurations, Secrets, ServiceAccounts)
+ * What every service on a Namespace's resources (Configurations, Secrets, ServiceAccounts)
  * shares: the dependencies, the Namespace lookup and readiness rules, the tenant's placement
  * as the drivers need it, and one transaction shape that compensates the Kubernetes write
  * when the metadata transaction rolls back (control-plane.md §4).
@@ -8,7 +8,6 @@
  * oracle: a caller without it gets 403 whether or not anything exists), then look up, then
  * state, then Kubernetes.
  */
-import type { FastifyBaseLogger } from "fastify";
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { ConfigurationDriver } from "../../drivers/configurations.js";
 import type { SecretDriver } from "../../drivers/secrets.js";
@@ -19,9 +18,14 @@ import {
 } from "../../drivers/tenant-objects.js";
 import type { Db, Queryable } from "../../store/db.js";
 import { getNamespace, placementOf, type NamespaceRecord } from "../../store/namespaces.js";
-import { DependencyUnavailableError } from "../dependency.js";
-import { ServiceError } from "../../services/errors.js";
+import { DependencyUnavailableError } from "../../store/guarded-db.js";
+import { ServiceError } from "../errors.js";
 import type { ErrorCode } from "../../contract/errors.js";
+
+/** Where a service reports what it handled but cannot answer (the API passes its logger). */
+export interface ServiceLog {
+  error(obj: object, msg: string): void;
+}
 
 /** What the resource services need from the process. */
 export interface TenantServiceDeps {
@@ -29,7 +33,7 @@ export interface TenantServiceDeps {
   /** The API's Configuration and Secret Drivers; absent → every driver call answers 503. */
   readonly drivers: TenantDrivers | undefined;
   /** Where a failed compensation is reported (once, here, where it is handled). */
-  readonly log?: FastifyBaseLogger | undefined;
+  readonly log?: ServiceLog | undefined;
 }
 
 /** The API's Configuration and Secret Drivers, built by the process's driver factory. */
