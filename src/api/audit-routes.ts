@@ -2,55 +2,19 @@
  * `GET /audit-events` (control-plane.md §2, §6): the audit trail, newest first, paged, for
  * administrators. Reading it is itself not audited unless denied.
  */
-import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import {
-  AUDIT_EVENT_KINDS,
-  AUDIT_OUTCOMES,
-  listAuditEvents,
-  type AuditEventRecord,
-} from "../store/audit-events.js";
+import { listAuditEvents, type AuditEventRecord } from "../store/audit-events.js";
 import type { Db } from "../store/db.js";
 import { ServiceError } from "../services/errors.js";
 import { administer } from "./iam/administer.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../services/cursor.js";
-import { DateTime, literalUnion, Nullable, PageEnvelope } from "../contract/envelopes.js";
+import { PageEnvelope } from "../contract/envelopes.js";
+import { AuditEventSchema, AuditQuerySchema, type AuditEventView } from "../contract/audit.js";
 import { errorResponses } from "./schemas.js";
 import { callerOf, pageEnvelope } from "./request-context.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const isUuid = (v: unknown): v is string => typeof v === "string" && UUID.test(v);
-
-export const AuditEventSchema = Type.Object(
-  {
-    id: Type.String(),
-    occurredAt: DateTime,
-    kind: literalUnion(AUDIT_EVENT_KINDS),
-    actor: Type.String(),
-    action: Type.String(),
-    resourceKind: Type.String(),
-    resourceId: Nullable(Type.String()),
-    outcome: literalUnion(AUDIT_OUTCOMES),
-    requestId: Nullable(Type.String()),
-    details: Type.Object({}, { additionalProperties: true }),
-  },
-  { additionalProperties: false },
-);
-type AuditEventView = Static<typeof AuditEventSchema>;
-
-const AuditQuerySchema = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }),
-    ),
-    resourceKind: Type.Optional(Type.String({ pattern: "^[a-z][a-z0-9_]{0,62}$" })),
-    resourceId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_:.-]+$" }),
-    ),
-  },
-  { additionalProperties: false },
-);
 
 function presentAuditEvent(e: AuditEventRecord): AuditEventView {
   return {

@@ -7,7 +7,6 @@
  * run in one process). Labels are route *patterns*, never concrete paths, so IDs do not leak
  * into metrics and cardinality stays bounded.
  */
-import { Type } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Counter, Histogram, type Registry } from "prom-client";
@@ -20,6 +19,7 @@ import {
 import { ServiceError } from "../services/errors.js";
 import { envelope } from "./request-context.js";
 import { DataEnvelope } from "../contract/envelopes.js";
+import { MetricsTextSchema, StatusSchema } from "../contract/health.js";
 import { errorResponses } from "./schemas.js";
 
 export interface HealthRoutesOptions {
@@ -33,11 +33,6 @@ export interface HealthRoutesOptions {
    */
   readonly schema?: RequiredSchema | undefined;
 }
-
-const StatusSchema = Type.Object(
-  { status: Type.String({ description: "`ok` or `ready`." }) },
-  { additionalProperties: false },
-);
 
 async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -108,7 +103,7 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
         response: {
           200: {
             description: "Prometheus text exposition format.",
-            content: { "text/plain": { schema: Type.String() } },
+            content: { "text/plain": { schema: MetricsTextSchema } },
           },
         },
       },

@@ -3,9 +3,9 @@
  * `/openapi.json`. Nothing is written by hand: a route's schema is its documentation.
  */
 import swagger from "@fastify/swagger";
-import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import { OpenApiDocumentSchema } from "../contract/health.js";
 
 /** Registers the generator; must run before any route is added, to see them all. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -31,11 +31,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
 }
-
-const OpenApiDocumentSchema = Type.Object(
-  { openapi: Type.String() },
-  { additionalProperties: true, description: "The OpenAPI 3.1 document." },
-);
 
 export const openApiRoutes: FastifyPluginCallbackTypebox = (app, _opts, done) => {
   app.get(

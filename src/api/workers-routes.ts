@@ -4,11 +4,10 @@
  * an operator sees why no work moves without reading worker logs. Administrators only; the
  * most recently heard-from workers first.
  */
-import { Type } from "@sinclair/typebox";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Db } from "../store/db.js";
 import { listWorkerReports, type WorkerReportRecord } from "../store/worker-reports.js";
-import { WorkerReportSchema, type WorkerReportView } from "../contract/workers.js";
+import { WorkerReportListSchema, type WorkerReportView } from "../contract/workers.js";
 import { administer } from "./iam/administer.js";
 import { callerOf, envelope } from "./request-context.js";
 import { DataEnvelope } from "../contract/envelopes.js";
@@ -50,7 +49,7 @@ export const workerRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
         tags: ["workers"],
         security: [{ apiKey: [] }],
         summary: "Each worker's last heartbeat and startup refusal, most recent first.",
-        response: { 200: DataEnvelope(Type.Array(WorkerReportSchema)), ...errorResponses(403) },
+        response: { 200: DataEnvelope(WorkerReportListSchema), ...errorResponses(403) },
       },
     },
     async (request) => {

@@ -24,3 +24,6 @@ export const WorkerReportSchema = Type.Object(
   { additionalProperties: false },
 );
 export type WorkerReportView = Static<typeof WorkerReportSchema>;
+
+/** `GET /workers`: every worker's last report, most recently heard-from first. */
+export const WorkerReportListSchema = Type.Array(WorkerReportSchema);

@@ -4,7 +4,7 @@
  * once, never listed, never logged; revocation and deletion take effect on the next request.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { AuditEventSchema } from "../../../src/api/audit-routes.js";
+import { AuditEventSchema } from "../../../src/contract/audit.js";
 import {
   ApiKeySchema,
   BindingSchema,

@@ -1,0 +1,17 @@
+/** What the public process endpoints answer: `/healthz`, `/readyz`, `/metrics`, `/openapi.json`. */
+import { Type } from "@sinclair/typebox";
+
+/** `/healthz` and `/readyz` (inside the data envelope). */
+export const StatusSchema = Type.Object(
+  { status: Type.String({ description: "`ok` or `ready`." }) },
+  { additionalProperties: false },
+);
+
+/** `/metrics`: Prometheus text exposition format. */
+export const MetricsTextSchema = Type.String();
+
+/** `/openapi.json`. */
+export const OpenApiDocumentSchema = Type.Object(
+  { openapi: Type.String() },
+  { additionalProperties: true, description: "The OpenAPI 3.1 document." },
+);
