@@ -92,7 +92,7 @@ export function createTenantDrivers(
 }
 
 /** The OpenShell Sandbox Driver's namespace hook, in `profile`. */
-export function openshellNamespaceHook(
+function openshellNamespaceHook(
   client: ObjectClient,
   gateway: OpenShellGateway,
   config: InstallationConfig,

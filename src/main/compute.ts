@@ -9,14 +9,10 @@ import {
   type RequestCounter,
 } from "../drivers/kubernetes/client/index.js";
 import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
-import type { NamespaceHook } from "../drivers/compute.js";
-import { createDriverSet, openshellNamespaceHook, type AgentIdLookup } from "../drivers/factory.js";
+import { createDriverSet, type AgentIdLookup } from "../drivers/factory.js";
 import { driverProfileOf } from "../drivers/profile.js";
 import type { WorkloadDriver } from "../drivers/workloads.js";
-import {
-  createOpenShellGateway,
-  type OpenShellGateway,
-} from "../drivers/openshell/gateway-client.js";
+import { createOpenShellGateway } from "../drivers/openshell/gateway-client.js";
 import type { PreprovisionedBinding } from "../domain/preprovisioned/binding.js";
 import { recordNamespaceEvent, type NamespaceEvent } from "../drivers/kubernetes/events.js";
 
@@ -54,34 +50,6 @@ export interface ComputeRuntime {
   /** Best-effort Events on tenant namespaces (bundled driver only). */
   readonly events?: (namespace: string, event: NamespaceEvent) => Promise<boolean>;
   close(): void;
-}
-
-/** The bundled Compute Driver for `config`, in the profile `binding` selects (tests' shorthand). */
-export function bundledComputeDriver(
-  client: ObjectClient,
-  config: InstallationConfig,
-  binding: PreprovisionedBinding | null,
-  hooks: readonly NamespaceHook[] = [],
-  agentIds?: AgentIdLookup,
-): ComputeDriver {
-  const profile = driverProfileOf(config, binding);
-  return createDriverSet({
-    config,
-    profile,
-    client,
-    hooks,
-    ...(agentIds !== undefined ? { agentIds } : {}),
-  }).compute;
-}
-
-/** The OpenShell Sandbox Driver's namespace hook, in the profile `binding` selects. */
-export function openshellHook(
-  client: ObjectClient,
-  gateway: OpenShellGateway,
-  config: InstallationConfig,
-  binding: PreprovisionedBinding | null,
-): NamespaceHook {
-  return openshellNamespaceHook(client, gateway, config, driverProfileOf(config, binding));
 }
 
 /**

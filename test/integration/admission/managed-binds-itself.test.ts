@@ -7,7 +7,8 @@ import {
   loadKubeConfig,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { TENANT_CLUSTER_ROLES } from "../../../src/drivers/kubernetes/rbac-rules.js";
-import { bundledComputeDriver } from "../../../src/main/compute.js";
+import type { ComputeDriver } from "../../../src/drivers/compute.js";
+import { createDriverSet } from "../../../src/drivers/factory.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import { getNamespace, placementOf } from "../../../src/store/namespaces.js";
 import { CI_VALUES, renderChart } from "../../harness/helm.js";
@@ -28,7 +29,7 @@ import { join } from "node:path";
  * RoleBinding by hand.
  */
 let tenantApi: TenantApi;
-let driver: ReturnType<typeof bundledComputeDriver>;
+let driver: ComputeDriver;
 const worker = createObjectClient(loadKubeConfig(inject("env").kubeconfigs["occ-worker"]));
 
 beforeAll(async () => {
@@ -56,7 +57,7 @@ beforeAll(async () => {
     }),
   );
   const config = await loadInstallationConfig(file);
-  driver = bundledComputeDriver(worker, config, null);
+  driver = createDriverSet({ config, profile: { kind: "normal" }, client: worker }).compute;
 });
 
 afterAll(async () => {

@@ -24,7 +24,8 @@ import {
   createOpenShellGateway,
   type OpenShellGateway,
 } from "../../../src/drivers/openshell/gateway-client.js";
-import { bundledComputeDriver, openshellHook } from "../../../src/main/compute.js";
+import type { ComputeDriver } from "../../../src/drivers/compute.js";
+import { createDriverSet } from "../../../src/drivers/factory.js";
 import { uniqueName } from "../../harness/kube.js";
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin, freshIdentity, type FreshIdentity } from "../../harness/preprovisioned.js";
@@ -86,7 +87,7 @@ const declaredRole = (namespace: string) => ({
 describe("the OpenShell Sandbox Driver, normal profile, as the worker with the chart's roles", () => {
   const id = newNamespaceId();
   const name = currentManagedName(id);
-  let driver: ReturnType<typeof bundledComputeDriver>;
+  let driver: ComputeDriver;
 
   it("applies the declared resources with markers and the namespace labels, and ensures the Workspace (bearer token)", async () => {
     const tokenFile = join(inject("env").runDir, `openshell-token-${id}`);
@@ -95,9 +96,12 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
     if (base.openshell === null) throw new Error("no openshell");
     const config = { ...base, openshell: { ...base.openshell, tokenFile } };
     gateway = createOpenShellGateway(config.openshell);
-    driver = bundledComputeDriver(worker, config, null, [
-      openshellHook(worker, gateway, config, null),
-    ]);
+    driver = createDriverSet({
+      config,
+      profile: { kind: "normal" },
+      client: worker,
+      sandbox: gateway,
+    }).compute;
 
     // OCC creates the managed namespace; inside it the worker holds nothing yet.
     const first = await driver.ensureNamespace(passInput(id));

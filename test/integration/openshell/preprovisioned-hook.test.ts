@@ -4,7 +4,6 @@ import {
   createOpenShellGateway,
   type OpenShellGateway,
 } from "../../../src/drivers/openshell/gateway-client.js";
-import { openshellHook } from "../../../src/main/compute.js";
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin } from "../../harness/preprovisioned.js";
 import {
@@ -40,7 +39,7 @@ afterAll(async () => {
   p.api.close();
 });
 
-const driver = () => driverFor(p, [openshellHook(p.worker, client, p.config, p.binding)]);
+const driver = () => driverFor(p, [], p.binding, client);
 
 async function versions(): Promise<string[]> {
   return Promise.all(
@@ -174,9 +173,7 @@ describe("the OpenShell Sandbox Driver, preprovisioned", () => {
       requestTimeoutMs: 1_000,
     });
     try {
-      const result = await driverFor(p, [
-        openshellHook(p.worker, down, p.config, p.binding),
-      ]).ensureNamespace(passInput(p.id));
+      const result = await driverFor(p, [], p.binding, down).ensureNamespace(passInput(p.id));
       expect(result).toMatchObject({
         outcome: "failed",
         code: "SANDBOX_GATEWAY_UNAVAILABLE",

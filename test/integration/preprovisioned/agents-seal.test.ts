@@ -20,7 +20,8 @@ import { bootstrap } from "../../../src/services/bootstrap.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { workQueuePolicy } from "../../../src/work/queues.js";
 import { verifyPreprovisioned } from "../../../src/main/preprovisioned-verify.js";
-import { bundledComputeDriver } from "../../../src/main/compute.js";
+import { createDriverSet } from "../../../src/drivers/factory.js";
+import { driverProfileOf } from "../../../src/drivers/profile.js";
 import { agentIdsOf, insertAgent } from "../../../src/store/agents.js";
 import { insertConfiguration } from "../../../src/store/configurations.js";
 import type { Db } from "../../../src/store/db.js";
@@ -73,7 +74,13 @@ function config() {
 }
 
 const lookup = (tenantId: string) => agentIdsOf(db, tenantId as NamespaceId);
-const driver = () => bundledComputeDriver(p.worker, p.config, p.binding, [], lookup);
+const driver = () =>
+  createDriverSet({
+    config: p.config,
+    profile: driverProfileOf(p.config, p.binding),
+    client: p.worker,
+    agentIds: lookup,
+  }).compute;
 const verify = () => verifyPreprovisioned(p.worker, p.config, p.binding, { agentIds: lookup });
 
 beforeAll(async () => {

@@ -22,7 +22,9 @@ import {
   type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import type { NamespaceHook } from "../../../src/drivers/compute.js";
-import { bundledComputeDriver } from "../../../src/main/compute.js";
+import { createDriverSet } from "../../../src/drivers/factory.js";
+import type { OpenShellGateway } from "../../../src/drivers/openshell/gateway-client.js";
+import { driverProfileOf } from "../../../src/drivers/profile.js";
 import { renderPreprovisionedYaml } from "../../../src/main/preprovisioned-render.js";
 import { runOcc, type OccResult } from "../../harness/occ.js";
 import {
@@ -165,9 +167,20 @@ export async function prepare(config = profileConfig(), id = newBoundId()): Prom
   };
 }
 
-/** The Compute Driver of the profile, as the worker identity. */
-export function driverFor(p: Prepared, hooks: readonly NamespaceHook[] = [], binding = p.binding) {
-  return bundledComputeDriver(p.worker, p.config, binding, hooks);
+/** The Compute Driver of the profile, as the worker identity (with OpenShell's hook: `sandbox`). */
+export function driverFor(
+  p: Prepared,
+  hooks: readonly NamespaceHook[] = [],
+  binding = p.binding,
+  sandbox: OpenShellGateway | null = null,
+) {
+  return createDriverSet({
+    config: p.config,
+    profile: driverProfileOf(p.config, binding),
+    client: p.worker,
+    hooks,
+    sandbox,
+  }).compute;
 }
 
 export function passInput(
