@@ -16,10 +16,15 @@ export interface TouchBatcher {
 
 /**
  * Turns watch changes into tenant passes. Changes are gathered for `delayMs` (a burst of
- * events on one tenant, e.g. its own pass's writes, becomes one request), then mapped to
- * platform Namespaces in one query: by the tenant label the objects carried, or else by the
- * Kubernetes namespace name the database binds (an external namespace selected but not yet
- * bound carries no label). A change in a namespace no tenant uses queues nothing.
+ * events on one tenant becomes one request), then mapped to platform Namespaces in one query:
+ * by the tenant label the objects carried, or else by the Kubernetes namespace name the
+ * database binds (an external namespace selected but not yet bound carries no label). A change
+ * in a namespace no tenant uses queues nothing.
+ *
+ * `isEcho` is asked when the batch is sent, not when the event arrives: the watch event of a
+ * write may come before the write's own response has been recorded, and `delayMs` later it
+ * has been. A touch it recognises as the echo of the worker's own write is dropped; every
+ * other touch of the batch queues its tenant as before.
  */
 export function touchBatcher(opts: {
   readonly db: Db;
@@ -28,19 +33,27 @@ export function touchBatcher(opts: {
   readonly delayMs?: number;
   /** Called with how many passes each flush requested (metrics). */
   readonly onRequested?: (count: number) => void;
+  /** True for the echo of the worker's own write (`OwnWrites.consume`); default: none is. */
+  readonly isEcho?: (t: TenantTouch) => boolean;
 }): TouchBatcher {
   const delayMs = opts.delayMs ?? 50;
-  let names = new Set<string>();
-  let hinted = new Set<string>();
+  let pending: TenantTouch[] = [];
   let timer: NodeJS.Timeout | null = null;
   let inflight: Promise<void> = Promise.resolve();
 
   const send = async (): Promise<void> => {
     timer = null;
+    const touches = pending;
+    pending = [];
+    const names = new Set<string>();
+    const hinted = new Set<string>();
+    for (const t of touches) {
+      if (opts.isEcho?.(t) === true) continue;
+      names.add(t.namespace);
+      if (t.tenant !== null) hinted.add(t.tenant);
+    }
     const byName = [...names];
     const byId = [...hinted];
-    names = new Set();
-    hinted = new Set();
     if (byName.length === 0 && byId.length === 0) return;
     try {
       const res = await opts.db.query<{ id: NamespaceId }>(
@@ -67,8 +80,7 @@ export function touchBatcher(opts: {
 
   return {
     touch(t) {
-      names.add(t.namespace);
-      if (t.tenant !== null) hinted.add(t.tenant);
+      pending.push(t);
       timer ??= setTimeout(() => void flush(), delayMs);
     },
     flush,

@@ -7,7 +7,13 @@ import {
   type ObjectClient,
 } from "../drivers/kubernetes/client/index.js";
 import { cachedObjectClient } from "../drivers/kubernetes/watch/cached-client.js";
-import { startWatchSet, type WatchSet } from "../drivers/kubernetes/watch/watch-set.js";
+import { recordOwnWrites } from "../drivers/kubernetes/watch/own-write-client.js";
+import { OwnWrites } from "../drivers/kubernetes/watch/own-writes.js";
+import {
+  WATCHED_KINDS,
+  startWatchSet,
+  type WatchSet,
+} from "../drivers/kubernetes/watch/watch-set.js";
 import type { Db } from "../store/db.js";
 import type { ControlPlaneMetrics } from "./metrics.js";
 import { touchBatcher, type RequestPasses } from "./watch-triggers.js";
@@ -22,7 +28,9 @@ export interface WorkerWatches {
 /**
  * Starts what keeps bound tenants under watch (lifecycle.md §1):
  * - normal profile, bundled Kubernetes driver: one watch per kind (`WATCHED_KINDS`); each
- *   change queues the tenant's pass, and passes read those kinds from the caches;
+ *   change queues the tenant's pass, and passes read those kinds from the caches; the watch
+ *   event of the worker's own write (the exact version that write returned) is recognised as
+ *   its echo and queues nothing (`own-writes.ts`);
  * - preprovisioned profile: its RBAC grants `get` on one namespace and named objects only, no
  *   list or watch, so the one bound Namespace's pass is queued every `worker.pollSeconds`, and
  *   that pass `get`s exactly what the profile may read;
@@ -60,10 +68,13 @@ export function startWorkerWatches(opts: {
     };
   }
 
+  const own = new OwnWrites();
+  const watched = new Set(WATCHED_KINDS.map((w) => w.kind));
   const batcher = touchBatcher({
     db: opts.db,
     requestPasses: opts.requestPasses,
     logger,
+    isEcho: (t) => own.consume(t.version),
     ...(opts.metrics !== undefined
       ? { onRequested: (n: number) => opts.metrics?.watchRequestedPasses(n) }
       : {}),
@@ -90,7 +101,7 @@ export function startWorkerWatches(opts: {
     }
   });
   return {
-    wrap: (client) => cachedObjectClient(client, set.reflectors),
+    wrap: (client) => cachedObjectClient(recordOwnWrites(client, own, watched), set.reflectors),
     async stop() {
       await set.stop();
       await batcher.stop();

@@ -10,13 +10,20 @@ import { ObjectStore, contentChanged, projectObject, type StoreChange } from "./
 export const WATCH_RESTART_REASONS = ["ended", "gone", "error"] as const;
 export type WatchRestartReason = (typeof WATCH_RESTART_REASONS)[number];
 
+/** Where a change came from: a watch event, or the difference a relist found. */
+export type ChangeSource = "watch" | "relist";
+
 export interface ReflectorOptions {
   readonly transport: KubeTransport;
   readonly kind: Kind;
   /** Server-side label selector of the list and the watch; absent = every object. */
   readonly labelSelector?: string;
-  /** Every change after the first list: a watch event, or a difference a relist found. */
-  readonly onChange: (change: StoreChange) => void;
+  /**
+   * Every change after the first list: a watch event (`watch`: one version of one object, in
+   * the server's order), or a difference a relist found (`relist`: the versions between are
+   * unknown).
+   */
+  readonly onChange: (change: StoreChange, source: ChangeSource) => void;
   readonly onRestart?: (reason: WatchRestartReason, err?: unknown) => void;
   /** First backoff after a failed request; doubles up to `maxBackoffMs`. Default 250 ms. */
   readonly minBackoffMs?: number;
@@ -183,7 +190,7 @@ export class Reflector {
     this.synced = true;
     this.healthy = true;
     for (const wake of this.syncWaiters.splice(0)) wake();
-    if (!first) for (const change of changes) this.opts.onChange(change);
+    if (!first) for (const change of changes) this.opts.onChange(change, "relist");
   }
 
   /** One watch stream from `rv`; resolves when the server ends it. */
@@ -237,7 +244,7 @@ export class Reflector {
         const change = this.store.upsert(obj);
         if (rv !== undefined) this.resourceVersion = rv;
         if (change.previous === null || contentChanged(change.previous, obj)) {
-          this.opts.onChange(change);
+          this.opts.onChange(change, "watch");
         }
         return;
       }
@@ -246,7 +253,7 @@ export class Reflector {
         if (obj === null) return;
         const change = this.store.remove(obj.metadata.namespace ?? "", obj.metadata.name);
         if (rv !== undefined) this.resourceVersion = rv;
-        if (change.previous !== null) this.opts.onChange(change);
+        if (change.previous !== null) this.opts.onChange(change, "watch");
         return;
       }
     }

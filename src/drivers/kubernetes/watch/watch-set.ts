@@ -1,7 +1,8 @@
 import { LABELS } from "../../../domain/placement/markers.js";
 import type { Kind, KubeAccess, RequestCounter } from "../client/index.js";
 import { KubeTransport } from "../client/transport.js";
-import { Reflector, type WatchRestartReason } from "./reflector.js";
+import type { ObjectVersion } from "./own-writes.js";
+import { Reflector, type ChangeSource, type WatchRestartReason } from "./reflector.js";
 import type { StoreChange } from "./store.js";
 
 /**
@@ -30,6 +31,11 @@ export const WATCHED_KINDS: readonly { readonly kind: Kind; readonly labelSelect
 export interface TenantTouch {
   readonly namespace: string;
   readonly tenant: string | null;
+  /**
+   * The object at the version a watch event carried, so the caller can recognise the echo of
+   * its own write (`own-writes.ts`); `null` for a delete and for a difference a relist found.
+   */
+  readonly version: ObjectVersion | null;
 }
 
 export interface WatchSetOptions {
@@ -62,17 +68,22 @@ export function startWatchSet(opts: WatchSetOptions): WatchSet {
     ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
   });
   const byKind = new Map<Kind, Reflector>();
-  const touched = (kind: Kind, change: StoreChange): void => {
+  const touched = (kind: Kind, change: StoreChange, source: ChangeSource): void => {
+    const rv = change.current?.metadata.resourceVersion;
+    const version =
+      source === "watch" && rv !== undefined
+        ? { kind, namespace: change.namespace, name: change.name, resourceVersion: rv }
+        : null;
     if (kind === "Namespace") {
       const tenant = tenantLabel(change.current) ?? tenantLabel(change.previous);
-      opts.onTouch({ namespace: change.name, tenant });
+      opts.onTouch({ namespace: change.name, tenant, version });
       return;
     }
     const tenant =
       tenantLabel(byKind.get("Namespace")?.store.get("", change.namespace) ?? null) ??
       tenantLabel(change.current) ??
       tenantLabel(change.previous);
-    opts.onTouch({ namespace: change.namespace, tenant });
+    opts.onTouch({ namespace: change.namespace, tenant, version });
   };
   const reflectors = WATCHED_KINDS.map(
     ({ kind, labelSelector }) =>
@@ -80,8 +91,8 @@ export function startWatchSet(opts: WatchSetOptions): WatchSet {
         transport,
         kind,
         ...(labelSelector !== undefined ? { labelSelector } : {}),
-        onChange: (change) => {
-          touched(kind, change);
+        onChange: (change, source) => {
+          touched(kind, change, source);
         },
         onRestart: (reason, err) => opts.onRestart?.(kind, reason, err),
         ...(opts.watchSeconds !== undefined ? { watchSeconds: opts.watchSeconds } : {}),
