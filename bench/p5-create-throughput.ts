@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
@@ -68,16 +68,22 @@ export async function measureCreateThroughput(
         )
         .then((r) => Number(r.rows[0]?.n));
     await new Promise((r) => setTimeout(r, 1_500)); // statistics are flushed within ~1 s
-    const [xact0, cpu0] = [await xacts(), await api.cpuSeconds()];
+    const backends = await postgresBackends(db);
+    const [xact0, cpu0, pg0] = [await xacts(), await api.cpuSeconds(), await cpuOf(backends)];
+    const client0 = process.cpuUsage();
     const start = performance.now();
     const created = await load("p5", opts.seconds * 1_000);
     const seconds = (performance.now() - start) / 1_000;
     apiPerSecond = created / seconds;
+    const clientCpu = cpuSecondsOf(process.cpuUsage(client0));
     const cpu = (await api.cpuSeconds()) - cpu0;
+    const pgCpu = (await cpuOf(backends)) - pg0;
     await new Promise((r) => setTimeout(r, 1_500));
+    const perCreate = (s: number) =>
+      `${((1_000 * s) / created).toFixed(2)} ms (${((100 * s) / seconds).toFixed(0)}% of a core)`;
     opts.log(
-      `P5: ${created} creates; per create ${((1_000 * cpu) / created).toFixed(2)} ms of API ` +
-        `process CPU (${((100 * cpu) / seconds).toFixed(0)}% of a core); ` +
+      `P5: ${created} creates; CPU per create: API process ${perCreate(cpu)}, ` +
+        `PostgreSQL backends ${perCreate(pgCpu)}, the bench's HTTP clients ${perCreate(clientCpu)}; ` +
         `${(((await xacts()) - xact0 - 1) / created).toFixed(1)} database transactions per create`,
     );
   } finally {
@@ -101,6 +107,33 @@ export async function measureCreateThroughput(
   }
   opts.log(`P5: pgbench ${tps} tps (API ${apiPerSecond.toFixed(0)}/s)`);
   return { apiPerSecond, pgbenchTps: Number(tps) };
+}
+
+/** The PostgreSQL server processes serving `db`'s database now (the API's pooled sessions). */
+async function postgresBackends(db: Db): Promise<number[]> {
+  const res = await db.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+  );
+  return res.rows.map((r) => r.pid);
+}
+
+/** CPU seconds (user + system) the processes used so far; a process gone counts 0. */
+async function cpuOf(pids: readonly number[]): Promise<number> {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // exited
+    }
+  }
+  return total;
+}
+
+function cpuSecondsOf(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1e6;
 }
 
 /** pgbench from Debian's PostgreSQL (highest major version), else from PATH; never skipped. */

@@ -109,7 +109,10 @@ export async function measureScalePoint(opts: {
         opts.occ,
         ["worker", ...common, "--metrics-port", "0"],
         /"watch caches synced"/,
-        [HEAP_FLAG],
+        // BENCH_P1_CPU_PROF=<dir>: a `--cpu-prof` profile of the worker over the whole point.
+        process.env.BENCH_P1_CPU_PROF === undefined
+          ? [HEAP_FLAG]
+          : [HEAP_FLAG, "--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_P1_CPU_PROF}`],
       );
       try {
         point = await run(env, db, api, worker, key, opts);
