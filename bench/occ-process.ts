@@ -1,14 +1,14 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { OCC_ENTRY, startOcc as startOccProcess } from "../test/harness/occ.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** `bin/occ.js` of this checkout: without a dist/ tree it runs the sources through tsx. */
-export const OCC_SOURCE = join(ROOT, "bin", "occ.js");
+export const OCC_SOURCE = OCC_ENTRY;
 
 /**
  * Compiles the sources as the container image does (`tsc -p tsconfig.build.json`), into
@@ -44,8 +44,9 @@ export interface OccChild {
 }
 
 /**
- * Runs `node <entry> <args>` (entry: {@link OCC_SOURCE} or {@link buildOcc}'s) and resolves
- * once a line of its output matches `ready` (rejecting with its last output if it exits first).
+ * Runs `node <entry> <args>` (entry: {@link OCC_SOURCE} or {@link buildOcc}'s) through the
+ * tests' one spawner (test/harness/occ.ts) and resolves once a line of its output matches
+ * `ready` (rejecting with its output if it exits first).
  */
 export async function startOcc(
   entry: string,
@@ -53,24 +54,9 @@ export async function startOcc(
   ready: RegExp,
   nodeArgs: readonly string[] = [],
 ): Promise<OccChild> {
-  const child = spawn(process.execPath, [...nodeArgs, entry, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const tail: string[] = [];
-  const announced = await new Promise<string>((resolve, reject) => {
-    for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream }).on("line", (line) => {
-        tail.push(line);
-        if (tail.length > 40) tail.shift();
-        const m = ready.exec(line);
-        if (m !== null) resolve(m[1] ?? "");
-      });
-    }
-    child.once("exit", (code) => {
-      reject(new Error(`occ ${args[0] ?? ""} exited ${code}:\n${tail.join("\n")}`));
-    });
-  });
-  const pid = child.pid ?? 0;
+  const proc = await startOccProcess(args, ready, { entry, nodeArgs });
+  const announced = proc.match[1] ?? "";
+  const pid = proc.pid;
   return {
     pid,
     announced,
@@ -85,12 +71,7 @@ export async function startOcc(
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks
     },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
-    },
+    stop: () => proc.stop(),
   };
 }
 

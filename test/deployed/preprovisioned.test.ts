@@ -10,12 +10,13 @@
  * ready, read back through the API Service, the API server and the database.
  */
 import { spawnSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import { parse, stringify } from "yaml";
 import { currentManagedName } from "../../src/domain/index.js";
+import { operatorFolder, runCommand, type CommandResult } from "../harness/doc-blocks.js";
 import { REPO_ROOT } from "../harness/helm.js";
 import { startTestGateway, type TestGateway } from "../harness/openshell-gateway.js";
 import {
@@ -36,9 +37,8 @@ import "../harness/node/environment.js";
 const env = inject("deployed");
 const HEADING = "## Prepare a preprovisioned namespace";
 const releaseNs = "openclaw-system";
-let dir: string;
 let work: string;
-let bin: string;
+let path: string;
 let databaseUrl: string;
 let db: pg.Client;
 let gateway: TestGateway;
@@ -53,36 +53,23 @@ async function documentedCommands(): Promise<string[]> {
     .filter((l) => l !== "" && !l.startsWith("#"));
 }
 
-function sh(command: string) {
-  const res = spawnSync("bash", ["-o", "pipefail", "-c", command], {
+function sh(command: string): CommandResult {
+  return runCommand(command, {
     cwd: work,
-    encoding: "utf8",
-    timeout: 180_000,
+    timeoutMs: 180_000,
     env: {
-      ...process.env,
-      PATH: `${bin}:${process.env.PATH ?? ""}`,
+      PATH: path,
       OCC_DATABASE_URL: databaseUrl,
       KUBECONFIG: env.kubeconfig,
       OCC_PREPROVISIONED_NAMESPACE: "",
     },
   });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(env.runDir, "preprovisioned-"));
-  bin = join(dir, "bin");
-  work = join(dir, "work");
-  await mkdir(bin);
-  await mkdir(work);
-  const tool = async (name: string, target: string) => {
-    await writeFile(join(bin, name), `#!/bin/sh\nexec ${target} "$@"\n`);
-    await chmod(join(bin, name), 0o755);
-  };
-  await tool("occ", `${process.execPath} ${join(REPO_ROOT, "bin", "occ.js")}`);
-  await tool("kubectl", join(REPO_ROOT, ".tools", "bin", "kubectl"));
-  await tool("helm", join(REPO_ROOT, ".tools", "bin", "helm"));
-  await symlink(join(REPO_ROOT, "deploy"), join(work, "deploy"));
+  ({ work, path } = await operatorFolder(await mkdtemp(join(env.runDir, "preprovisioned-")), {
+    linkDeploy: true,
+  }));
   const database = await createDatabase(env, "occ_preprovisioned");
   databaseUrl = database.url;
   db = new pg.Client({ connectionString: database.url });

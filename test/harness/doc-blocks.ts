@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { chmod, mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { REPO_ROOT } from "./helm.js";
 
@@ -145,4 +146,36 @@ export function runBlock(block: DocBlock, opts: RunOptions): CommandResult[] {
 /** A message for a failed assertion on a command's result. */
 export function shown(r: CommandResult): string {
   return `${r.command}\nexit ${String(r.code)}\n${r.stdout}\n${r.stderr}`;
+}
+
+/** The folders {@link operatorFolder} made, and the PATH that finds its tools first. */
+export interface OperatorFolder {
+  readonly bin: string;
+  readonly work: string;
+  readonly path: string;
+}
+
+/**
+ * An operator's folder inside `dir` for running documented commands as written: `bin/` holds
+ * `occ` (this checkout's CLI), `kubectl` and `helm` (the cluster binaries of .tools/bin), and
+ * `work/` is the working directory, with the repository's `deploy/` linked in when
+ * `linkDeploy` is set (the documents' `deploy/helm/…` paths).
+ */
+export async function operatorFolder(
+  dir: string,
+  opts: { readonly linkDeploy?: boolean } = {},
+): Promise<OperatorFolder> {
+  const bin = join(dir, "bin");
+  const work = join(dir, "work");
+  await mkdir(bin);
+  await mkdir(work);
+  const tool = async (name: string, target: string) => {
+    await writeFile(join(bin, name), `#!/bin/sh\nexec ${target} "$@"\n`);
+    await chmod(join(bin, name), 0o755);
+  };
+  await tool("occ", `${process.execPath} ${join(REPO_ROOT, "bin", "occ.js")}`);
+  await tool("kubectl", join(REPO_ROOT, ".tools", "bin", "kubectl"));
+  await tool("helm", join(REPO_ROOT, ".tools", "bin", "helm"));
+  if (opts.linkDeploy === true) await symlink(join(REPO_ROOT, "deploy"), join(work, "deploy"));
+  return { bin, work, path: `${bin}:${process.env.PATH ?? ""}` };
 }

@@ -6,18 +6,15 @@
  * tombstone releases it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { startApiServer, type RunningServer } from "../../../src/api/server.js";
 import { isServerNamespaceId } from "../../../src/domain/placement/ids.js";
-import { bootstrap } from "../../../src/services/bootstrap.js";
 import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
 import {
   applyProvisioningOutcome,
   applyTeardownOutcome,
 } from "../../../src/store/namespace-outcomes.js";
 import { markNamespaceDeleting } from "../../../src/store/namespaces.js";
-import { createTestDatabase } from "../../harness/db.js";
+import { createBootstrappedDatabase } from "../../harness/db.js";
 
 const CONCURRENCY = 50;
 
@@ -27,19 +24,11 @@ let server: RunningServer;
 let adminKey: string;
 
 beforeAll(async () => {
-  const created = await createTestDatabase({ max: 20 });
-  db = created.db;
-  drop = () => created.drop();
-  await migrate(db);
-  const boot = await bootstrap({
+  ({
     db,
-    queue: namespaceQueueConfig(),
-    compute: { source: "bundled", name: "kubernetes" },
-    controllerNamespace: "occ-system",
-    contentChecks: [],
-  });
-  if (boot.apiKey === null) throw new Error("bootstrap issued no key");
-  adminKey = boot.apiKey;
+    drop,
+    apiKey: adminKey,
+  } = await createBootstrappedDatabase({ max: 20, controllerNamespace: "occ-system" }));
   server = await startApiServer({ db, controllerNamespace: "occ-system", port: 0 });
 });
 

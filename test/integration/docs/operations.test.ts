@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmod, copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { WORKER_TENANT_BINDING_ROLE } from "../../../src/drivers/kubernetes/rbac
 import {
   documentedBlock,
   filled,
+  operatorFolder,
   runBlock,
   runCommand,
   shown,
@@ -39,8 +40,6 @@ const RELEASE_NS = "openclaw-system";
 const RBAC_GROUP = "rbac.authorization.k8s.io";
 
 let dir: string;
-let work: string;
-let bin: string;
 let plane: ControlPlane | undefined;
 let opts: RunOptions;
 
@@ -96,24 +95,13 @@ async function chartWorkerIdentity(): Promise<string> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "occ-docs-"));
-  bin = join(dir, "bin");
-  work = join(dir, "work");
-  await mkdir(bin);
-  await mkdir(work);
-  const tool = async (name: string, target: string) => {
-    await writeFile(join(bin, name), `#!/bin/sh\nexec ${target} "$@"\n`);
-    await chmod(join(bin, name), 0o755);
-  };
-  await tool("occ", `${process.execPath} ${join(REPO_ROOT, "bin", "occ.js")}`);
-  await tool("kubectl", join(REPO_ROOT, ".tools", "bin", "kubectl"));
-  await tool("helm", join(REPO_ROOT, ".tools", "bin", "helm"));
-  await symlink(join(REPO_ROOT, "deploy"), join(work, "deploy"));
+  const folder = await operatorFolder(dir, { linkDeploy: true });
   const started = await startControlPlane({ kubeconfig: await chartWorkerIdentity() });
   plane = started;
   opts = {
-    cwd: work,
+    cwd: folder.work,
     env: {
-      PATH: `${bin}:${process.env.PATH ?? ""}`,
+      PATH: folder.path,
       OCC_API_URL: started.apiUrl,
       OCC_API_KEY: started.apiKey,
       KUBECONFIG: inject("env").kubeconfigs.admin,
@@ -361,7 +349,7 @@ describe("docs/operations.md: installing with Helm", () => {
     await installChartCrds();
     await copyFile(
       join(REPO_ROOT, "deploy/helm/openclaw-enterprise/ci/default-values.yaml"),
-      join(work, "my-values.yaml"),
+      join(opts.cwd, "my-values.yaml"),
     );
     const [lint, dryRun, ...rest] = runBlock(documentedBlock("check-values"), opts);
     expect(rest).toEqual([]);

@@ -16,23 +16,18 @@ import {
   type NetworkPolicySpec,
   type NamespaceId,
 } from "../../../src/domain/index.js";
-import { bootstrap } from "../../../src/services/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
-import { workQueuePolicy } from "../../../src/work/queues.js";
 import { verifyPreprovisioned } from "../../../src/main/preprovisioned-verify.js";
 import { createDriverSet } from "../../../src/drivers/factory.js";
 import { driverProfileOf } from "../../../src/drivers/profile.js";
 import { agentIdsOf, insertAgent } from "../../../src/store/agents.js";
 import { insertConfiguration } from "../../../src/store/configurations.js";
 import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
-import { createTestDatabase } from "../../harness/db.js";
 import { uniqueName } from "../../harness/kube.js";
 import { admin } from "../../harness/preprovisioned.js";
 import {
   DECLARED_POLICY,
   passInput,
-  prepare,
+  bootstrapAndPrepare,
   profileConfig,
   profileDocument,
   type Prepared,
@@ -84,19 +79,7 @@ const driver = () =>
 const verify = () => verifyPreprovisioned(p.worker, p.config, p.binding, { agentIds: lookup });
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  db = database.db;
-  drop = () => database.drop();
-  await migrate(db);
-  const boot = await bootstrap({
-    db,
-    queue: namespaceQueueConfig({ policy: workQueuePolicy(profileConfig()) }),
-    compute: { source: "bundled", name: "kubernetes" },
-    controllerNamespace: "openclaw-system",
-    contentChecks: [],
-  });
-  id = boot.defaultNamespace.id;
-  p = await prepare(config(), id);
+  ({ db, drop, id, p } = await bootstrapAndPrepare(config()));
   const configurationId = `cfg_${randomUUID()}`;
   await insertConfiguration(db, {
     id: configurationId,

@@ -18,7 +18,7 @@ import {
   retargetTenantRoleRefs,
   type PreprovisionedIdentities,
 } from "../../harness/preprovisioned.js";
-import { newBoundId, occ, profileDocument } from "./fixtures.js";
+import { newBoundId, occ, profileDocument, renderWithCli } from "./fixtures.js";
 
 const id = newBoundId();
 const name = currentManagedName(id);
@@ -31,9 +31,6 @@ beforeAll(async () => {
   configFile = join(inject("env").runDir, `${uniqueName("pp-config")}.yaml`);
   await writeFile(configFile, JSON.stringify(profileDocument()));
 });
-
-const sa = (who: "worker" | "api") =>
-  `${identities[who].subject.namespace ?? ""}/${identities[who].subject.name}`;
 
 describe("occ preprovisioned", () => {
   let uid = "";
@@ -52,18 +49,7 @@ describe("occ preprovisioned", () => {
     ]);
 
   it("render → kubectl apply by the operator; values reads the UID; verify passes", () => {
-    const rendered = occ([
-      "preprovisioned",
-      "render",
-      "--namespace-id",
-      id,
-      "--config",
-      configFile,
-      "--worker-service-account",
-      sa("worker"),
-      "--api-service-account",
-      sa("api"),
-    ]);
+    const rendered = renderWithCli(id, configFile, identities);
     expect(rendered.status, rendered.stderr).toBe(0);
     // The CLI binds the chart's tenant roles by their fixed names — right for a cluster with
     // the chart installed (one release per cluster). In this shared test cluster those names

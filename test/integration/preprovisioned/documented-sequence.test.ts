@@ -1,5 +1,4 @@
-import { spawnSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,8 +6,13 @@ import { inject } from "vitest";
 import { parse } from "yaml";
 import { currentManagedName, type K8sNamespace } from "../../../src/domain/index.js";
 import { createTestDatabase } from "../../harness/db.js";
-import { documentedBlock } from "../../harness/doc-blocks.js";
-import { parseManifests, REPO_ROOT } from "../../harness/helm.js";
+import {
+  documentedBlock,
+  operatorFolder,
+  runCommand,
+  type CommandResult,
+} from "../../harness/doc-blocks.js";
+import { parseManifests } from "../../harness/helm.js";
 import { admin } from "../../harness/preprovisioned.js";
 import { installChartCrds } from "../helm/api-server.js";
 import { deploymentOf, envOf, installationDocument } from "../helm/rendered.js";
@@ -34,23 +38,12 @@ const DOCUMENTED = [
 ] as const;
 
 let dir: string;
-let bin: string;
+let path: string;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "occ-doc-"));
-  bin = join(dir, "bin");
-  await mkdir(bin);
-  const tool = async (name: string, target: string) => {
-    await writeFile(join(bin, name), `#!/bin/sh\nexec ${target} "$@"\n`);
-    await chmod(join(bin, name), 0o755);
-  };
-  await tool("occ", `${process.execPath} ${join(REPO_ROOT, "bin", "occ.js")}`);
-  await tool("kubectl", join(REPO_ROOT, ".tools", "bin", "kubectl"));
-  await tool("helm", join(REPO_ROOT, ".tools", "bin", "helm"));
-  const work = join(dir, "work");
-  await mkdir(work);
-  await symlink(join(REPO_ROOT, "deploy"), join(work, "deploy"));
+  ({ path } = await operatorFolder(dir, { linkDeploy: true }));
   database = await createTestDatabase();
   // The cluster's prerequisites for gateway routing: Gateway API and Envoy Gateway.
   await installChartCrds();
@@ -65,20 +58,16 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function sh(command: string): { code: number | null; stdout: string; stderr: string } {
-  const res = spawnSync("bash", ["-o", "pipefail", "-c", command], {
+function sh(command: string): CommandResult {
+  return runCommand(command, {
     cwd: join(dir, "work"),
-    encoding: "utf8",
-    timeout: 120_000,
     env: {
-      ...process.env,
-      PATH: `${bin}:${process.env.PATH ?? ""}`,
+      PATH: path,
       OCC_DATABASE_URL: database.url,
       KUBECONFIG: inject("env").kubeconfigs.admin,
       OCC_PREPROVISIONED_NAMESPACE: "",
     },
   });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
 describe("docs/operations.md: Prepare a preprovisioned namespace", () => {

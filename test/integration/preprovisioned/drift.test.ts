@@ -8,32 +8,24 @@
  * operator's namespace or their objects meanwhile (their resourceVersions are unchanged), and
  * every transition is an Event the worker recorded in the namespace.
  */
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import {
   LABELS,
   PREPROVISIONED_MESSAGES,
   type K8sNamespace,
   type NamespaceId,
 } from "../../../src/domain/index.js";
-import { bootstrap } from "../../../src/services/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
-import { workQueuePolicy } from "../../../src/work/queues.js";
-import { startWorkerProcess } from "../../../src/main/processes.js";
 import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
-import { createTestDatabase } from "../../harness/db.js";
 import { eventually } from "../../harness/kube.js";
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin } from "../../harness/preprovisioned.js";
 import {
   DECLARED_POLICY,
-  prepare,
+  bootstrapAndPrepare,
   profileConfig,
-  profileDocument,
+  startBoundWorker,
   type Prepared,
 } from "./fixtures.js";
 
@@ -47,33 +39,9 @@ let worker: RunningWorker | undefined;
 const POLL = { worker: { pollSeconds: 1 } };
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  db = database.db;
-  drop = () => database.drop();
-  await migrate(db);
   gw = await startTestGateway();
-  const boot = await bootstrap({
-    db,
-    queue: namespaceQueueConfig({ policy: workQueuePolicy(profileConfig(POLL)) }),
-    compute: { source: "bundled", name: "kubernetes" },
-    controllerNamespace: "openclaw-system",
-    contentChecks: [],
-  });
-  id = boot.defaultNamespace.id;
-  p = await prepare(profileConfig(POLL, gw.endpoint), id);
-  const config = validateInstallationConfig(
-    {
-      ...profileDocument(POLL, gw.endpoint),
-      kubernetes: { kubeconfig: p.identities.worker.kubeconfig },
-    },
-    "test",
-  );
-  worker = await startWorkerProcess({
-    db,
-    config,
-    logger: pino({ level: "silent" }),
-    env: { OCC_PREPROVISIONED_NAMESPACE: JSON.stringify(p.binding) },
-  });
+  ({ db, drop, id, p } = await bootstrapAndPrepare(profileConfig(POLL, gw.endpoint)));
+  worker = await startBoundWorker(db, p, { endpoint: gw.endpoint, overrides: POLL });
   await eventually("ready", async () => (await getNamespace(db, id))?.status === "ready", 60_000);
 }, 180_000);
 

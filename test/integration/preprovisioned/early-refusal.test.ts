@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
 import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
-import { bootstrap } from "../../../src/services/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
-import { createTestDatabase } from "../../harness/db.js";
+import { createBootstrappedDatabase } from "../../harness/db.js";
 
 /**
  * In the preprovisioned profile `POST /namespaces` can only ever create a Namespace that fails
@@ -20,20 +17,7 @@ let key: string;
 let bound: NamespaceId;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  db = database.db;
-  drop = () => database.drop();
-  await migrate(db);
-  const boot = await bootstrap({
-    db,
-    queue: namespaceQueueConfig(),
-    compute: { source: "bundled", name: "kubernetes" },
-    controllerNamespace: "openclaw-system",
-    contentChecks: [],
-  });
-  if (boot.apiKey === null) throw new Error("no key");
-  key = boot.apiKey;
-  bound = boot.defaultNamespace.id;
+  ({ db, drop, apiKey: key, defaultNamespaceId: bound } = await createBootstrappedDatabase());
   app = await buildApp({
     db,
     controllerNamespace: "openclaw-system",

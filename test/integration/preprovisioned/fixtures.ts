@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import pino from "pino";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { inject } from "vitest";
@@ -26,6 +27,12 @@ import { createDriverSet } from "../../../src/drivers/factory.js";
 import type { OpenShellGateway } from "../../../src/drivers/openshell/gateway-client.js";
 import { driverProfileOf } from "../../../src/drivers/profile.js";
 import { renderPreprovisionedYaml } from "../../../src/main/preprovisioned-render.js";
+import { startWorkerProcess } from "../../../src/main/processes.js";
+import type { Db } from "../../../src/store/db.js";
+import type { RunningWorker } from "../../../src/worker/worker.js";
+import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
+import { workQueuePolicy } from "../../../src/work/queues.js";
+import { createBootstrappedDatabase, type BootstrappedDatabase } from "../../harness/db.js";
 import { runOcc, type OccResult } from "../../harness/occ.js";
 import {
   admin,
@@ -167,6 +174,20 @@ export async function prepare(config = profileConfig(), id = newBoundId()): Prom
   };
 }
 
+/**
+ * A fresh bootstrapped database (its work queue under the profile's policy) whose `default`
+ * Namespace the operator then {@link prepare}s and binds, as the seed's procedure does.
+ */
+export async function bootstrapAndPrepare(
+  config: InstallationConfig,
+): Promise<BootstrappedDatabase & { readonly id: NamespaceId; readonly p: Prepared }> {
+  const database = await createBootstrappedDatabase({
+    queue: namespaceQueueConfig({ policy: workQueuePolicy(config) }),
+  });
+  const id = database.defaultNamespaceId;
+  return { ...database, id, p: await prepare(config, id) };
+}
+
 /** The Compute Driver of the profile, as the worker identity (with OpenShell's hook: `sandbox`). */
 export function driverFor(
   p: Prepared,
@@ -215,4 +236,58 @@ export function occ(args: readonly string[], env: Record<string, string> = {}): 
     env: { OCC_PREPROVISIONED_NAMESPACE: "", OCC_DATABASE_URL: "", ...env },
     timeoutMs: 90_000,
   });
+}
+
+/**
+ * The worker process (`startWorkerProcess`, what `occ worker` runs) on `db` as the prepared
+ * worker identity, configured by {@link profileDocument}(`overrides`, `endpoint`) and started
+ * with `binding` as its OCC_PREPROVISIONED_NAMESPACE, as helm would set it.
+ */
+export function startBoundWorker(
+  db: Db,
+  p: Prepared,
+  opts: {
+    readonly endpoint: string;
+    readonly overrides?: Record<string, unknown>;
+    readonly binding?: PreprovisionedBinding;
+  },
+): Promise<RunningWorker> {
+  const config = validateInstallationConfig(
+    {
+      ...profileDocument(opts.overrides, opts.endpoint),
+      kubernetes: { kubeconfig: p.identities.worker.kubeconfig },
+    },
+    "test",
+  );
+  return startWorkerProcess({
+    db,
+    config,
+    logger: pino({ level: "silent" }),
+    env: { OCC_PREPROVISIONED_NAMESPACE: JSON.stringify(opts.binding ?? p.binding) },
+  });
+}
+
+/**
+ * `occ preprovisioned render` for `id` with the configuration file and the identities' worker
+ * and API ServiceAccounts, as the operator runs it (the output not yet applied).
+ */
+export function renderWithCli(
+  id: NamespaceId,
+  configFile: string,
+  identities: PreprovisionedIdentities,
+): OccResult {
+  const sa = (who: "worker" | "api") =>
+    `${identities[who].subject.namespace ?? ""}/${identities[who].subject.name}`;
+  return occ([
+    "preprovisioned",
+    "render",
+    "--namespace-id",
+    id,
+    "--config",
+    configFile,
+    "--worker-service-account",
+    sa("worker"),
+    "--api-service-account",
+    sa("api"),
+  ]);
 }

@@ -8,23 +8,15 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
-import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { type K8sNamespace, type NamespaceId } from "../../../src/domain/index.js";
-import { bootstrap } from "../../../src/services/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
-import { workQueuePolicy } from "../../../src/work/queues.js";
 import { StartupRefusedError } from "../../../src/main/preprovisioned-startup.js";
-import { startWorkerProcess } from "../../../src/main/processes.js";
 import { listAuditEvents } from "../../../src/store/audit-events.js";
 import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
-import { createTestDatabase } from "../../harness/db.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
@@ -32,10 +24,12 @@ import {
   driverFor,
   occ,
   passInput,
-  prepare,
+  bootstrapAndPrepare,
   type Prepared,
   profileConfig,
   profileDocument,
+  renderWithCli,
+  startBoundWorker,
 } from "./fixtures.js";
 
 let db: Db;
@@ -46,20 +40,8 @@ let id: NamespaceId;
 let configFile: string;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  db = database.db;
-  drop = () => database.drop();
-  await migrate(db);
   gw = await startTestGateway();
-  const boot = await bootstrap({
-    db,
-    queue: namespaceQueueConfig({ policy: workQueuePolicy(profileConfig()) }),
-    compute: { source: "bundled", name: "kubernetes" },
-    controllerNamespace: "openclaw-system",
-    contentChecks: [],
-  });
-  id = boot.defaultNamespace.id;
-  p = await prepare(profileConfig({}, gw.endpoint), id);
+  ({ db, drop, id, p } = await bootstrapAndPrepare(profileConfig({}, gw.endpoint)));
   configFile = join(inject("env").runDir, `${uniqueName("pp-rebind")}.yaml`);
   await writeFile(
     configFile,
@@ -77,20 +59,8 @@ afterAll(async () => {
   await drop();
 });
 
-async function runWorker(uid: string): Promise<RunningWorker> {
-  const config = validateInstallationConfig(
-    {
-      ...profileDocument({}, gw.endpoint),
-      kubernetes: { kubeconfig: p.identities.worker.kubeconfig },
-    },
-    "test",
-  );
-  return startWorkerProcess({
-    db,
-    config,
-    logger: pino({ level: "silent" }),
-    env: { OCC_PREPROVISIONED_NAMESPACE: JSON.stringify({ namespaceId: id, uid }) },
-  });
+function runWorker(uid: string): Promise<RunningWorker> {
+  return startBoundWorker(db, p, { endpoint: gw.endpoint, binding: { namespaceId: id, uid } });
 }
 
 describe("rebinding a recreated preprovisioned namespace", () => {
@@ -119,20 +89,7 @@ describe("rebinding a recreated preprovisioned namespace", () => {
       async () => (await admin().find("Namespace", { name: p.name })) === undefined,
       120_000,
     );
-    const sa = (who: "worker" | "api") =>
-      `${p.identities[who].subject.namespace ?? ""}/${p.identities[who].subject.name}`;
-    const rendered = occ([
-      "preprovisioned",
-      "render",
-      "--namespace-id",
-      id,
-      "--config",
-      configFile,
-      "--worker-service-account",
-      sa("worker"),
-      "--api-service-account",
-      sa("api"),
-    ]);
+    const rendered = renderWithCli(id, configFile, p.identities);
     expect(rendered.status, rendered.stderr).toBe(0);
     kubectl(
       "operator",

@@ -8,12 +8,9 @@ import {
 import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
 import { createTenantDrivers } from "../../../src/drivers/factory.js";
 import { driverProfileOf } from "../../../src/drivers/profile.js";
-import { bootstrap } from "../../../src/services/bootstrap.js";
-import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
-import { createTestDatabase } from "../../harness/db.js";
+import { createBootstrappedDatabase } from "../../harness/db.js";
 import { admin } from "../../harness/preprovisioned.js";
 import { driverFor, passInput, prepare, profileConfig, type Prepared } from "./fixtures.js";
 
@@ -25,21 +22,8 @@ let key: string;
 let id: NamespaceId;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  db = database.db;
-  drop = () => database.drop();
-  await migrate(db);
-  const boot = await bootstrap({
-    db,
-    queue: namespaceQueueConfig(),
-    compute: { source: "bundled", name: "kubernetes" },
-    controllerNamespace: "openclaw-system",
-    contentChecks: [],
-  });
-  if (boot.apiKey === null) throw new Error("no key");
-  key = boot.apiKey;
   // The operator binds the bootstrapped `default` Namespace, as the seed's procedure does.
-  id = boot.defaultNamespace.id;
+  ({ db, drop, apiKey: key, defaultNamespaceId: id } = await createBootstrappedDatabase());
   p = await prepare(profileConfig(), id);
   app = await buildApp({
     db,

@@ -6,7 +6,6 @@
 import pino from "pino";
 import { inject } from "vitest";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
-import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import type { K8sNamespace, NamespaceId } from "../../../src/domain/index.js";
 import {
   createObjectClient,
@@ -14,12 +13,10 @@ import {
   type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { createTenantDrivers } from "../../../src/drivers/factory.js";
-import { bootstrap } from "../../../src/services/bootstrap.js";
 import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import { getNamespace, placementOf } from "../../../src/store/namespaces.js";
-import { createTestDatabase } from "../../harness/db.js";
+import { createBootstrappedDatabase } from "../../harness/db.js";
 import { faulty } from "../../harness/faulty-db.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, workerDriver } from "../compute/fixtures.js";
@@ -36,17 +33,8 @@ export interface TenantApi {
 
 export async function startTenantApi(): Promise<TenantApi> {
   await grantChartClusterRoles();
-  const database = await createTestDatabase();
-  await migrate(database.db);
+  const database = await createBootstrappedDatabase();
   const db = faulty(database.db);
-  const boot = await bootstrap({
-    db,
-    queue: namespaceQueueConfig(),
-    compute: { source: "bundled", name: "kubernetes" },
-    controllerNamespace: "openclaw-system",
-    contentChecks: [],
-  });
-  if (boot.apiKey === null) throw new Error("bootstrap issued no key");
   const kubernetes: ObjectClient = createObjectClient(
     loadKubeConfig(inject("env").kubeconfigs["occ-api"]),
   );
@@ -61,7 +49,7 @@ export async function startTenantApi(): Promise<TenantApi> {
   return {
     app,
     db,
-    adminKey: boot.apiKey,
+    adminKey: database.apiKey,
     logs,
     failWhen: (p) => {
       db.failWhen(p);
