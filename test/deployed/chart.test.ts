@@ -2,7 +2,7 @@
  * The chart on a real node, normal profile: `helm install --wait` of the image `npm run image`
  * built, then what an operator does with it — a managed Namespace through the API Service, an
  * external one on a namespace prepared and granted as docs/operations.md says, a Configuration
- * in it, the worker pod killed, `helm upgrade` to another image, `helm uninstall` — each result
+ * in it, one of the two worker pods killed, `helm upgrade` to another image, `helm uninstall` — each result
  * read back from the API server, the API and the database. The steps run in order on one
  * release (the chart's cluster-scoped objects allow one release per cluster).
  */
@@ -202,8 +202,9 @@ describe("the chart on a real node (normal profile)", () => {
       "jsonpath={.status.succeeded}",
     ]);
     expect(job).toBe("1");
-    expect(await readyPods(env, ns, "api")).toHaveLength(1);
-    expect(await readyPods(env, ns, "worker")).toHaveLength(1);
+    // The chart's default: two of each (docs/operations.md, "High availability").
+    expect(await readyPods(env, ns, "api")).toHaveLength(2);
+    expect(await readyPods(env, ns, "worker")).toHaveLength(2);
     const key = await bootstrapKey(env, ns, names.init);
     const url = await apiServiceUrl(env, ns, names.api);
     api = apiClient(url, key);
@@ -386,8 +387,10 @@ describe("the chart on a real node (normal profile)", () => {
     configuration = { id: created.id, values };
   });
 
-  it("killing the worker pod: a new one takes over its work", async () => {
-    const [old] = await readyPods(env, ns, "worker");
+  it("killing a worker pod: the other worker and a replacement carry on", async () => {
+    const before = await readyPods(env, ns, "worker");
+    expect(before).toHaveLength(2);
+    const [old] = before;
     await kubectlOk(env.kubeconfig, [
       "-n",
       ns,
@@ -397,24 +400,34 @@ describe("the chart on a real node (normal profile)", () => {
       "--grace-period=1",
       "--wait=true",
     ]);
-    // Queued once the old pod is gone: only its replacement can place it.
+    // Queued once the old pod is gone: only a live worker (the other replica or the old one's
+    // replacement) can place it.
     const second = await createManaged("deployed-after-kill");
     const view = await untilReady(api, second.id, 180_000, why);
     expect(view.status).toBe("ready");
-    const replacement = await eventually(
-      "a new worker pod Ready",
-      async () => (await readyPods(env, ns, "worker")).find((p) => p !== old),
+    const live = await eventually(
+      "two worker pods Ready again, the killed one replaced",
+      async () => {
+        const pods = await readyPods(env, ns, "worker");
+        return pods.length === 2 && !pods.includes(old ?? "") ? pods : undefined;
+      },
       120_000,
       why,
     );
-    // The pass that placed it ran in the replacement (the worker logs each finished pass).
-    const log = await kubectlOk(env.kubeconfig, ["-n", ns, "logs", replacement]);
-    const passes = log
+    // The pass that placed it ran in one of the live workers (each logs every finished pass).
+    const logs = await Promise.all(
+      live.map((pod) => kubectlOk(env.kubeconfig, ["-n", ns, "logs", pod])),
+    );
+    const passes = logs
+      .join("\n")
       .split("\n")
       .filter((l) => l.startsWith("{"))
       .map((l) => JSON.parse(l) as { msg?: string; subject?: string })
       .filter((l) => l.msg === "work pass finished" && l.subject === `namespace:${second.id}`);
-    expect(passes.length, `${second.id} in ${replacement}:\n${log}`).toBeGreaterThan(0);
+    expect(
+      passes.length,
+      `${second.id} in ${live.join(", ")}:\n${logs.join("\n")}`,
+    ).toBeGreaterThan(0);
     expect(await ownedObjects(second.namespace)).toEqual(expectedOwned);
   });
 
@@ -588,8 +601,8 @@ describe("the chart on a real node (normal profile)", () => {
       'jsonpath={range .items[*]}{.spec.template.spec.containers[0].image} {.status.updatedReplicas}/{.status.readyReplicas}{"\\n"}{end}',
     ]);
     expect(images.trim().split("\n")).toEqual([
-      `${repository ?? ""}:${next} 1/1`,
-      `${repository ?? ""}:${next} 1/1`,
+      `${repository ?? ""}:${next} 2/2`,
+      `${repository ?? ""}:${next} 2/2`,
     ]);
     const config = await kubectlOk(env.kubeconfig, [
       "-n",

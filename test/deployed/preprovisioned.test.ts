@@ -120,8 +120,8 @@ describe("docs/operations.md: Prepare a preprovisioned namespace, on a real node
     await eventually(
       "api and worker Ready",
       async () =>
-        (await readyPods(env, releaseNs, "api")).length === 1 &&
-        (await readyPods(env, releaseNs, "worker")).length === 1
+        (await readyPods(env, releaseNs, "api")).length === 2 &&
+        (await readyPods(env, releaseNs, "worker")).length === 2
           ? true
           : undefined,
       150_000,

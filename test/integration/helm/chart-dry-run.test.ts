@@ -93,6 +93,8 @@ describe("the rendered objects are accepted by the API server (server-side dry r
       "NetworkPolicy",
       "NetworkPolicy",
       "NetworkPolicy",
+      "PodDisruptionBudget",
+      "PodDisruptionBudget",
       "Service",
       "ServiceAccount",
       "ServiceAccount",

@@ -140,3 +140,27 @@ seccompProfile:
     - { protocol: TCP, port: {{ . }} }
     {{- end }}
 {{- end -}}
+
+{{/*
+A component's pod affinity: `<component>.affinity` when set, else a soft (preferred) pod
+anti-affinity by hostname, so the replicas spread over nodes when they can and a one-node
+cluster still schedules them all. Called with (list . "api") or (list . "worker").
+*/}}
+{{- define "occ.affinity" -}}
+{{- $root := index . 0 -}}
+{{- $component := index . 1 -}}
+{{- $own := (index $root.Values $component).affinity -}}
+{{- if $own -}}
+{{- toYaml $own -}}
+{{- else -}}
+podAntiAffinity:
+  preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 100
+      podAffinityTerm:
+        topologyKey: kubernetes.io/hostname
+        labelSelector:
+          matchLabels:
+            {{- include "occ.selectorLabels" $root | nindent 12 }}
+            app.kubernetes.io/component: {{ $component }}
+{{- end -}}
+{{- end -}}

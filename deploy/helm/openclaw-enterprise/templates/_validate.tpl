@@ -24,6 +24,12 @@ and the rule. Included once, by validate.yaml.
 {{- if and $v.openshell.enabled (not $v.openshell.endpoint) }}
 {{- fail "openshell.endpoint is required when openshell.enabled is true (host:port of the OpenShell gateway)" }}
 {{- end }}
+{{- range $component := list "api" "worker" }}
+{{- $c := index $v $component }}
+{{- if and $c.podDisruptionBudget.enabled (gt (int $c.replicas) 0) (ge (int $c.podDisruptionBudget.minAvailable) (int $c.replicas)) }}
+{{- fail (printf "%s.podDisruptionBudget.minAvailable (%d) must be below %s.replicas (%d): otherwise no %s pod may ever be evicted and every node drain hangs; raise %s.replicas or set %s.podDisruptionBudget.enabled: false" $component (int $c.podDisruptionBudget.minAvailable) $component (int $c.replicas) $component $component $component) }}
+{{- end }}
+{{- end }}
 {{- include "occ.validateTenantRequests" . }}
 {{- include "occ.validateLabels" (list $v.network.dns.podLabels "network.dns.podLabels") }}
 {{- range $i, $c := $v.network.gatewayClients }}
