@@ -85,6 +85,9 @@ export async function recordAgentOutcome(
     details: {
       to,
       workItem: claim.item.id,
+      // The claim that settled it: the worker holding the lease (`<host>:<pid>`) and its attempt.
+      worker: claim.item.claimedBy,
+      attempt: claim.lease.attempt,
       ...(target.revision !== undefined ? { revisionId: target.revision.id } : {}),
       ...(reason !== null ? { code: reason.code } : {}),
     },

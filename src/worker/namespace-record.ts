@@ -156,6 +156,9 @@ async function audit(
       from: record.status,
       to: landed.status,
       workItem: claim.item.id,
+      // The claim that settled it: the worker holding the lease (`<host>:<pid>`) and its attempt.
+      worker: claim.item.claimedBy,
+      attempt: claim.lease.attempt,
       ...(landed.reason !== null ? { code: landed.reason.code } : {}),
     },
   });
