@@ -114,6 +114,7 @@ export function registerProcessCommands(program: Command): void {
       registry,
       opts.metricsHost,
       parsePort(opts.metricsPort, "--metrics-port"),
+      { ready: () => db.query("SELECT 1") },
     );
     const worker = await startWorkerProcess({ db, config, logger, metrics }).catch(
       async (err: unknown) => {

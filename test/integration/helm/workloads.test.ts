@@ -189,7 +189,7 @@ describe("the rendered pods run the real occ commands", () => {
     );
   });
 
-  it("the worker container serves its probe and /metrics on the rendered metrics port", async () => {
+  it("the worker container serves its probes (/healthz, /readyz) and /metrics on the rendered metrics port", async () => {
     const worker = findObject(objects, "Deployment", "occ-openclaw-enterprise-worker") as Workload;
     const spec = worker.spec.template.spec;
     const [container] = spec.containers;
@@ -207,11 +207,15 @@ describe("the rendered pods run the real occ commands", () => {
       KUBECONFIG: inject("env").kubeconfigs["occ-worker"],
     });
     const port = portOf(container, "metrics");
-    const probe = container.livenessProbe?.httpGet.path ?? "(none)";
-    expect(container.readinessProbe?.httpGet.path).toBe(probe);
-    await eventually(`worker ${probe} answers 200 (${run.output.join("\n")})`, async () => {
-      return (await httpStatus(port, probe)) === 200;
-    });
+    const probes = [container.livenessProbe, container.readinessProbe].map(
+      (p) => p?.httpGet.path ?? "(none)",
+    );
+    expect(probes).toEqual(["/healthz", "/readyz"]);
+    for (const probe of probes) {
+      await eventually(`worker ${probe} answers 200 (${run.output.join("\n")})`, async () => {
+        return (await httpStatus(port, probe)) === 200;
+      });
+    }
     expect(await httpStatus(port, "/metrics")).toBe(200);
   });
 });
