@@ -9,12 +9,18 @@ import { openPostgres } from "../../src/store/pg-db.js";
 import { namespaceQueueConfig } from "../../src/work/namespace-work.js";
 
 /** A fresh database on the run's PostgreSQL server, so test files never share rows. */
-export async function createTestDatabase(opts: { max?: number } = {}): Promise<{
+export async function createTestDatabase(
+  opts: {
+    max?: number;
+    /** Another server's maintenance URL (default: the run's server). */
+    adminUrl?: string;
+  } = {},
+): Promise<{
   db: Db;
   url: string;
   drop(): Promise<void>;
 }> {
-  const adminUrl = inject("env").databaseUrl;
+  const adminUrl = opts.adminUrl ?? inject("env").databaseUrl;
   const name = `occ_t_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -25,7 +31,7 @@ export async function createTestDatabase(opts: { max?: number } = {}): Promise<{
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const db = openPostgres(url.toString(), opts);
+  const db = openPostgres(url.toString(), opts.max === undefined ? {} : { max: opts.max });
   return {
     db,
     url: url.toString(),

@@ -15,6 +15,12 @@ export interface TestPostgres {
   /** Connection string for the `postgres` maintenance database (superuser, trust auth). */
   readonly adminUrl: string;
   stop(): Promise<void>;
+  /**
+   * Stops the server (a fast shutdown: every connection is ended, as in an upgrade), runs
+   * `whileDown`, and starts it again on the same port and data directory. Only for a server
+   * this run started ({@link startTestPostgres}); a server of OCC_TEST_DATABASE_URL refuses.
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
 }
 
 /** Finds Debian's PostgreSQL binaries (highest major version), or fails saying how to get them. */
@@ -95,14 +101,29 @@ export async function startTestPostgres(
     "-c",
     "max_connections=300",
   ]);
-  const server = startProcess("postgres", cmd, args, dir);
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await waitUntil("postgres", () => canConnect(adminUrl), {
-    timeoutMs: 30_000,
-    died: server.exited,
-    describe: () => logTail(server),
-  });
-  return { adminUrl, stop: () => stopProcess(server, 5_000) };
+  const launch = async () => {
+    const started = startProcess("postgres", cmd, args, dir);
+    await waitUntil("postgres", () => canConnect(adminUrl), {
+      timeoutMs: 30_000,
+      died: started.exited,
+      describe: () => logTail(started),
+    });
+    return started;
+  };
+  let server = await launch();
+  return {
+    adminUrl,
+    stop: () => stopProcess(server, 5_000),
+    async restart(whileDown) {
+      // pg_ctl's fast shutdown ends every session at once (SIGTERM would wait for the clients).
+      const [ctl, ctlArgs] = wrap(join(bin, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w"]);
+      execFileSync(ctl, ctlArgs, { stdio: "pipe" });
+      await server.exited;
+      await whileDown?.();
+      server = await launch();
+    },
+  };
 }
 
 /** Uses a server the caller provides (OCC_TEST_DATABASE_URL), failing loudly if unreachable. */
@@ -113,7 +134,14 @@ export async function useExternalPostgres(url: string): Promise<TestPostgres> {
     const why = err instanceof Error ? err.message : String(err);
     throw new Error(`OCC_TEST_DATABASE_URL is set but PostgreSQL there is unreachable: ${why}`);
   }
-  return { adminUrl: url, stop: () => Promise.resolve() };
+  return {
+    adminUrl: url,
+    stop: () => Promise.resolve(),
+    restart: () =>
+      Promise.reject(
+        new Error("OCC_TEST_DATABASE_URL: a server the run did not start is never restarted"),
+      ),
+  };
 }
 
 async function canConnect(url: string): Promise<boolean> {

@@ -27,7 +27,11 @@ export async function callApi(
   return { status: res.status, body: await res.json() };
 }
 
-/** An API and a worker running as separate `occ` processes on a fresh database. */
+/**
+ * An API and a worker (or several of each: {@link ControlPlaneOptions.apis} / `workers`)
+ * running as separate `occ` processes on a fresh database. The first of each is "the" API and
+ * "the" worker of the single-process fields.
+ */
 export interface ControlPlane {
   readonly dir: string;
   readonly apiUrl: string;
@@ -45,10 +49,17 @@ export interface ControlPlane {
   readonly common: readonly string[];
   /** What the current worker process printed so far (for a failing test's message). */
   readonly workerOutput: readonly string[];
-  /** SIGKILLs the worker process (no cleanup, its leases simply expire). */
-  killWorker(): Promise<void>;
-  /** Starts a new worker process (after {@link killWorker}). */
-  startWorker(): Promise<void>;
+  /** Every API's URL, in start order (`apiUrl` is the first). */
+  readonly apiUrls: readonly string[];
+  /** The current worker processes, by index (`claimed_by` in the queue is `<host>:<pid>`). */
+  readonly workers: readonly OccProcess[];
+  /** SIGKILLs worker `index` (default 0; no cleanup, its leases simply expire). */
+  killWorker(index?: number): Promise<void>;
+  /**
+   * Starts a new worker process in place of worker `index` (after {@link killWorker}), or as
+   * one more worker when `index` is the number of workers.
+   */
+  startWorker(index?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +73,16 @@ export interface ControlPlaneOptions {
   };
   /** The worker's kubeconfig; default the shared cluster's `occ-worker` identity. */
   readonly kubeconfig?: string;
+  /**
+   * Worker `i`'s own kubeconfig (e.g. through a fault proxy), in place of `kubeconfig`; also for
+   * a worker added later with `startWorker(i)`.
+   */
+  readonly workerKubeconfigs?: readonly (string | undefined)[];
+  /** How many `occ api` / `occ worker` processes (default 1 each). */
+  readonly apis?: number;
+  readonly workers?: number;
+  /** The maintenance URL of the server to create the database on (default: the run's). */
+  readonly adminDatabaseUrl?: string;
 }
 
 /**
@@ -71,7 +92,9 @@ export interface ControlPlaneOptions {
  */
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const dir = await mkdtemp(join(tmpdir(), "occ-e2e-"));
-  const database = await createTestDatabase();
+  const database = await createTestDatabase(
+    opts.adminDatabaseUrl === undefined ? {} : { adminUrl: opts.adminDatabaseUrl },
+  );
   const processes: OccProcess[] = [];
   const stop = async () => {
     for (const p of processes) await p.stop();
@@ -79,51 +102,81 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const config = join(dir, "config.yaml");
-    await writeFile(
-      config,
-      `kubernetes:\n  kubeconfig: ${opts.kubeconfig ?? inject("env").kubeconfigs["occ-worker"]}\n` +
-        `worker:\n  concurrency: ${opts.workerConfig?.concurrency ?? 2}\n` +
-        (["leaseSeconds", "resyncSeconds", "convergenceDeadlineSeconds"] as const)
-          .map((key) => {
-            const value = opts.workerConfig?.[key];
-            return value === undefined ? "" : `  ${key}: ${value}\n`;
-          })
-          .join(""),
-    );
+    const writeConfig = async (file: string, kubeconfig: string | undefined) => {
+      await writeFile(
+        file,
+        `kubernetes:\n  kubeconfig: ${kubeconfig ?? opts.kubeconfig ?? inject("env").kubeconfigs["occ-worker"]}\n` +
+          `worker:\n  concurrency: ${opts.workerConfig?.concurrency ?? 2}\n` +
+          (["leaseSeconds", "resyncSeconds", "convergenceDeadlineSeconds"] as const)
+            .map((key) => {
+              const value = opts.workerConfig?.[key];
+              return value === undefined ? "" : `  ${key}: ${value}\n`;
+            })
+            .join(""),
+      );
+      return file;
+    };
+    const config = await writeConfig(join(dir, "config.yaml"), undefined);
     const common = ["--database-url", database.url, "--config", config];
     occ(["migrate", "--database-url", database.url]);
     const apiKeyFile = join(dir, "key");
     occ(["bootstrap", ...common, "--api-key-file", apiKeyFile]);
     const apiKey = (await readFile(apiKeyFile, "utf8")).trim();
-    const api = await startOcc(["api", ...common, "--port", "0"], /listening on (http:\/\/\S+)/);
-    processes.push(api);
-    const launchWorker = () =>
-      startOcc(
-        ["worker", ...common, "--metrics-port", "0"],
+    const apis: (OccProcess & { match: RegExpMatchArray })[] = [];
+    for (let i = 0; i < (opts.apis ?? 1); i++) {
+      apis.push(await startOcc(["api", ...common, "--port", "0"], /listening on (http:\/\/\S+)/));
+      processes.push(apis[i] as OccProcess);
+    }
+    const launchWorker = async (index: number) => {
+      const own = opts.workerKubeconfigs?.[index];
+      const args =
+        own === undefined
+          ? common
+          : [
+              "--database-url",
+              database.url,
+              "--config",
+              await writeConfig(join(dir, `config-${index}.yaml`), own),
+            ];
+      const started = await startOcc(
+        ["worker", ...args, "--metrics-port", "0"],
         /"metrics":"(http:\/\/[^"]+\/metrics)"/,
       );
-    let worker = await launchWorker();
-    processes.push(worker);
+      processes.push(started);
+      return started;
+    };
+    const workers: (OccProcess & { match: RegExpMatchArray })[] = [];
+    for (let i = 0; i < (opts.workers ?? 1); i++) workers.push(await launchWorker(i));
+    const worker = (index: number) => {
+      const found = workers[index];
+      if (found === undefined) throw new Error(`no worker ${index}`);
+      return found;
+    };
+    const api = apis[0];
+    if (api === undefined) throw new Error("at least one API process is needed");
     return {
       dir,
       apiUrl: api.match[1] ?? "",
+      apiUrls: apis.map((a) => a.match[1] ?? ""),
       apiKey,
       apiKeyFile,
       databaseUrl: database.url,
       apiOutput: api.output,
       db: database.db,
       get workerMetricsUrl() {
-        return worker.match[1] ?? "";
+        return worker(0).match[1] ?? "";
       },
       get workerOutput() {
-        return worker.output;
+        return worker(0).output;
+      },
+      get workers() {
+        return [...workers];
       },
       common,
-      killWorker: () => worker.kill(),
-      async startWorker() {
-        worker = await launchWorker();
-        processes.push(worker);
+      killWorker: (index = 0) => worker(index).kill(),
+      async startWorker(index = 0) {
+        if (index !== workers.length) worker(index);
+        workers[index] = await launchWorker(index);
       },
       stop,
     };
