@@ -8,7 +8,8 @@ import { runBootstrap } from "../src/main/processes.js";
 import { WORK_CHANNEL } from "../src/queue/index.js";
 import type { Db } from "../src/store/db.js";
 import type { BenchEnvironment } from "./environment.js";
-import { postNamespace, startOcc } from "./occ-process.js";
+import { keepAliveClient } from "./keepalive-client.js";
+import { startOcc } from "./occ-process.js";
 
 export interface CreateThroughputResult {
   readonly apiPerSecond: number;
@@ -45,6 +46,7 @@ export async function measureCreateThroughput(
     opts.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfileDir}`],
   );
   let apiPerSecond: number;
+  const http = keepAliveClient(api.announced, key, opts.concurrency);
   try {
     const load = async (prefix: string, ms: number): Promise<number> => {
       let done = 0;
@@ -52,7 +54,7 @@ export async function measureCreateThroughput(
       await Promise.all(
         Array.from({ length: opts.concurrency }, async (_, c) => {
           for (let i = 0; performance.now() < until; i++) {
-            await postNamespace(api.announced, key, `${prefix}-${c}-${i}`);
+            await http.post(`${prefix}-${c}-${i}`);
             done += 1;
           }
         }),
@@ -87,6 +89,7 @@ export async function measureCreateThroughput(
         `${(((await xacts()) - xact0 - 1) / created).toFixed(1)} database transactions per create`,
     );
   } finally {
+    http.close();
     await api.stop();
   }
 
