@@ -156,8 +156,7 @@ export async function authenticateApiKey(
 /** A key's metadata, revoked or not. */
 export async function getApiKey(q: Queryable, id: ApiKeyId): Promise<ApiKeyRecord | undefined> {
   const res = await q.query(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
-  const row = res.rows[0];
-  return row === undefined ? undefined : apiKeysTable.decode(row);
+  return apiKeysTable.decodeFirst(res.rows);
 }
 
 /** A principal's keys (revoked ones included, so an administrator sees the history). */

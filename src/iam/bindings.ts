@@ -75,8 +75,7 @@ export async function createBinding(q: Queryable, input: NewBinding): Promise<Cr
 
 export async function getBinding(q: Queryable, id: BindingId): Promise<BindingRecord | undefined> {
   const res = await q.query(`SELECT ${COLUMNS} FROM bindings WHERE id = $1`, [id]);
-  const row = res.rows[0];
-  return row === undefined ? undefined : bindingsTable.decode(row);
+  return bindingsTable.decodeFirst(res.rows);
 }
 
 /** Narrows a listing; absent fields match everything. */
@@ -109,6 +108,5 @@ export async function deleteBinding(
 ): Promise<BindingRecord | undefined> {
   const res = await q.query(`DELETE FROM bindings WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
   await announcePolicyChange(q);
-  const row = res.rows[0];
-  return row === undefined ? undefined : bindingsTable.decode(row);
+  return bindingsTable.decodeFirst(res.rows);
 }

@@ -72,8 +72,7 @@ export async function getPrincipal(
     `SELECT ${COLUMNS} FROM principals WHERE id = $1 AND deleted_at IS NULL${lock}`,
     [id],
   );
-  const row = res.rows[0];
-  return row === undefined ? undefined : principalsTable.decode(row);
+  return principalsTable.decodeFirst(res.rows);
 }
 
 /** The live principal named `name`, or `undefined`. */
@@ -85,8 +84,7 @@ export async function findPrincipalByName(
     `SELECT ${COLUMNS} FROM principals WHERE name = $1 AND deleted_at IS NULL`,
     [name],
   );
-  const row = res.rows[0];
-  return row === undefined ? undefined : principalsTable.decode(row);
+  return principalsTable.decodeFirst(res.rows);
 }
 
 /** Live principals, oldest first. */

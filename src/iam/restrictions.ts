@@ -101,6 +101,5 @@ export async function deleteRestriction(
   id: RestrictionId,
 ): Promise<RestrictionRecord | undefined> {
   const res = await q.query(`DELETE FROM restrictions WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
-  const row = res.rows[0];
-  return row === undefined ? undefined : restrictionsTable.decode(row);
+  return restrictionsTable.decodeFirst(res.rows);
 }

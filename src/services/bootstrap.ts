@@ -189,8 +189,7 @@ const COLUMNS = installationTable.select();
 /** The Installation, or `undefined` before bootstrap. */
 export async function getInstallation(q: Queryable): Promise<InstallationRecord | undefined> {
   const res = await q.query(`SELECT ${COLUMNS} FROM installation`);
-  const row = res.rows[0];
-  return row === undefined ? undefined : installationTable.decode(row);
+  return installationTable.decodeFirst(res.rows);
 }
 
 /**

@@ -101,8 +101,7 @@ export async function getAgentRevision(
     `SELECT ${COLUMNS} FROM agent_revisions WHERE id = $1 AND ($2::text IS NULL OR agent_id = $2)`,
     [id, agentId],
   );
-  const row = res.rows[0];
-  return row === undefined ? undefined : agentRevisionsTable.decode(row);
+  return agentRevisionsTable.decodeFirst(res.rows);
 }
 
 /** The Agent's newest revision, if any. */
@@ -114,8 +113,7 @@ export async function latestAgentRevision(
     `SELECT ${COLUMNS} FROM agent_revisions WHERE agent_id = $1 ORDER BY number DESC LIMIT 1`,
     [agentId],
   );
-  const row = res.rows[0];
-  return row === undefined ? undefined : agentRevisionsTable.decode(row);
+  return agentRevisionsTable.decodeFirst(res.rows);
 }
 
 /** One page of an Agent's revisions, oldest first. */

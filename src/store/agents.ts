@@ -94,8 +94,7 @@ export async function getAgent(
     `SELECT ${COLUMNS} FROM agents WHERE id = $1 AND ($2::text IS NULL OR namespace_id = $2)${lock}`,
     [id, namespaceId],
   );
-  const row = res.rows[0];
-  return row === undefined ? undefined : agentsTable.decode(row);
+  return agentsTable.decodeFirst(res.rows);
 }
 
 /** One page of a Namespace's Agents, oldest first. */

@@ -102,6 +102,8 @@ export interface Table<C extends Columns> {
   select(alias?: string): string;
   /** Decodes one raw row; throws {@link RowDecodeError} naming the table and column. */
   decode(raw: unknown): RowOf<C>;
+  /** The first of `rows` decoded, or `undefined` when there is none (a lookup by key). */
+  decodeFirst(rows: readonly unknown[]): RowOf<C> | undefined;
 }
 
 /** The column name of a property: `existingNamespace` → `existing_namespace`. */
@@ -114,7 +116,7 @@ export function defineTable<const C extends Columns>(name: string, columns: C): 
   const entries = Object.entries(columns).map(
     ([property, codec]) => [property, columnName(property), codec] as const,
   );
-  return {
+  const table: Table<C> = {
     name,
     columns,
     select(alias?: string): string {
@@ -140,5 +142,10 @@ export function defineTable<const C extends Columns>(name: string, columns: C): 
       }
       return row as RowOf<C>;
     },
+    decodeFirst(rows: readonly unknown[]): RowOf<C> | undefined {
+      const first = rows[0];
+      return first === undefined ? undefined : table.decode(first);
+    },
   };
+  return table;
 }

@@ -91,8 +91,7 @@ export async function getConfiguration(
     `SELECT ${COLUMNS} FROM configurations WHERE namespace_id = $1 AND id = $2${lock}`,
     [namespaceId, id],
   );
-  const row = res.rows[0];
-  return row === undefined ? undefined : configurationsTable.decode(row);
+  return configurationsTable.decodeFirst(res.rows);
 }
 
 /** One page of a Namespace's Configurations, oldest first. */

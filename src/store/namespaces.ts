@@ -156,8 +156,7 @@ export async function getNamespace(
   const live = opts.includeTombstoned === true ? "" : " AND deleted_at IS NULL";
   const lock = opts.forUpdate === true ? " FOR UPDATE" : "";
   const res = await q.query(`SELECT ${COLUMNS} FROM namespaces WHERE id = $1${live}${lock}`, [id]);
-  const row = res.rows[0];
-  return row === undefined ? undefined : namespacesTable.decode(row);
+  return namespacesTable.decodeFirst(res.rows);
 }
 
 /** Where a page of {@link listNamespaces} ended; pass it back as `after`. */

@@ -86,8 +86,7 @@ export async function getSecret(
     `SELECT ${COLUMNS} FROM secrets WHERE namespace_id = $1 AND id = $2${lock}`,
     [namespaceId, id],
   );
-  const row = res.rows[0];
-  return row === undefined ? undefined : secretsTable.decode(row);
+  return secretsTable.decodeFirst(res.rows);
 }
 
 export function listSecrets(

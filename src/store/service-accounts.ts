@@ -75,8 +75,7 @@ export async function getServiceAccount(
     `SELECT ${COLUMNS} FROM service_accounts WHERE namespace_id = $1 AND id = $2`,
     [namespaceId, id],
   );
-  const row = res.rows[0];
-  return row === undefined ? undefined : serviceAccountsTable.decode(row);
+  return serviceAccountsTable.decodeFirst(res.rows);
 }
 
 export function listServiceAccounts(
