@@ -9,6 +9,7 @@
  */
 import type { ObjectMeta } from "../placement/k8s-objects.js";
 import { hasMarkers, type Markers } from "../placement/markers.js";
+import { decideWrite, type WriteDecision } from "../placement/write-decision.js";
 import { quantityStringsEqual } from "../input/quantity.js";
 import { agentObjectNames, workloadMarkers } from "./names.js";
 import type { ExecutionModeValue, WorkloadImages } from "./inputs.js";
@@ -83,27 +84,8 @@ export function renderClaim(spec: ClaimSpec, namespace: string): PersistentVolum
   };
 }
 
-/**
- * What to do about one claim given what a read returned (`null`: absent): `create`, `keep`
- * (it is exactly ours and as configured), or stop — without the exact markers (never taken
- * over), terminating (pending: recreated once gone), or different from the configuration in
- * access mode, size or storage class (refused, never patched).
- */
-export function claimVerdict(
-  observed: PersistentVolumeClaim | null,
-  spec: ClaimSpec,
-): "create" | "keep" | WorkloadNotDone {
-  if (observed === null) return "create";
-  const label = `PersistentVolumeClaim ${spec.name}`;
-  if (!hasMarkers(observed.metadata, spec.markers)) {
-    return workloadNotDone(
-      "KUBERNETES_OWNERSHIP_CONFLICT",
-      `${label} exists without this Agent's exact ownership markers; OCC never takes over a claim`,
-    );
-  }
-  if (observed.metadata?.deletionTimestamp !== undefined) {
-    return workloadNotDone("WORKLOAD_DELETION_PENDING", `${label} is being deleted`);
-  }
+/** How `observed` differs from the configuration (access mode, size, storage class). */
+function claimProblems(observed: PersistentVolumeClaim, spec: ClaimSpec): readonly string[] {
   const problems: string[] = [];
   const modes = observed.spec?.accessModes ?? [];
   if (modes.length !== CLAIM_ACCESS_MODES.length || modes[0] !== CLAIM_ACCESS_MODES[0]) {
@@ -119,11 +101,38 @@ export function claimVerdict(
   ) {
     problems.push(`storage class is not ${spec.storageClassName}`);
   }
-  if (problems.length === 0) return "keep";
-  return workloadNotDone(
-    "WORKLOAD_CLAIM_MISMATCH",
-    `${label} differs from the configuration (${problems.join("; ")}); OCC never patches a claim — fix or remove it`,
-  );
+  return problems;
+}
+
+/**
+ * What to do about one claim given what a read returned (`null`: absent), in the one write
+ * vocabulary ({@link decideWrite}): `create`, `none` (it is exactly ours and as configured), or
+ * stop — without the exact markers (never taken over), terminating (pending: recreated once
+ * gone), or different from the configuration in access mode, size or storage class: where
+ * another object would be updated, a claim is refused (never patched).
+ */
+export function claimDecision(
+  observed: PersistentVolumeClaim | null,
+  spec: ClaimSpec,
+): WriteDecision<WorkloadNotDone> {
+  const label = `PersistentVolumeClaim ${spec.name}`;
+  const decision = decideWrite(observed, {
+    owned: (o) => hasMarkers(o.metadata, spec.markers),
+    notOwned: workloadNotDone(
+      "KUBERNETES_OWNERSHIP_CONFLICT",
+      `${label} exists without this Agent's exact ownership markers; OCC never takes over a claim`,
+    ),
+    terminating: workloadNotDone("WORKLOAD_DELETION_PENDING", `${label} is being deleted`),
+    differs: (o) => claimProblems(o, spec).length > 0,
+  });
+  if (decision.action !== "update" || observed === null) return decision;
+  return {
+    action: "stop",
+    result: workloadNotDone(
+      "WORKLOAD_CLAIM_MISMATCH",
+      `${label} differs from the configuration (${claimProblems(observed, spec).join("; ")}); OCC never patches a claim — fix or remove it`,
+    ),
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   LABELS,
   claimTeardownStep,
-  claimVerdict,
+  claimDecision,
   desiredClaims,
   h,
   renderClaim,
@@ -153,11 +153,11 @@ describe("claims", () => {
   });
   it.each([
     { case: "absent", observed: null, verdict: "create" },
-    { case: "as rendered", observed: good, verdict: "keep" },
+    { case: "as rendered", observed: good, verdict: "none" },
     {
       case: "size written differently but equal",
       observed: withSpec({ resources: { requests: { storage: "10240Mi" } } }),
-      verdict: "keep",
+      verdict: "none",
     },
     {
       case: "another access mode",
@@ -203,9 +203,9 @@ describe("claims", () => {
       },
       verdict: "WORKLOAD_DELETION_PENDING",
     },
-  ])("claimVerdict: $case → $verdict", ({ observed, verdict }) => {
-    const v = claimVerdict(observed, workspace);
-    expect(typeof v === "string" ? v : v.code).toBe(verdict);
+  ])("claimDecision: $case → $verdict", ({ observed, verdict }) => {
+    const v = claimDecision(observed, workspace);
+    expect(v.action === "stop" ? v.result.code : v.action).toBe(verdict);
   });
 
   it("the state claim is ReadWriteOnce with the configured size and class", () => {

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import {
   carriesProviderCredential,
-  claimVerdict,
+  claimDecision,
   desiredClaims,
   desiredWorkloadObjects,
   gatewayServes,
@@ -120,23 +120,34 @@ async function ensureClaims(
   });
   for (const spec of specs) {
     const ref = { name: spec.name, namespace: bound.name };
+    const find = async () =>
+      (await opts.client.find<PersistentVolumeClaim>("PersistentVolumeClaim", ref)) ?? null;
+    // A claim that lost a create race and then vanished is a conflict, not a second create.
+    let raced = false;
     try {
-      const observed = await opts.client.find<PersistentVolumeClaim>("PersistentVolumeClaim", ref);
-      const verdict = claimVerdict(observed ?? null, spec);
-      if (verdict === "keep") continue;
-      if (verdict !== "create") return verdict;
-      try {
-        await opts.client.create("PersistentVolumeClaim", renderClaim(spec, bound.name));
-      } catch (err) {
-        if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
-        const raced = await opts.client.find<PersistentVolumeClaim>("PersistentVolumeClaim", ref);
-        const again = claimVerdict(raced ?? null, spec);
-        if (again !== "keep") {
-          return again === "create"
-            ? workloadNotDone("KUBERNETES_CONFLICT", `${spec.name} vanished while it was created`)
-            : again;
-        }
-      }
+      const result = await convergeObject<PersistentVolumeClaim, WorkloadNotDone>({
+        observe: find,
+        decide: (observed) =>
+          raced && observed === null
+            ? {
+                action: "stop",
+                result: workloadNotDone(
+                  "KUBERNETES_CONFLICT",
+                  `${spec.name} vanished while it was created`,
+                ),
+              }
+            : claimDecision(observed, spec),
+        create: () => opts.client.create("PersistentVolumeClaim", renderClaim(spec, bound.name)),
+        // claimDecision never answers `update`: a claim that differs is refused, not patched.
+        update: () => Promise.reject(new Error("a claim is never updated")),
+        lostRace: {
+          reread: () => {
+            raced = true;
+            return find();
+          },
+        },
+      });
+      if (result !== "written" && result !== "unchanged") return result;
     } catch (err) {
       return kubeFailure(err, `ensure the claim ${spec.name}`, bound.name);
     }
