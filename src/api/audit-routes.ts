@@ -6,7 +6,7 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import { listAuditEvents, type AuditEventRecord } from "../store/audit-events.js";
 import type { Db } from "../store/db.js";
 import { ServiceError } from "../services/errors.js";
-import { administer } from "./iam/administer.js";
+import { administer } from "../services/iam/administer.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../services/cursor.js";
 import { PageEnvelope } from "../contract/envelopes.js";
 import { AuditEventSchema, AuditQuerySchema, type AuditEventView } from "../contract/audit.js";

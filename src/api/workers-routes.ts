@@ -8,7 +8,7 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import type { Db } from "../store/db.js";
 import { listWorkerReports, type WorkerReportRecord } from "../store/worker-reports.js";
 import { WorkerReportListSchema, type WorkerReportView } from "../contract/workers.js";
-import { administer } from "./iam/administer.js";
+import { administer } from "../services/iam/administer.js";
 import { callerOf, envelope } from "./request-context.js";
 import { DataEnvelope } from "../contract/envelopes.js";
 import { errorResponses } from "./schemas.js";

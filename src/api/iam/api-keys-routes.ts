@@ -3,15 +3,13 @@
  * revoke. No route ever returns a key's hash.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { issueApiKey, listApiKeys, revokeApiKey, type ApiKeyRecord } from "../../iam/api-keys.js";
+import { listApiKeys, type ApiKeyRecord } from "../../iam/api-keys.js";
 import { asIamId } from "../../iam/ids.js";
-import { getPrincipal } from "../../iam/principals.js";
 import type { Db } from "../../store/db.js";
-import { ServiceError } from "../../services/errors.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
-import { mutate } from "./administer.js";
+import { issueApiKeyAsAdministrator, revokeApiKeyStep } from "../../services/iam/api-keys.js";
 import { presentApiKey } from "./present.js";
 import {
   deleteOneRoute,
@@ -55,36 +53,11 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
       },
     },
     async (request, reply) => {
-      const principalId = asIamId("principal", request.params.id);
-      const expiresAt =
-        request.body.expiresAt === undefined ? null : new Date(request.body.expiresAt);
-      if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
-        throw new ServiceError("INVALID_REQUEST", "expiresAt must lie in the future.", {
-          details: [{ path: "/body/expiresAt", code: "out_of_range" }],
-        });
-      }
-      const issued = await mutate(
-        db,
-        callerOf(request),
-        { action: "api_keys.create", resourceKind: apiKey.resourceKind },
-        async (tx) => {
-          if ((await getPrincipal(tx, principalId, { forUpdate: true })) === undefined) {
-            throw new ServiceError("NOT_FOUND", "No such principal.");
-          }
-          const key = await issueApiKey(tx, {
-            principalId,
-            ...(request.body.description === undefined
-              ? {}
-              : { description: request.body.description }),
-            expiresAt,
-          });
-          return {
-            result: key,
-            resourceId: key.record.id,
-            details: { principalId, prefix: key.record.prefix },
-          };
-        },
-      );
+      const issued = await issueApiKeyAsAdministrator(db, callerOf(request), {
+        principalId: asIamId("principal", request.params.id),
+        description: request.body.description,
+        expiresAt: request.body.expiresAt === undefined ? null : new Date(request.body.expiresAt),
+      });
       return reply
         .status(201)
         .send(envelope(request, { ...presentApiKey(issued.record), key: issued.key }));
@@ -104,15 +77,7 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     summary: "Revoke an API key (revoking twice is a no-op).",
     action: "api_keys.revoke",
     statuses: [403, 404],
-    remove: async (tx, id) => {
-      const result = await revokeApiKey(tx, id);
-      if (result.outcome === "not_found") throw new ServiceError("NOT_FOUND", "No such API key.");
-      return {
-        result: result.key,
-        resourceId: id,
-        details: { alreadyRevoked: result.outcome === "already_revoked" },
-      };
-    },
+    remove: revokeApiKeyStep,
   });
   done();
 };

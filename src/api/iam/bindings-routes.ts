@@ -3,8 +3,6 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import type { Static } from "@sinclair/typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
 import {
-  createBinding,
-  deleteBinding,
   getBinding,
   listBindings,
   type BindingFilter,
@@ -12,11 +10,10 @@ import {
 } from "../../iam/bindings.js";
 import { asIamId } from "../../iam/ids.js";
 import type { Db } from "../../store/db.js";
-import { ServiceError } from "../../services/errors.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
-import { mutate } from "./administer.js";
+import { createBindingAsAdministrator, removeBinding } from "../../services/iam/bindings.js";
 import { presentBinding } from "./present.js";
 import {
   deleteOneRoute,
@@ -79,26 +76,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
         roleId: asIamId("role", request.body.roleId),
         namespaceId: namespaceIdOf(request.body.namespaceId),
       };
-      const created = await mutate(
-        db,
-        callerOf(request),
-        { action: "bindings.create", resourceKind: binding.resourceKind },
-        async (tx) => {
-          const result = await createBinding(tx, input);
-          if (result.outcome === "missing") {
-            throw new ServiceError("NOT_FOUND", `No such ${result.what}.`);
-          }
-          if (result.outcome === "duplicate") {
-            throw new ServiceError("RESOURCE_CONFLICT", "This binding already exists.");
-          }
-          const b = result.binding;
-          return {
-            result: b,
-            resourceId: b.id,
-            details: { principalId: b.principalId, roleId: b.roleId, namespaceId: b.namespaceId },
-          };
-        },
-      );
+      const created = await createBindingAsAdministrator(db, callerOf(request), input);
       return reply.status(201).send(envelope(request, presentBinding(created)));
     },
   );
@@ -124,11 +102,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
     summary: "Remove a binding.",
     action: "bindings.delete",
     statuses: [403, 404],
-    remove: async (tx, id) => {
-      const gone = await deleteBinding(tx, id);
-      if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such binding.");
-      return { result: gone, resourceId: id };
-    },
+    remove: removeBinding,
   });
   done();
 };

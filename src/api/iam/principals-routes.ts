@@ -1,18 +1,11 @@
 /** `/principals`: create, list, read and delete users and service principals. */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import {
-  createPrincipal,
-  deletePrincipal,
-  getPrincipal,
-  listPrincipals,
-  type PrincipalRecord,
-} from "../../iam/principals.js";
+import { getPrincipal, listPrincipals, type PrincipalRecord } from "../../iam/principals.js";
 import type { Db } from "../../store/db.js";
-import { ServiceError } from "../../services/errors.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
-import { mutate } from "./administer.js";
+import { createPrincipalAsAdministrator, removePrincipal } from "../../services/iam/principals.js";
 import { presentPrincipal } from "./present.js";
 import {
   deleteOneRoute,
@@ -53,25 +46,7 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
       },
     },
     async (request, reply) => {
-      const created = await mutate(
-        db,
-        callerOf(request),
-        { action: "principals.create", resourceKind: principal.resourceKind },
-        async (tx) => {
-          const result = await createPrincipal(tx, request.body);
-          if (result.outcome === "name_in_use") {
-            throw new ServiceError(
-              "RESOURCE_CONFLICT",
-              "A principal with this name already exists.",
-            );
-          }
-          return {
-            result: result.principal,
-            resourceId: result.principal.id,
-            details: { kind: result.principal.kind },
-          };
-        },
-      );
+      const created = await createPrincipalAsAdministrator(db, callerOf(request), request.body);
       return reply.status(201).send(envelope(request, presentPrincipal(created)));
     },
   );
@@ -96,17 +71,7 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
     summary: "Delete a principal: it can no longer authenticate, and its API keys are revoked.",
     action: "principals.delete",
     statuses: [403, 404, 409],
-    remove: async (tx, id, caller) => {
-      if (id === caller.principalId) {
-        throw new ServiceError(
-          "RESOURCE_CONFLICT",
-          "A principal cannot delete itself; ask another administrator.",
-        );
-      }
-      const gone = await deletePrincipal(tx, id);
-      if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such principal.");
-      return { result: gone, resourceId: id };
-    },
+    remove: removePrincipal,
   });
   done();
 };

@@ -21,7 +21,7 @@ import {
 } from "../../contract/envelopes.js";
 import { errorResponses } from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
-import { administer, mutate, nextCursor, type Mutation } from "./administer.js";
+import { administer, mutate, nextCursor, type Mutation } from "../../services/iam/administer.js";
 import { IdParams } from "../../contract/iam.js";
 
 /** The Fastify instance an IAM routes plugin registers on. */

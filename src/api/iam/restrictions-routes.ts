@@ -2,18 +2,15 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
 import { asIamId } from "../../iam/ids.js";
-import {
-  createRestriction,
-  deleteRestriction,
-  listRestrictions,
-  type RestrictionRecord,
-} from "../../iam/restrictions.js";
+import { listRestrictions, type RestrictionRecord } from "../../iam/restrictions.js";
 import type { Db } from "../../store/db.js";
-import { ServiceError } from "../../services/errors.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
-import { mutate } from "./administer.js";
+import {
+  createRestrictionAsAdministrator,
+  removeRestriction,
+} from "../../services/iam/restrictions.js";
 import { presentRestriction } from "./present.js";
 import {
   deleteOneRoute,
@@ -65,33 +62,7 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
         kind: b.kind ?? null,
         ...(b.description === undefined ? {} : { description: b.description }),
       };
-      const created = await mutate(
-        db,
-        callerOf(request),
-        { action: "restrictions.create", resourceKind: restriction.resourceKind },
-        async (tx) => {
-          const result = await createRestriction(tx, input);
-          if (result.outcome === "unbounded") {
-            throw new ServiceError(
-              "INVALID_REQUEST",
-              "A restriction must name at least one of principalId, namespaceId, action, kind.",
-            );
-          }
-          if (result.outcome === "missing")
-            throw new ServiceError("NOT_FOUND", `No such ${result.what}.`);
-          const r = result.restriction;
-          return {
-            result: r,
-            resourceId: r.id,
-            details: {
-              principalId: r.principalId,
-              namespaceId: r.namespaceId,
-              action: r.action,
-              kind: r.kind,
-            },
-          };
-        },
-      );
+      const created = await createRestrictionAsAdministrator(db, callerOf(request), input);
       return reply.status(201).send(envelope(request, presentRestriction(created)));
     },
   );
@@ -108,11 +79,7 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
     summary: "Remove a restriction.",
     action: "restrictions.delete",
     statuses: [403, 404],
-    remove: async (tx, id) => {
-      const gone = await deleteRestriction(tx, id);
-      if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such restriction.");
-      return { result: gone, resourceId: id };
-    },
+    remove: removeRestriction,
   });
   done();
 };

@@ -1,12 +1,11 @@
 /** `/roles`: create, list, read and delete roles (named sets of permissions). */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { createRole, deleteRole, getRole, listRoles, type RoleRecord } from "../../iam/roles.js";
+import { getRole, listRoles, type RoleRecord } from "../../iam/roles.js";
 import type { Db } from "../../store/db.js";
-import { ServiceError } from "../../services/errors.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { errorResponses } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
-import { mutate } from "./administer.js";
+import { createRoleAsAdministrator, removeRole } from "../../services/iam/roles.js";
 import { presentRole } from "./present.js";
 import {
   deleteOneRoute,
@@ -43,18 +42,7 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
       },
     },
     async (request, reply) => {
-      const created = await mutate(
-        db,
-        callerOf(request),
-        { action: "roles.create", resourceKind: role.resourceKind },
-        async (tx) => {
-          const result = await createRole(tx, request.body);
-          if (result.outcome === "name_in_use") {
-            throw new ServiceError("RESOURCE_CONFLICT", "A role with this name already exists.");
-          }
-          return { result: result.role, resourceId: result.role.id };
-        },
-      );
+      const created = await createRoleAsAdministrator(db, callerOf(request), request.body);
       return reply.status(201).send(envelope(request, presentRole(created)));
     },
   );
@@ -79,17 +67,7 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     summary: "Delete a role that no binding uses.",
     action: "roles.delete",
     statuses: [403, 404, 409],
-    remove: async (tx, id) => {
-      const result = await deleteRole(tx, id);
-      if (result.outcome === "not_found") throw new ServiceError("NOT_FOUND", "No such role.");
-      if (result.outcome === "in_use") {
-        throw new ServiceError(
-          "RESOURCE_CONFLICT",
-          "The role is still bound; delete its bindings first.",
-        );
-      }
-      return { result: result.role, resourceId: id };
-    },
+    remove: removeRole,
   });
   done();
 };

@@ -13,8 +13,8 @@ import {
   type AuditSubject,
   type Caller,
   type Grant,
-} from "../../services/authorization.js";
-import { encodeCursor } from "../../services/cursor.js";
+} from "../authorization.js";
+import { encodeCursor } from "../cursor.js";
 import type { PageCursor } from "../../store/paging.js";
 
 const ADMINISTER = { permission: { action: "administer", kind: "installation" } } as const;

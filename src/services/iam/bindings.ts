@@ -1,0 +1,47 @@
+/**
+ * The binding use cases (control-plane.md §2), each an administered mutation: create (404
+ * when the principal, role or Namespace is missing; 409 for a duplicate) and delete (404).
+ */
+import {
+  createBinding,
+  deleteBinding,
+  type BindingRecord,
+  type NewBinding,
+} from "../../iam/bindings.js";
+import type { BindingId } from "../../iam/ids.js";
+import type { Db, Queryable } from "../../store/db.js";
+import type { Caller } from "../authorization.js";
+import { ServiceError } from "../errors.js";
+import { mutate, type Mutation } from "./administer.js";
+
+export function createBindingAsAdministrator(
+  db: Db,
+  caller: Caller,
+  input: NewBinding,
+): Promise<BindingRecord> {
+  return mutate(db, caller, { action: "bindings.create", resourceKind: "binding" }, async (tx) => {
+    const result = await createBinding(tx, input);
+    if (result.outcome === "missing") {
+      throw new ServiceError("NOT_FOUND", `No such ${result.what}.`);
+    }
+    if (result.outcome === "duplicate") {
+      throw new ServiceError("RESOURCE_CONFLICT", "This binding already exists.");
+    }
+    const b = result.binding;
+    return {
+      result: b,
+      resourceId: b.id,
+      details: { principalId: b.principalId, roleId: b.roleId, namespaceId: b.namespaceId },
+    };
+  });
+}
+
+/** The delete step of `DELETE /bindings/:id`. */
+export async function removeBinding(
+  tx: Queryable,
+  id: BindingId,
+): Promise<Mutation<BindingRecord>> {
+  const gone = await deleteBinding(tx, id);
+  if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such binding.");
+  return { result: gone, resourceId: id };
+}

@@ -1,0 +1,59 @@
+/**
+ * The restriction use cases (control-plane.md §2), each an administered mutation: create (400
+ * when it names nothing to match; 404 when its principal or Namespace is missing) and delete.
+ */
+import {
+  createRestriction,
+  deleteRestriction,
+  type NewRestriction,
+  type RestrictionRecord,
+} from "../../iam/restrictions.js";
+import type { RestrictionId } from "../../iam/ids.js";
+import type { Db, Queryable } from "../../store/db.js";
+import type { Caller } from "../authorization.js";
+import { ServiceError } from "../errors.js";
+import { mutate, type Mutation } from "./administer.js";
+
+export function createRestrictionAsAdministrator(
+  db: Db,
+  caller: Caller,
+  input: NewRestriction,
+): Promise<RestrictionRecord> {
+  return mutate(
+    db,
+    caller,
+    { action: "restrictions.create", resourceKind: "restriction" },
+    async (tx) => {
+      const result = await createRestriction(tx, input);
+      if (result.outcome === "unbounded") {
+        throw new ServiceError(
+          "INVALID_REQUEST",
+          "A restriction must name at least one of principalId, namespaceId, action, kind.",
+        );
+      }
+      if (result.outcome === "missing")
+        throw new ServiceError("NOT_FOUND", `No such ${result.what}.`);
+      const r = result.restriction;
+      return {
+        result: r,
+        resourceId: r.id,
+        details: {
+          principalId: r.principalId,
+          namespaceId: r.namespaceId,
+          action: r.action,
+          kind: r.kind,
+        },
+      };
+    },
+  );
+}
+
+/** The delete step of `DELETE /restrictions/:id`. */
+export async function removeRestriction(
+  tx: Queryable,
+  id: RestrictionId,
+): Promise<Mutation<RestrictionRecord>> {
+  const gone = await deleteRestriction(tx, id);
+  if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such restriction.");
+  return { result: gone, resourceId: id };
+}

@@ -1,0 +1,37 @@
+/**
+ * The role use cases (control-plane.md §2), each an administered mutation: create (409 when
+ * the name is taken) and delete (409 while a binding uses the role).
+ */
+import { createRole, deleteRole, type NewRole, type RoleRecord } from "../../iam/roles.js";
+import type { RoleId } from "../../iam/ids.js";
+import type { Db, Queryable } from "../../store/db.js";
+import type { Caller } from "../authorization.js";
+import { ServiceError } from "../errors.js";
+import { mutate, type Mutation } from "./administer.js";
+
+export function createRoleAsAdministrator(
+  db: Db,
+  caller: Caller,
+  input: NewRole,
+): Promise<RoleRecord> {
+  return mutate(db, caller, { action: "roles.create", resourceKind: "role" }, async (tx) => {
+    const result = await createRole(tx, input);
+    if (result.outcome === "name_in_use") {
+      throw new ServiceError("RESOURCE_CONFLICT", "A role with this name already exists.");
+    }
+    return { result: result.role, resourceId: result.role.id };
+  });
+}
+
+/** The delete step of `DELETE /roles/:id`. */
+export async function removeRole(tx: Queryable, id: RoleId): Promise<Mutation<RoleRecord>> {
+  const result = await deleteRole(tx, id);
+  if (result.outcome === "not_found") throw new ServiceError("NOT_FOUND", "No such role.");
+  if (result.outcome === "in_use") {
+    throw new ServiceError(
+      "RESOURCE_CONFLICT",
+      "The role is still bound; delete its bindings first.",
+    );
+  }
+  return { result: result.role, resourceId: id };
+}
