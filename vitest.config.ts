@@ -26,6 +26,19 @@ export default defineConfig({
         },
       },
       {
+        // R5 (test/model, docs/reliability.md): one stack of its own — cluster, PostgreSQL,
+        // two API and two worker processes — since its faults restart the servers.
+        // `npm run test:model -- --runs N | --seed S [--path P]` sets the count or replays.
+        test: {
+          name: "model",
+          // After the integration project, so the two clusters never compete for the CPU.
+          sequence: { groupOrder: 2 },
+          include: ["test/model/**/*.model.test.ts"],
+          testTimeout: 3_600_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
         // A real node (containerd, kubelet, kube-proxy, CNI bridge) running the image built by
         // `npm run image`, inside a network namespace of the run: run through
         // `npm run test:deployed` (tools/test-deployed.sh), which creates and removes it.

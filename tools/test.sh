@@ -13,7 +13,7 @@ echo "== tests"
 report=$(mktemp)
 deployed=$(mktemp)
 status=0
-npx vitest run --project unit --project integration --reporter=default --reporter=json \
+npx vitest run --project unit --project integration --project model --reporter=default --reporter=json \
   --outputFile.json="$report" "$@" || status=$?
 echo "== deployed tests"
 OCC_DEPLOYED_REPORT="$deployed" bash tools/test-deployed.sh || status=$?

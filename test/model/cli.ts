@@ -1,0 +1,22 @@
+/**
+ * `npm run test:model -- [--runs N] [--seed S [--path P]] [--verbose]`: runs the R5 model project
+ * with that many sequences, or replays the failure fast-check printed (its seed and path).
+ */
+import { spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string" },
+    seed: { type: "string" },
+    path: { type: "string" },
+    verbose: { type: "boolean" },
+  },
+});
+const env: NodeJS.ProcessEnv = { ...process.env };
+if (values.runs !== undefined) env.OCC_MODEL_RUNS = values.runs;
+if (values.seed !== undefined) env.OCC_MODEL_SEED = values.seed;
+if (values.path !== undefined) env.OCC_MODEL_PATH = values.path;
+if (values.verbose === true) env.OCC_MODEL_VERBOSE = "1";
+const res = spawnSync("npx", ["vitest", "run", "--project", "model"], { stdio: "inherit", env });
+process.exit(res.status ?? 1);

@@ -1,0 +1,202 @@
+/**
+ * The invariants of spec/quality.md §3, checked against the model and against what the API
+ * server and the database hold. Each returns the violations it found, as sentences.
+ */
+import { ANNOTATIONS, LABELS, MARKER_VALUES } from "../../src/domain/index.js";
+import type { Stack } from "../harness/stack.js";
+import { matches, type Model, type Tenant } from "./model.js";
+import { RESTRICTED } from "./operator.js";
+
+interface Meta {
+  metadata: {
+    name: string;
+    uid: string;
+    resourceVersion: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+}
+
+const OWNED = [
+  ["NetworkPolicy", "default-deny"],
+  ["NetworkPolicy", "allow-dns"],
+  ["ResourceQuota", "openclaw-quota"],
+  ["LimitRange", "openclaw-limits"],
+] as const;
+
+export async function violations(stack: Stack, m: Model): Promise<string[]> {
+  const found: string[] = stack.unexpectedExits.slice(m.exitsBefore);
+  const all = await stack.admin.list<Meta>("Namespace");
+  const claims = new Map<string, string[]>();
+  for (const ns of all) {
+    const id = ns.metadata.labels?.[LABELS.namespace];
+    if (id !== undefined) claims.set(id, [...(claims.get(id) ?? []), ns.metadata.name]);
+  }
+  for (const [id, names] of claims) {
+    if (names.length > 1)
+      found.push(`${id} is claimed by ${names.length} namespaces: ${names.join(", ")}`);
+  }
+  const doubly = await stack.query<{ kubernetes_namespace: string }>(
+    "SELECT kubernetes_namespace FROM namespaces WHERE deleted_at IS NULL AND kubernetes_namespace IS NOT NULL GROUP BY 1 HAVING count(*) > 1",
+  );
+  for (const d of doubly) found.push(`${d.kubernetes_namespace} is bound to more than one tenant`);
+  found.push(...(await queue(stack)));
+  for (const t of m.tenants)
+    found.push(
+      ...(await tenant(stack, t, all)).map((v) => `${t.id} (${t.mode} ${t.namespace}): ${v}`),
+    );
+  for (const mut of m.mutations) {
+    const audited = await stack.query(
+      "SELECT 1 FROM audit_events WHERE kind = 'mutation' AND outcome = 'success' AND resource_id = $1",
+      [mut.resourceId],
+    );
+    if (audited.length === 0) found.push(`${mut.action} ${mut.resourceId} has no audit event`);
+  }
+  return found;
+}
+
+async function queue(stack: Stack): Promise<string[]> {
+  const stuck = await stack.query<{ subject: string; state: string }>(
+    `SELECT subject, state FROM work_items
+      WHERE (state = 'claimed' AND lease_expires_at < now() - make_interval(secs => $1))
+         OR (state = 'queued' AND available_at < now() - interval '20 seconds')`,
+    [stack.leaseSeconds * 2],
+  );
+  return stuck.map((s) => `work item of ${s.subject} is stuck ${s.state}`);
+}
+
+async function tenant(stack: Stack, t: Tenant, all: readonly Meta[]): Promise<string[]> {
+  const out: string[] = [];
+  const rows = await stack.query<{
+    status: string;
+    status_code: string | null;
+    deleted_at: Date | null;
+    kubernetes_namespace: string | null;
+  }>("SELECT status, status_code, deleted_at, kubernetes_namespace FROM namespaces WHERE id = $1", [
+    t.id,
+  ]);
+  const row = rows[0];
+  if (row === undefined) return ["no row"];
+  const settled = { status: row.status, code: row.status_code, deletedAt: row.deleted_at };
+  if (!matches(t.expect, settled)) {
+    out.push(
+      `settled ${row.status}${row.status_code === null ? "" : `:${row.status_code}`}, expected ${t.expect.join(" | ")}`,
+    );
+  }
+  const open =
+    row.deleted_at === null &&
+    (row.status === "provisioning" || (row.status === "deleting" && row.status_code === null));
+  if (open) {
+    const items = await stack.query(
+      "SELECT 1 FROM work_items WHERE subject LIKE '%' || $1 || '%' AND state IN ('queued', 'claimed')",
+      [t.id],
+    );
+    if (items.length === 0) out.push(`${row.status} with no queued work (lost)`);
+  }
+  if (["ready", "degraded", "failed"].includes(row.status)) {
+    const audited = await stack.query(
+      "SELECT 1 FROM audit_events WHERE kind = 'lifecycle' AND resource_id = $1 AND details->>'to' = $2",
+      [t.id, row.status],
+    );
+    if (audited.length === 0) out.push(`its transition to ${row.status} has no audit event`);
+  }
+  const ns = all.find((n) => n.metadata.name === t.namespace);
+  if (t.namespaceDeleted) {
+    if (ns !== undefined && ns.metadata.deletionTimestamp === undefined)
+      out.push("its deleted namespace was recreated");
+    return out;
+  }
+  if (t.mode === "external") {
+    // Bound once it was ready (a pending selection is recorded before the binding patch).
+    const wasReady = await stack.query(
+      "SELECT 1 FROM audit_events WHERE kind = 'lifecycle' AND resource_id = $1 AND details->>'to' = 'ready'",
+      [t.id],
+    );
+    out.push(...external(t, ns, wasReady.length > 0));
+  }
+  if (ns === undefined) {
+    if (t.mode === "external" || (row.status !== "deleting" && row.status !== "provisioning"))
+      out.push("its namespace is missing");
+    return out;
+  }
+  if (row.status === "ready") {
+    if (
+      ns.metadata.labels?.[LABELS.namespace] !== t.id ||
+      ns.metadata.annotations?.[ANNOTATIONS.namespaceId] !== t.id
+    ) {
+      out.push("ready without both tenant markers");
+    }
+    if (
+      t.mode === "managed" &&
+      !Object.entries(RESTRICTED).every(([k, v]) => ns.metadata.labels?.[k] === v)
+    ) {
+      out.push("ready managed namespace without restricted Pod Security");
+    }
+    for (const [kind, name] of OWNED) {
+      const obj = await stack.admin.find<Meta>(kind, { name, namespace: t.namespace });
+      if (obj === undefined) out.push(`ready without its ${kind} ${name} (drift not repaired)`);
+      else if (!owned(obj, t.id)) out.push(`${kind} ${name} lacks the ownership markers`);
+    }
+    if (!t.tampered) out.push(...(await resources(stack, t)));
+  }
+  if (row.status === "deleting" && row.deleted_at !== null && t.mode === "external") {
+    for (const [kind, name] of OWNED) {
+      if ((await stack.admin.find<Meta>(kind, { name, namespace: t.namespace })) !== undefined) {
+        out.push(`deleted external tenant left its ${kind} ${name}`);
+      }
+    }
+  }
+  for (const f of t.foreign) {
+    if (f.kind === "RoleBinding" && !t.granted) continue;
+    const obj = await stack.admin.find<Meta>(f.kind, { name: f.name, namespace: t.namespace });
+    if (obj === undefined) out.push(`the operator's ${f.kind} ${f.name} was deleted`);
+    else if (f.rv !== "" && obj.metadata.resourceVersion !== f.rv)
+      out.push(`the operator's ${f.kind} ${f.name} was modified`);
+  }
+  return out;
+}
+
+/** An external namespace: never deleted, the operator's metadata as they left it. */
+function external(t: Tenant, ns: Meta | undefined, bound: boolean): string[] {
+  if (ns === undefined) return ["the external namespace was deleted"];
+  const out: string[] = [];
+  const check = (what: string, want: Record<string, string>, have: Record<string, string> = {}) => {
+    for (const [k, v] of Object.entries(want)) {
+      if (v === "" ? k in have : have[k] !== v)
+        out.push(`${what} ${k} is ${have[k] ?? "absent"}, the operator left ${v || "absent"}`);
+    }
+  };
+  check("label", t.operatorLabels, ns.metadata.labels);
+  check("annotation", t.operatorAnnotations, ns.metadata.annotations);
+  if (
+    bound &&
+    t.operatorLabels[LABELS.namespace] !== "" &&
+    ns.metadata.labels?.[LABELS.namespace] !== t.id
+  ) {
+    out.push("the bound external namespace lost its tenant label");
+  }
+  return out;
+}
+
+function owned(obj: Meta, id: string): boolean {
+  return (
+    obj.metadata.labels?.[LABELS.managedBy] === MARKER_VALUES.managedBy &&
+    obj.metadata.labels[LABELS.namespace] === id &&
+    obj.metadata.annotations?.[ANNOTATIONS.namespaceId] === id
+  );
+}
+
+/** One ConfigMap per Configuration and one Secret per Secret: no duplicates, none lost. */
+async function resources(stack: Stack, t: Tenant): Promise<string[]> {
+  const out: string[] = [];
+  const selector = { labelSelector: `${LABELS.namespace}=${t.id}` };
+  const cms = await stack.admin.list<Meta>("ConfigMap", { namespace: t.namespace, ...selector });
+  if (cms.length !== t.configurations.length) {
+    out.push(`${cms.length} ConfigMaps for ${t.configurations.length} Configurations`);
+  }
+  const secrets = await stack.admin.list<Meta>("Secret", { namespace: t.namespace, ...selector });
+  if (secrets.length !== t.secrets.length)
+    out.push(`${secrets.length} Secrets for ${t.secrets.length} Secrets`);
+  return out;
+}

@@ -1,0 +1,109 @@
+/**
+ * The model of the R5 test (docs/reliability.md): what the test did to the stack and, from the
+ * spec, what every platform Namespace must have settled to once the stack is quiet.
+ */
+import type { Stack } from "../harness/stack.js";
+
+/** How a platform Namespace may have settled: its status, and a reason code where one is fixed. */
+export type Settled =
+  | "ready"
+  | "degraded"
+  | "degraded:KUBERNETES_NAMESPACE_MISSING"
+  | "failed"
+  | "failed:KUBERNETES_OWNERSHIP_CONFLICT"
+  | "pending:KUBERNETES_PERMISSION_PENDING"
+  | "gone"
+  | "deleting:failed";
+
+export type Preparation =
+  "ok" | "no-pod-security" | "no-lifecycle" | "foreign-marker" | "allow-all";
+
+export interface Tenant {
+  readonly id: string;
+  readonly mode: "managed" | "external";
+  /** The Kubernetes namespace it is (or will be) bound to. */
+  readonly namespace: string;
+  /** External only: how the operator prepared it, and whether the worker's RoleBinding exists. */
+  readonly preparation: Preparation;
+  granted: boolean;
+  /** What the spec allows it to have settled to. */
+  expect: readonly Settled[];
+  /** The tenant's namespace is deleted out of band (it must never be recreated by itself). */
+  namespaceDeleted: boolean;
+  /** OCC deleted the tenant (DELETE accepted). */
+  deleted: boolean;
+  /** The Kubernetes namespace's labels and annotations as the operator last left them. */
+  operatorLabels: Record<string, string>;
+  operatorAnnotations: Record<string, string>;
+  /** An operator change that OCC may not repair touched the namespace. */
+  tampered: boolean;
+  readonly configurations: string[];
+  readonly secrets: string[];
+  readonly agents: { readonly id: string; readonly configurationId: string; deleted: boolean }[];
+  /** Objects of the operator in the tenant's namespace: they must stay exactly as written. */
+  readonly foreign: { kind: "NetworkPolicy" | "RoleBinding"; name: string; rv: string }[];
+}
+
+/** One API mutation the test made that the API accepted: it must have an audit event. */
+export interface Mutation {
+  readonly action: string;
+  readonly resourceId: string;
+}
+
+export interface Model {
+  readonly tenants: Tenant[];
+  readonly mutations: Mutation[];
+  faults: number;
+  commands: number;
+  /** Processes that exited by themselves before this sequence (not its violations). */
+  readonly exitsBefore: number;
+}
+
+export interface Real {
+  readonly stack: Stack;
+}
+
+export const newModel = (exitsBefore: number): Model => ({
+  tenants: [],
+  mutations: [],
+  faults: 0,
+  commands: 0,
+  exitsBefore,
+});
+
+/** Tenants a command may act on. */
+export const live = (m: Model): Tenant[] => m.tenants.filter((t) => !t.deleted);
+
+/** Picks one of `list` by a generated index. */
+export function pick<T>(list: readonly T[], index: number): T | undefined {
+  return list.length === 0 ? undefined : list[index % list.length];
+}
+
+/** What the spec expects once `t` was created and nothing else happened to it. */
+export function initialExpectation(t: Pick<Tenant, "mode" | "preparation" | "granted">): Settled[] {
+  if (t.mode === "managed") return ["ready"];
+  if (t.preparation === "ok") {
+    return t.granted ? ["ready"] : ["pending:KUBERNETES_PERMISSION_PENDING"];
+  }
+  // A foreign policy is found only once the namespace may be read (placement.md §4.2 step 6).
+  if (t.preparation === "allow-all" && !t.granted) {
+    return ["failed:KUBERNETES_OWNERSHIP_CONFLICT", "pending:KUBERNETES_PERMISSION_PENDING"];
+  }
+  return ["failed:KUBERNETES_OWNERSHIP_CONFLICT"];
+}
+
+/** Whether a settled row `status`/`code` matches one of `expect`. */
+export function matches(
+  expect: readonly Settled[],
+  row: { status: string; code: string | null; deletedAt: unknown },
+): boolean {
+  return expect.some((e) => {
+    if (e === "gone") return row.status === "deleting" && row.deletedAt !== null;
+    if (e === "deleting:failed") {
+      return row.status === "deleting" && row.deletedAt === null && row.code !== null;
+    }
+    const [status, code] = e.split(":");
+    const s = status === "pending" ? "provisioning" : status;
+    return row.status === s && (code === undefined || row.code === code);
+  });
+}

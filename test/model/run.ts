@@ -1,0 +1,180 @@
+/**
+ * The R5 runner: fast-check generates short command sequences, each with at least one fault,
+ * runs them against one shared {@link Stack}, waits for quiescence and checks the invariants.
+ * A failure is shrunk and printed with its seed and path for `npm run test:model -- --seed`.
+ */
+import fc from "fast-check";
+import type { Stack } from "../harness/stack.js";
+import { violations } from "./invariants.js";
+import { newModel, type Model, type Real } from "./model.js";
+import {
+  AddForeignPolicy,
+  DeleteNamespaceOutOfBand,
+  DeleteOwned,
+  Grants,
+  InjectFault,
+  TamperMarkers,
+  type Fault,
+} from "./operator-commands.js";
+import { sleep } from "./operator.js";
+import {
+  CreateExternal,
+  CreateManaged,
+  CreateResource,
+  DeleteResource,
+  DeleteTenant,
+} from "./tenant-commands.js";
+
+const api = fc.nat(1);
+const index = fc.nat(7);
+const resource = fc.constantFrom("configuration" as const, "secret" as const, "agent" as const);
+
+/** Cheap faults most of the time; PostgreSQL and API-server restarts in a fraction. */
+export const faultArb: fc.Arbitrary<InjectFault> = fc
+  .tuple(
+    fc.oneof(
+      { weight: 5, arbitrary: fc.constant<Fault>("kill-worker") },
+      { weight: 3, arbitrary: fc.constant<Fault>("kill-api") },
+      { weight: 1, arbitrary: fc.constant<Fault>("restart-postgres") },
+      { weight: 1, arbitrary: fc.constant<Fault>("restart-apiserver") },
+    ),
+    fc.nat(1),
+  )
+  .map(([f, i]) => new InjectFault(f, i));
+
+export const commandArbs = [
+  api.map((a) => new CreateManaged(a)),
+  fc
+    .tuple(
+      api,
+      fc.constantFrom(
+        "ok",
+        "ok",
+        "no-pod-security",
+        "no-lifecycle",
+        "foreign-marker",
+        "allow-all" as const,
+      ),
+      fc.boolean(),
+    )
+    .map(([a, p, g]) => new CreateExternal(a, p, g)),
+  fc.tuple(api, index).map(([a, i]) => new DeleteTenant(a, i)),
+  fc
+    .tuple(
+      index,
+      fc.constantFrom("foreign-label", "remove-label", "lifecycle", "relax-pod-security" as const),
+    )
+    .map(([i, h]) => new TamperMarkers(i, h)),
+  index.map((i) => new AddForeignPolicy(i)),
+  fc
+    .tuple(
+      index,
+      fc.constantFrom("default-deny", "allow-dns", "openclaw-quota", "openclaw-limits" as const),
+    )
+    .map(([i, w]) => new DeleteOwned(i, w)),
+  index.map((i) => new DeleteNamespaceOutOfBand(i)),
+  fc.tuple(index, fc.constantFrom("grant", "revoke" as const)).map(([i, t]) => new Grants(i, t)),
+  fc.tuple(api, index, resource).map(([a, i, k]) => new CreateResource(a, i, k)),
+  fc.tuple(api, index, resource).map(([a, i, k]) => new DeleteResource(a, i, k)),
+  faultArb,
+];
+
+export interface RunOptions {
+  readonly runs: number;
+  readonly seed?: number;
+  readonly path?: string;
+  readonly maxCommands?: number;
+  /** How long a sequence may take to settle before its violations count. */
+  readonly settleMs?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface RunTotals {
+  sequences: number;
+  commands: number;
+  faults: number;
+  violations: number;
+}
+
+/** Polls the invariants until none is violated (the stack is quiet), or the bound passes. */
+export async function settle(stack: Stack, m: Model, boundMs: number): Promise<string[]> {
+  const deadline = Date.now() + boundMs;
+  let last: string[] = [];
+  await stack.restarted();
+  for (;;) {
+    last = await violations(stack, m).catch((err: unknown) => [`checking failed: ${String(err)}`]);
+    if (last.length === 0) {
+      // Stable: the same verdict once more after a pause (no pass was still about to land).
+      await sleep(300);
+      last = await violations(stack, m);
+      if (last.length === 0) return [];
+    }
+    if (Date.now() > deadline) return last;
+    await sleep(300);
+  }
+}
+
+/** Runs one sequence: the commands, with `fault` injected before command `at`. */
+export async function runSequence(
+  stack: Stack,
+  fault: InjectFault,
+  at: number,
+  cmds: Iterable<fc.AsyncCommand<Model, Real>>,
+  settleMs: number,
+): Promise<Model> {
+  const m = newModel(stack.unexpectedExits.length);
+  const real: Real = { stack };
+  const list = [...cmds];
+  for (const [i, c] of list.entries()) {
+    if (i === at % (list.length + 1)) await fault.run(m, real);
+    if (c.check(m)) {
+      m.commands++;
+      await c.run(m, real);
+    }
+  }
+  if (m.faults === 0) await fault.run(m, real);
+  const found = await settle(stack, m, settleMs);
+  if (found.length > 0) {
+    throw new Error(`${found.length} invariant violation(s):\n  ${found.join("\n  ")}`);
+  }
+  return m;
+}
+
+/** Runs `runs` sequences (or replays one seed/path); throws fast-check's report on failure. */
+export async function runModel(stack: Stack, opts: RunOptions): Promise<RunTotals> {
+  const totals: RunTotals = { sequences: 0, commands: 0, faults: 0, violations: 0 };
+  const log = opts.log ?? (() => undefined);
+  const prop = fc.asyncProperty(
+    faultArb,
+    fc.nat(8),
+    fc.commands(commandArbs, { maxCommands: opts.maxCommands ?? 8, size: "+1" }),
+    async (fault, at, cmds) => {
+      const started = Date.now();
+      try {
+        const m = await runSequence(stack, fault, at, cmds, opts.settleMs ?? 60_000);
+        totals.commands += m.commands;
+        totals.faults += m.faults;
+      } catch (err) {
+        totals.violations++;
+        log(`  failed: ${err instanceof Error ? err.message : String(err)}`);
+        throw err;
+      } finally {
+        totals.sequences++;
+        log(
+          `sequence ${totals.sequences}: ${described(cmds)} + ${fault.toString()} (${Date.now() - started} ms)`,
+        );
+      }
+    },
+  );
+  await fc.assert(prop, {
+    numRuns: opts.runs,
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(opts.path !== undefined ? { path: opts.path } : {}),
+  });
+  return totals;
+}
+
+/** fast-check's text of a command sequence: the commands that ran, as a replayable list. */
+function described(cmds: Iterable<fc.AsyncCommand<Model, Real>>): string {
+  return (cmds as unknown as { toString(): string }).toString();
+}
