@@ -21,10 +21,11 @@ export interface TouchBatcher {
  * database binds (an external namespace selected but not yet bound carries no label). A change
  * in a namespace no tenant uses queues nothing.
  *
- * `isEcho` is asked when the batch is sent, not when the event arrives: the watch event of a
- * write may come before the write's own response has been recorded, and `delayMs` later it
- * has been. A touch it recognises as the echo of the worker's own write is dropped; every
- * other touch of the batch queues its tenant as before.
+ * `isEcho` is asked once a touch is `delayMs` old, not when the event arrives: the watch event
+ * of a write may come before the write's own response has been recorded, and `delayMs` later
+ * it has been. (So each touch waits between `delayMs` and twice that; `flush` sends every
+ * touch at once.) A touch it recognises as the echo of the worker's own write is dropped;
+ * every other touch queues its tenant as before.
  */
 export function touchBatcher(opts: {
   readonly db: Db;
@@ -37,17 +38,20 @@ export function touchBatcher(opts: {
   readonly isEcho?: (t: TenantTouch) => boolean;
 }): TouchBatcher {
   const delayMs = opts.delayMs ?? 50;
-  let pending: TenantTouch[] = [];
+  let pending: { readonly touch: TenantTouch; readonly at: number }[] = [];
   let timer: NodeJS.Timeout | null = null;
   let inflight: Promise<void> = Promise.resolve();
 
-  const send = async (): Promise<void> => {
+  const send = async (all: boolean): Promise<void> => {
     timer = null;
-    const touches = pending;
-    pending = [];
+    const now = Date.now();
+    const due = all ? pending : pending.filter((p) => now - p.at >= delayMs);
+    pending = all ? [] : pending.filter((p) => now - p.at < delayMs);
+    const next = pending[0];
+    if (next !== undefined) schedule(Math.max(1, next.at + delayMs - now));
     const names = new Set<string>();
     const hinted = new Set<string>();
-    for (const t of touches) {
+    for (const { touch: t } of due) {
       if (opts.isEcho?.(t) === true) continue;
       names.add(t.namespace);
       if (t.tenant !== null) hinted.add(t.tenant);
@@ -72,16 +76,20 @@ export function touchBatcher(opts: {
       opts.logger.warn({ err, namespaces: byName }, "could not queue passes for watched changes");
     }
   };
-  const flush = (): Promise<void> => {
+  const enqueue = (all: boolean): Promise<void> => {
     if (timer !== null) clearTimeout(timer);
-    inflight = inflight.then(send);
+    inflight = inflight.then(() => send(all));
     return inflight;
   };
+  function schedule(ms: number): void {
+    timer ??= setTimeout(() => void enqueue(false), ms);
+  }
+  const flush = () => enqueue(true);
 
   return {
     touch(t) {
-      pending.push(t);
-      timer ??= setTimeout(() => void flush(), delayMs);
+      pending.push({ touch: t, at: Date.now() });
+      schedule(delayMs);
     },
     flush,
     async stop() {

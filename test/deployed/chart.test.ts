@@ -252,9 +252,12 @@ describe("the chart on a real node (normal profile)", () => {
       .split("\n")
       .filter((l) => l !== "")
       .sort();
+    // Two API and two worker pods: the chart's default replicas (docs/operations.md, HA).
     expect(lines).toEqual([
       "api Running true RuntimeDefault",
+      "api Running true RuntimeDefault",
       "init Succeeded true RuntimeDefault",
+      "worker Running true RuntimeDefault",
       "worker Running true RuntimeDefault",
     ]);
   });

@@ -151,7 +151,13 @@ describe("docs/operations.md: Prepare a preprovisioned namespace, on a real node
       "-o",
       'jsonpath={range .items[*]}{.metadata.labels.app\\.kubernetes\\.io/component}={.spec.serviceAccountName}{"\\n"}{end}',
     ]);
-    expect(accounts.trim().split("\n").sort()).toEqual(["api=occ-api", "worker=occ-worker"]);
+    // Two of each: the chart's default replicas.
+    expect(accounts.trim().split("\n").sort()).toEqual([
+      "api=occ-api",
+      "api=occ-api",
+      "worker=occ-worker",
+      "worker=occ-worker",
+    ]);
     for (const role of ["worker", "api"]) {
       const rules = JSON.parse(
         await kubectlOk(env.kubeconfig, [

@@ -83,7 +83,7 @@ describe("watches on a cluster of their own", () => {
       await plane.stop();
     });
 
-    it("the worker survives kube-apiserver restarting: every watch restarts (resumed, or relisted on 410 Gone), the change made meanwhile is repaired, only that tenant queued", async () => {
+    it("the worker survives kube-apiserver restarting: every watch restarts (resumed, or relisted on 410 Gone), the change made meanwhile is repaired, only that tenant queued, a Namespace created during the outage backs off and becomes ready", async () => {
       const ready = async (name: string) => {
         const res = await callApi(plane, "POST", "/namespaces", { name });
         expect(res.status).toBe(201);
@@ -111,8 +111,16 @@ describe("watches on a cluster of their own", () => {
         policy,
       );
 
-      // Down long enough for every watch of the worker to fail and back off at least once.
-      await cluster.restartApiServer(() => sleep(3_000));
+      // Down long enough for every watch of the worker to fail and back off at least once; a
+      // Namespace created meanwhile (the API needs only its database) is claimed while the
+      // server is away, and its pass backs off until it is back.
+      let during = "";
+      await cluster.restartApiServer(async () => {
+        const res = await callApi(plane, "POST", "/namespaces", { name: "restart-during" });
+        expect(res.status).toBe(201);
+        during = (res.body as { data: { id: NamespaceId } }).data.id;
+        await sleep(3_000);
+      });
       await admin.delete("NetworkPolicy", policy, { uid: old.metadata.uid });
       await eventually(
         "default-deny restored after the restart",
@@ -154,7 +162,44 @@ describe("watches on a cluster of their own", () => {
       }
       // The relists' differences named tenant a only: b's work was not queued again.
       expect(await lastRequested(b)).toBe(before.b);
-    });
+      // The Namespace created during the outage: its pass was claimed while the server was
+      // away and backed off (KUBERNETES_API_UNAVAILABLE, retried). Known limit (docs/operations.md,
+      // "High availability"): right after the restart the server may answer 403 until its RBAC
+      // caches are loaded, which fails a first placement permanently (placement.md §7); the
+      // documented remedy, an administrator's retry, then places it.
+      const statusOf = async () =>
+        (
+          (await callApi(plane, "GET", `/namespaces/${during}`)).body as {
+            data: { status: string; statusReason: { code: string } | null };
+          }
+        ).data;
+      await eventually(
+        "the Namespace created during the outage settled",
+        async () => ["ready", "failed"].includes((await statusOf()).status),
+        90_000,
+      ).catch((err: unknown) => {
+        throw new Error(`${String(err)}\n${plane.workerOutput.slice(-20).join("\n")}`);
+      });
+      const settled = await statusOf();
+      if (settled.status === "failed") {
+        expect(settled.statusReason?.code).toBe("KUBERNETES_API_REJECTED");
+        expect((await callApi(plane, "POST", `/namespaces/${during}/retry`)).status).toBe(202);
+      }
+      await eventually("the Namespace created during the outage ready", async () => {
+        return (await statusOf()).status === "ready";
+      });
+      const trail = await db.query<{ to: string; code: string | null }>(
+        `SELECT details->>'to' AS to, details->>'code' AS code FROM audit_events
+         WHERE kind = 'lifecycle' AND resource_id = $1 ORDER BY occurred_at, id`,
+        [during],
+      );
+      expect(trail.rows.map((r) => r.code)).toContain("KUBERNETES_API_UNAVAILABLE");
+      expect(trail.rows.filter((r) => r.to === "ready")).toHaveLength(1);
+      expect(trail.rows.at(-1)?.to).toBe("ready");
+      expect(
+        await admin.find("Namespace", { name: currentManagedName(during as NamespaceId) }),
+      ).toBeDefined();
+    }, 300_000);
   });
 
   it("a reflector resumed after the restart gets 410 Gone, relists, and reports exactly what changed meanwhile", async () => {
