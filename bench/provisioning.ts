@@ -178,6 +178,12 @@ async function run(
   const bareMs = await bareProvisioning(env, opts.tenants, opts.concurrency);
   const bareAfter = await apiServerCounts(env);
   opts.log(`scale ${opts.tenants}: bare ${(bareMs / 1000).toFixed(2)} s`);
+  opts.log(
+    `scale ${opts.tenants}: OCC window, requests by resource: ${countsBetween(before, after)}`,
+  );
+  opts.log(
+    `scale ${opts.tenants}: bare window, requests by resource: ${countsBetween(bareBefore, bareAfter)}`,
+  );
   return {
     tenants: opts.tenants,
     occ: {
@@ -196,6 +202,19 @@ async function run(
     pendings: Number(passes.rows[0]?.pendings),
     load,
   };
+}
+
+/** What kube-apiserver counted between two scrapes, `resource VERB: n`, largest first. */
+function countsBetween(
+  from: Awaited<ReturnType<typeof apiServerCounts>>,
+  to: Awaited<ReturnType<typeof apiServerCounts>>,
+): string {
+  return Object.entries(to.byResource)
+    .map(([k, n]) => [k, n - (from.byResource[k] ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .sort((x, y) => y[1] - x[1])
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(", ");
 }
 
 /** Pages through every Namespace once (1,000 a page), as an operator's listing would. */
