@@ -10,17 +10,13 @@ import {
 } from "../../iam/bindings.js";
 import { asIamId } from "../../iam/ids.js";
 import type { Db } from "../../store/db.js";
-import { DataEnvelope } from "../../contract/envelopes.js";
-import { errorResponses } from "../schemas.js";
-import { callerOf, envelope } from "../request-context.js";
 import { createBindingAsAdministrator, removeBinding } from "../../services/iam/bindings.js";
 import { presentBinding } from "./present.js";
 import {
+  createOneRoute,
   deleteOneRoute,
   getOneRoute,
   listPageRoute,
-  security,
-  tags,
   type IamResource,
 } from "./resource-routes.js";
 import {
@@ -59,27 +55,18 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
   { db },
   done,
 ) => {
-  app.post(
-    "/bindings",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Bind a role to a principal, Installation-wide or in one Namespace.",
-        body: CreateBindingBodySchema,
-        response: { 201: DataEnvelope(BindingSchema), ...errorResponses(403, 404, 409, 413, 415) },
-      },
-    },
-    async (request, reply) => {
-      const input = {
-        principalId: asIamId("principal", request.body.principalId),
-        roleId: asIamId("role", request.body.roleId),
-        namespaceId: namespaceIdOf(request.body.namespaceId),
-      };
-      const created = await createBindingAsAdministrator(db, callerOf(request), input);
-      return reply.status(201).send(envelope(request, presentBinding(created)));
-    },
-  );
+  createOneRoute(app, db, binding, {
+    url: "/bindings",
+    summary: "Bind a role to a principal, Installation-wide or in one Namespace.",
+    body: CreateBindingBodySchema,
+    statuses: [403, 404, 409, 413, 415],
+    create: (tx, caller, body) =>
+      createBindingAsAdministrator(tx, caller, {
+        principalId: asIamId("principal", body.principalId),
+        roleId: asIamId("role", body.roleId),
+        namespaceId: namespaceIdOf(body.namespaceId),
+      }),
+  });
 
   listPageRoute(app, db, binding, {
     url: "/bindings",

@@ -2,17 +2,13 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { getPrincipal, listPrincipals, type PrincipalRecord } from "../../iam/principals.js";
 import type { Db } from "../../store/db.js";
-import { DataEnvelope } from "../../contract/envelopes.js";
-import { errorResponses } from "../schemas.js";
-import { callerOf, envelope } from "../request-context.js";
 import { createPrincipalAsAdministrator, removePrincipal } from "../../services/iam/principals.js";
 import { presentPrincipal } from "./present.js";
 import {
+  createOneRoute,
   deleteOneRoute,
   getOneRoute,
   listPageRoute,
-  security,
-  tags,
   type IamResource,
 } from "./resource-routes.js";
 import {
@@ -34,22 +30,13 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
   { db },
   done,
 ) => {
-  app.post(
-    "/principals",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Create a principal (a user or a service).",
-        body: CreatePrincipalBodySchema,
-        response: { 201: DataEnvelope(PrincipalSchema), ...errorResponses(403, 409, 413, 415) },
-      },
-    },
-    async (request, reply) => {
-      const created = await createPrincipalAsAdministrator(db, callerOf(request), request.body);
-      return reply.status(201).send(envelope(request, presentPrincipal(created)));
-    },
-  );
+  createOneRoute(app, db, principal, {
+    url: "/principals",
+    summary: "Create a principal (a user or a service).",
+    body: CreatePrincipalBodySchema,
+    statuses: [403, 409, 413, 415],
+    create: createPrincipalAsAdministrator,
+  });
 
   listPageRoute(app, db, principal, {
     url: "/principals",

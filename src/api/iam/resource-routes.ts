@@ -1,5 +1,5 @@
 /**
- * The read, list and delete routes every IAM collection has, registered from what differs
+ * The create, read, list and delete routes every IAM collection has, registered from what differs
  * between them: the URL, summary and audit action, the store call, and the record's schema
  * and presenter. Each runs in {@link administer} (a delete in {@link mutate}), so the
  * `installation:administer` check, denial audit and envelopes are the same on every route.
@@ -53,6 +53,36 @@ interface RouteBase {
   readonly summary: string;
   /** The audit action (`roles.read`). */
   readonly action: string;
+}
+
+/** `POST` a collection: 201 with the record the administered use case `create` made. */
+export function createOneRoute<K extends IamRecordKind, R, V extends TSchema, B extends TSchema>(
+  app: IamApp,
+  db: Db,
+  resource: IamResource<K, R, V>,
+  route: Omit<RouteBase, "action"> & {
+    readonly body: B;
+    /** The route's error statuses (`errorResponses`). */
+    readonly statuses: readonly ErrorStatus[];
+    readonly create: (db: Db, caller: Caller, body: Static<B>) => Promise<R>;
+  },
+): void {
+  app.post<{ Body: Static<B> }>(
+    route.url,
+    {
+      schema: {
+        tags,
+        security,
+        summary: route.summary,
+        body: route.body,
+        response: { 201: DataEnvelope(resource.schema), ...errorResponses(...route.statuses) },
+      },
+    },
+    async (request, reply) => {
+      const created = await route.create(db, callerOf(request), request.body);
+      return reply.status(201).send(envelope(request, resource.present(created)));
+    },
+  );
 }
 
 /** `GET …/:id`: the record, or 404 with `notFound` when `get` finds none. */

@@ -4,19 +4,15 @@ import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
 import { asIamId } from "../../iam/ids.js";
 import { listRestrictions, type RestrictionRecord } from "../../iam/restrictions.js";
 import type { Db } from "../../store/db.js";
-import { DataEnvelope } from "../../contract/envelopes.js";
-import { errorResponses } from "../schemas.js";
-import { callerOf, envelope } from "../request-context.js";
 import {
   createRestrictionAsAdministrator,
   removeRestriction,
 } from "../../services/iam/restrictions.js";
 import { presentRestriction } from "./present.js";
 import {
+  createOneRoute,
   deleteOneRoute,
   listPageRoute,
-  security,
-  tags,
   type IamResource,
 } from "./resource-routes.js";
 import {
@@ -38,34 +34,25 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
   { db },
   done,
 ) => {
-  app.post(
-    "/restrictions",
-    {
-      schema: {
-        tags,
-        security,
-        summary:
-          "Create a restriction. Omitted fields match anything; at least one of principalId, namespaceId, action, kind is required.",
-        body: CreateRestrictionBodySchema,
-        response: { 201: DataEnvelope(RestrictionSchema), ...errorResponses(403, 404, 413, 415) },
-      },
-    },
-    async (request, reply) => {
-      const b = request.body;
+  createOneRoute(app, db, restriction, {
+    url: "/restrictions",
+    summary:
+      "Create a restriction. Omitted fields match anything; at least one of principalId, namespaceId, action, kind is required.",
+    body: CreateRestrictionBodySchema,
+    statuses: [403, 404, 413, 415],
+    create: (tx, caller, b) => {
       if (b.namespaceId !== undefined && !isPreprovisionedNamespaceId(b.namespaceId)) {
         throw new Error("schema admitted a bad Namespace ID");
       }
-      const input = {
+      return createRestrictionAsAdministrator(tx, caller, {
         principalId: b.principalId === undefined ? null : asIamId("principal", b.principalId),
         namespaceId: b.namespaceId ?? null,
         action: b.action ?? null,
         kind: b.kind ?? null,
         ...(b.description === undefined ? {} : { description: b.description }),
-      };
-      const created = await createRestrictionAsAdministrator(db, callerOf(request), input);
-      return reply.status(201).send(envelope(request, presentRestriction(created)));
+      });
     },
-  );
+  });
 
   listPageRoute(app, db, restriction, {
     url: "/restrictions",

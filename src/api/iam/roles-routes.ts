@@ -2,17 +2,13 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { getRole, listRoles, type RoleRecord } from "../../iam/roles.js";
 import type { Db } from "../../store/db.js";
-import { DataEnvelope } from "../../contract/envelopes.js";
-import { errorResponses } from "../schemas.js";
-import { callerOf, envelope } from "../request-context.js";
 import { createRoleAsAdministrator, removeRole } from "../../services/iam/roles.js";
 import { presentRole } from "./present.js";
 import {
+  createOneRoute,
   deleteOneRoute,
   getOneRoute,
   listPageRoute,
-  security,
-  tags,
   type IamResource,
 } from "./resource-routes.js";
 import { CreateRoleBodySchema, RoleIdSchema, RoleSchema } from "../../contract/iam.js";
@@ -30,22 +26,13 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
   { db },
   done,
 ) => {
-  app.post(
-    "/roles",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Create a role. Its permissions are fixed; create another role to change them.",
-        body: CreateRoleBodySchema,
-        response: { 201: DataEnvelope(RoleSchema), ...errorResponses(403, 409, 413, 415) },
-      },
-    },
-    async (request, reply) => {
-      const created = await createRoleAsAdministrator(db, callerOf(request), request.body);
-      return reply.status(201).send(envelope(request, presentRole(created)));
-    },
-  );
+  createOneRoute(app, db, role, {
+    url: "/roles",
+    summary: "Create a role. Its permissions are fixed; create another role to change them.",
+    body: CreateRoleBodySchema,
+    statuses: [403, 409, 413, 415],
+    create: createRoleAsAdministrator,
+  });
 
   listPageRoute(app, db, role, {
     url: "/roles",
