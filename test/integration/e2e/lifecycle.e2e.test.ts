@@ -14,9 +14,11 @@ import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
 import {
-  deleteNamespaceAndWait,
   eventReasons,
+  narrowDefaultDenyUntilRepaired,
   patchNamespace,
+  recreateNamespace,
+  relaxPodSecurityUntilRepaired,
   sleep,
   tenantsOf,
   type NamespaceView,
@@ -29,13 +31,15 @@ let row: ReturnType<typeof tenantsOf>["row"];
 let createManaged: ReturnType<typeof tenantsOf>["createManaged"];
 let readyManaged: ReturnType<typeof tenantsOf>["readyManaged"];
 let readyExternal: ReturnType<typeof tenantsOf>["readyExternal"];
+let deletedOutOfBand: ReturnType<typeof tenantsOf>["deletedOutOfBand"];
 
 beforeAll(async () => {
   await grantChartClusterRoles();
   plane = await startControlPlane({
     workerConfig: { resyncSeconds: 2, convergenceDeadlineSeconds: 10, concurrency: 4 },
   });
-  ({ get, until, row, createManaged, readyManaged, readyExternal } = tenantsOf(plane));
+  ({ get, until, row, createManaged, readyManaged, readyExternal, deletedOutOfBand } =
+    tenantsOf(plane));
 }, 120_000);
 
 afterAll(async () => {
@@ -54,24 +58,8 @@ describe("drift OCC owns is repaired, the tenant stays ready", () => {
     await eventually("default-deny restored", async () => {
       return (await admin.find("NetworkPolicy", policy)) !== undefined;
     });
-    await admin.patch(
-      "NetworkPolicy",
-      policy,
-      { spec: { policyTypes: ["Ingress"] } },
-      { type: "merge" },
-    );
-    await eventually("default-deny edited back", async () => {
-      const np = await admin.find<{
-        metadata?: { name?: string };
-        spec: { policyTypes?: string[] };
-      }>("NetworkPolicy", policy);
-      return np?.spec.policyTypes?.includes("Egress") === true;
-    });
-    await patchNamespace(namespace, { labels: { [LABELS.podSecurityEnforce]: "privileged" } });
-    await eventually("Pod Security restored", async () => {
-      const ns = await readNamespace(namespace);
-      return ns?.metadata?.labels?.[LABELS.podSecurityEnforce] === "restricted";
-    });
+    await narrowDefaultDenyUntilRepaired(namespace);
+    await relaxPodSecurityUntilRepaired(namespace);
     expect(await get(id)).toMatchObject({ status: "ready", statusReason: null });
     expect(await row(id)).toMatchObject({ status: "ready", status_code: null });
     const metrics = await (await fetch(plane.workerMetricsUrl)).text();
@@ -137,13 +125,7 @@ describe("drift the operator owns is reported as degraded and recovers under the
 
   it("external deleted out of band: degraded KUBERNETES_NAMESPACE_MISSING, never recreated", async () => {
     const { id, namespace } = await readyExternal("vanished-external");
-    await deleteNamespaceAndWait(namespace);
-    // While it terminates it is degraded as inactive (or pending); once gone, missing.
-    const n = await until(
-      id,
-      "degraded, missing",
-      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_MISSING",
-    );
+    const n = await deletedOutOfBand({ id, namespace });
     expect(n.status).toBe("degraded");
     expect(n.placement.observedUid).toBeNull();
     await sleep(5_000);
@@ -158,13 +140,7 @@ describe("drift the operator owns is reported as degraded and recovers under the
   it("managed deleted out of band: degraded, recreated only after an administrator's retry", async () => {
     const { id, namespace } = await readyManaged("vanished-managed");
     const before = await row(id);
-    await deleteNamespaceAndWait(namespace);
-    // While it terminates it is degraded as inactive (or pending); once gone, missing.
-    const n = await until(
-      id,
-      "degraded, missing",
-      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_MISSING",
-    );
+    const n = await deletedOutOfBand({ id, namespace });
     expect(n.status).toBe("degraded");
     await sleep(5_000);
     expect(await readNamespace(namespace)).toBeUndefined();
@@ -190,15 +166,7 @@ describe("drift the operator owns is reported as degraded and recovers under the
 
   it("a managed namespace recreated under the same name while ready: degraded, UID changed", async () => {
     const { id, namespace } = await readyManaged("replaced-ready");
-    const old = await readNamespace(namespace);
-    await deleteNamespaceAndWait(namespace);
-    await admin.create("Namespace", {
-      metadata: {
-        name: namespace,
-        labels: old?.metadata?.labels,
-        annotations: old?.metadata?.annotations,
-      },
-    });
+    const { old } = await recreateNamespace(namespace);
     const n = await until(
       id,
       "degraded, replaced",
@@ -219,16 +187,8 @@ describe("pending and refused placements", () => {
       "pending with its UID",
       (v) => v.statusReason?.code === "KUBERNETES_PERMISSION_PENDING" && v.placement.uid !== null,
     );
-    const old = await readNamespace(namespace);
+    const { old } = await recreateNamespace(namespace);
     expect(pending.placement.uid).toBe(old?.metadata?.uid);
-    await deleteNamespaceAndWait(namespace);
-    await admin.create("Namespace", {
-      metadata: {
-        name: namespace,
-        labels: old?.metadata?.labels,
-        annotations: old?.metadata?.annotations,
-      },
-    });
     const failed = await until(id, "failed", (v) => v.status === "failed");
     // Seen while gone or once recreated: either way never accepted silently.
     expect(["KUBERNETES_NAMESPACE_REPLACED", "KUBERNETES_NAMESPACE_MISSING"]).toContain(

@@ -4,7 +4,7 @@
  * and preparing ready managed and external tenants on the shared cluster.
  */
 import { expect } from "vitest";
-import { currentManagedName } from "../../../src/domain/index.js";
+import { currentManagedName, LABELS, type K8sNamespace } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
@@ -100,7 +100,21 @@ export function tenantsOf(plane: ControlPlane) {
     return { id, namespace };
   }
 
-  return { get, until, row, createManaged, readyManaged, readyExternal };
+  /**
+   * Deletes the tenant's namespace out of band (UID precondition) and waits until its view
+   * reports KUBERNETES_NAMESPACE_MISSING (while it terminates it may first read inactive or
+   * pending); returns that view.
+   */
+  async function deletedOutOfBand(tenant: Tenant): Promise<NamespaceView> {
+    await deleteNamespaceAndWait(tenant.namespace);
+    return until(
+      tenant.id,
+      "degraded, missing",
+      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_MISSING",
+    );
+  }
+
+  return { get, until, row, createManaged, readyManaged, readyExternal, deletedOutOfBand };
 }
 
 /** The reasons of the Events the worker recorded on `namespace`, oldest first. */
@@ -123,6 +137,54 @@ export async function eventRecorded(namespace: string, reason: string, count = 1
     `${count}× Event ${reason} on ${namespace}`,
     async () => (await eventReasons(namespace)).filter((r) => r === reason).length >= count,
     60_000,
+  );
+}
+
+/**
+ * Deletes the namespace and creates it again under the same name with the labels and
+ * annotations it had (a new UID); returns the namespace as it was (`old`) and as created.
+ */
+export async function recreateNamespace(
+  name: string,
+): Promise<{ old: K8sNamespace | undefined; fresh: K8sNamespace }> {
+  const old = await readNamespace(name);
+  await deleteNamespaceAndWait(name);
+  const fresh = await admin.create<K8sNamespace>("Namespace", {
+    metadata: {
+      name,
+      labels: old?.metadata?.labels,
+      annotations: old?.metadata?.annotations,
+    },
+  });
+  return { old, fresh };
+}
+
+/** Narrows the owned `default-deny` to Ingress only and waits until the worker edits it back. */
+export async function narrowDefaultDenyUntilRepaired(namespace: string): Promise<void> {
+  const policy = { name: "default-deny", namespace };
+  await admin.patch(
+    "NetworkPolicy",
+    policy,
+    { spec: { policyTypes: ["Ingress"] } },
+    { type: "merge" },
+  );
+  await eventually("default-deny edited back", async () => {
+    const np = await admin.find<{
+      metadata?: { name?: string };
+      spec: { policyTypes?: string[] };
+    }>("NetworkPolicy", policy);
+    return np?.spec.policyTypes?.includes("Egress") === true;
+  });
+}
+
+/** Relaxes the namespace's Pod Security to `privileged` and waits until `restricted` is back. */
+export async function relaxPodSecurityUntilRepaired(namespace: string): Promise<void> {
+  await patchNamespace(namespace, { labels: { [LABELS.podSecurityEnforce]: "privileged" } });
+  await eventually(
+    "Pod Security restored",
+    async () =>
+      (await readNamespace(namespace))?.metadata?.labels?.[LABELS.podSecurityEnforce] ===
+      "restricted",
   );
 }
 

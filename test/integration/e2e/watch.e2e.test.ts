@@ -6,7 +6,7 @@
  * database, and checks that a change queues exactly its tenant's pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANNOTATIONS, LABELS, type K8sNamespace } from "../../../src/domain/index.js";
+import { ANNOTATIONS, LABELS } from "../../../src/domain/index.js";
 import { reconcileWorkKeys } from "../../../src/work/namespace-work.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { runOccAsync, type OccResult } from "../../harness/occ.js";
@@ -14,11 +14,13 @@ import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
 import {
-  deleteNamespaceAndWait,
   deleteObject,
   eventReasons,
   eventRecorded,
+  narrowDefaultDenyUntilRepaired,
   patchNamespace,
+  recreateNamespace,
+  relaxPodSecurityUntilRepaired,
   sleep,
   tenantsOf,
   type NamespaceView,
@@ -86,19 +88,7 @@ describe("drift OCC owns is repaired through the watch; the tenant stays ready",
       );
       return np !== undefined && np.metadata?.uid !== oldUid;
     });
-    await admin.patch(
-      "NetworkPolicy",
-      policy,
-      { spec: { policyTypes: ["Ingress"] } },
-      { type: "merge" },
-    );
-    await eventually("default-deny edited back", async () => {
-      const np = await admin.find<{
-        metadata?: { name?: string };
-        spec: { policyTypes?: string[] };
-      }>("NetworkPolicy", policy);
-      return np?.spec.policyTypes?.includes("Egress") === true;
-    });
+    await narrowDefaultDenyUntilRepaired(a.namespace);
     await deleteObject("ResourceQuota", a.namespace, "openclaw-quota");
     await eventually(
       "openclaw-quota restored",
@@ -106,13 +96,7 @@ describe("drift OCC owns is repaired through the watch; the tenant stays ready",
         (await admin.find("ResourceQuota", { name: "openclaw-quota", namespace: a.namespace })) !==
         undefined,
     );
-    await patchNamespace(a.namespace, { labels: { [LABELS.podSecurityEnforce]: "privileged" } });
-    await eventually(
-      "Pod Security restored",
-      async () =>
-        (await readNamespace(a.namespace))?.metadata?.labels?.[LABELS.podSecurityEnforce] ===
-        "restricted",
-    );
+    await relaxPodSecurityUntilRepaired(a.namespace);
 
     expect(await t.get(a.id)).toMatchObject({ status: "ready", statusReason: null });
     expect(await t.row(a.id)).toMatchObject({ status: "ready", status_code: null });
@@ -177,12 +161,7 @@ describe("drift the operator owns is reported through the watch and recovers und
 
   it("external deleted out of band → degraded KUBERNETES_NAMESPACE_MISSING, never recreated", async () => {
     const { id, namespace } = await t.readyExternal("watch-vanished-external");
-    await deleteNamespaceAndWait(namespace);
-    const n = await t.until(
-      id,
-      "missing",
-      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_MISSING",
-    );
+    const n = await t.deletedOutOfBand({ id, namespace });
     expect(n).toMatchObject({ status: "degraded", placement: { observedUid: null } });
     await sleep(4_000);
     expect(await readNamespace(namespace)).toBeUndefined();
@@ -196,12 +175,7 @@ describe("drift the operator owns is reported through the watch and recovers und
   it("managed deleted out of band → degraded, not recreated; `occ namespaces retry <id> --wait` recreates it → ready under the same ID", async () => {
     const { id, namespace } = await t.readyManaged("watch-vanished-managed");
     const before = await t.row(id);
-    await deleteNamespaceAndWait(namespace);
-    const n = await t.until(
-      id,
-      "missing",
-      (v) => v.statusReason?.code === "KUBERNETES_NAMESPACE_MISSING",
-    );
+    const n = await t.deletedOutOfBand({ id, namespace });
     expect(n.status).toBe("degraded");
     await sleep(4_000);
     expect(await readNamespace(namespace)).toBeUndefined();
@@ -236,15 +210,7 @@ describe("drift the operator owns is reported through the watch and recovers und
 
   it("managed recreated under the same name while ready → degraded KUBERNETES_NAMESPACE_REPLACED, nothing adopted", async () => {
     const { id, namespace } = await t.readyManaged("watch-replaced-ready");
-    const old = await readNamespace(namespace);
-    await deleteNamespaceAndWait(namespace);
-    const fresh = await admin.create<K8sNamespace>("Namespace", {
-      metadata: {
-        name: namespace,
-        labels: old?.metadata?.labels,
-        annotations: old?.metadata?.annotations,
-      },
-    });
+    const { old, fresh } = await recreateNamespace(namespace);
     const n = await t.until(
       id,
       "replaced",
@@ -300,16 +266,8 @@ describe("pending and refused placements", () => {
       "pending with its UID",
       (v) => v.statusReason?.code === "KUBERNETES_PERMISSION_PENDING" && v.placement.uid !== null,
     );
-    const old = await readNamespace(namespace);
+    const { old } = await recreateNamespace(namespace);
     expect(pending.placement.uid).toBe(old?.metadata?.uid);
-    await deleteNamespaceAndWait(namespace);
-    await admin.create("Namespace", {
-      metadata: {
-        name: namespace,
-        labels: old?.metadata?.labels,
-        annotations: old?.metadata?.annotations,
-      },
-    });
     const failed = await t.until(id, "failed", (v) => v.status === "failed");
     // Seen while gone or once recreated: either way never accepted silently.
     expect(["KUBERNETES_NAMESPACE_REPLACED", "KUBERNETES_NAMESPACE_MISSING"]).toContain(

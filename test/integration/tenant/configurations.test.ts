@@ -15,7 +15,14 @@ import {
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, RESTRICTED } from "../compute/fixtures.js";
-import { call, createTenant, provision, revokeApiRole, startTenantApi } from "./fixtures.js";
+import {
+  call,
+  createTenant,
+  provision,
+  readyExternal,
+  revokeApiRole,
+  startTenantApi,
+} from "./fixtures.js";
 
 interface ConfigurationView {
   id: string;
@@ -49,17 +56,6 @@ async function rowCount(ns: string): Promise<number> {
 const configMaps = (namespace: string) => admin.list<ConfigMap>("ConfigMap", { namespace });
 const ownConfigMaps = async (namespace: string, tenant: string) =>
   (await configMaps(namespace)).filter((c) => c.metadata?.labels?.[LABELS.namespace] === tenant);
-
-/** An external Namespace, ready, with both tenant RoleBindings. */
-async function readyExternal(): Promise<{ id: NamespaceId; selected: string }> {
-  const prepared = await prepareExternal();
-  const selected = prepared.metadata?.name ?? "";
-  const id = await createTenant(api, uniqueName("ext"), selected);
-  await bindTenantRole(selected, "occ-worker");
-  await bindTenantRole(selected, "occ-api");
-  expect(await provision(api, id)).toBe("ready");
-  return { id, selected };
-}
 
 describe("placement of Configurations", () => {
   it("external: 409 NAMESPACE_NOT_READY while provisioning, then 201 in the selected namespace (never an oce- one)", async () => {
@@ -140,7 +136,7 @@ describe("placement of Configurations", () => {
 
 describe("the API RoleBinding", () => {
   it("missing → 503 KUBERNETES_PERMISSION_MISSING (the namespace and the fix) for every Configuration operation; granted again → works without restart", async () => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     const created = await call(api, "POST", cfgPath(id), { body });
     expect(created.status).toBe(201);
     const cfgId = (created.body.data as ConfigurationView).id;
@@ -180,7 +176,7 @@ describe("fail closed: 503 and no write anywhere", () => {
   }
 
   it("two namespaces carry the tenant's label", async () => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     const rogue = uniqueName("rogue");
     await admin.create("Namespace", {
       metadata: { name: rogue, labels: { [LABELS.namespace]: id } },
@@ -190,7 +186,7 @@ describe("fail closed: 503 and no write anywhere", () => {
   });
 
   it("the claimant lacks the annotation", async () => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     await admin.patch(
       "Namespace",
       { name: selected },
@@ -219,7 +215,7 @@ describe("fail closed: 503 and no write anywhere", () => {
   });
 
   it("an external claimant whose Pod Security was relaxed", async () => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     await admin.patch(
       "Namespace",
       { name: selected },
@@ -230,7 +226,7 @@ describe("fail closed: 503 and no write anywhere", () => {
   });
 
   it("an external claimant that is terminating", async () => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     await admin.patch(
       "Namespace",
       { name: selected },
@@ -255,7 +251,7 @@ describe("a ConfigMap edited by hand", () => {
     ["markers", { metadata: { annotations: { [ANNOTATIONS.namespaceId]: null } } }],
     ["content", { data: { [CONFIGURATION_DATA_KEY]: '{"model":"evil"}' } }],
   ])("(%s) → 503 on read, not repaired", async (_what, edit) => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     const created = await call(api, "POST", cfgPath(id), { body });
     const cfgId = (created.body.data as ConfigurationView).id;
     const ref = { name: configMapName(cfgId), namespace: selected };
@@ -275,7 +271,7 @@ describe("a ConfigMap edited by hand", () => {
 
 describe("compensation", () => {
   it("a create whose transaction rolls back leaves no ConfigMap behind", async () => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     api.failWhen((sql) => sql.includes("INSERT INTO configurations"));
     try {
       const res = await call(api, "POST", cfgPath(id), { body });
@@ -288,7 +284,7 @@ describe("compensation", () => {
   });
 
   it("an update whose transaction rolls back puts the previous document back", async () => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     const created = await call(api, "POST", cfgPath(id), { body });
     const cfgId = (created.body.data as ConfigurationView).id;
     api.failWhen((sql) => sql.includes("UPDATE configurations"));

@@ -4,9 +4,9 @@
  * and a Compute Driver as `occ-worker` to provision Namespaces the way the worker does.
  */
 import pino from "pino";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
-import type { K8sNamespace, NamespaceId } from "../../../src/domain/index.js";
+import { LABELS, type K8sNamespace, type NamespaceId } from "../../../src/domain/index.js";
 import {
   createObjectClient,
   loadKubeConfig,
@@ -18,8 +18,9 @@ import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.
 import { getNamespace, placementOf } from "../../../src/store/namespaces.js";
 import { createBootstrappedDatabase } from "../../harness/db.js";
 import { faulty } from "../../harness/faulty-db.js";
-import { grantChartClusterRoles } from "../../harness/rbac.js";
-import { admin, workerDriver } from "../compute/fixtures.js";
+import { uniqueName } from "../../harness/kube.js";
+import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { admin, prepareExternal, workerDriver } from "../compute/fixtures.js";
 
 export interface TenantApi {
   readonly app: OccApp;
@@ -124,4 +125,31 @@ export async function revokeApiRole(namespace: string): Promise<void> {
   const name = "openclaw-enterprise-tenant-api";
   const rb = await admin.get<K8sNamespace>("RoleBinding", { name, namespace });
   await admin.delete("RoleBinding", { name, namespace }, { uid: rb.metadata?.uid ?? "" });
+}
+
+/** A ready external Namespace (worker and API RoleBindings granted); returns its ID and name. */
+export async function readyExternal(api: TenantApi): Promise<{ id: NamespaceId; ns: string }> {
+  const prepared = await prepareExternal();
+  const ns = prepared.metadata?.name ?? "";
+  const id = await createTenant(api, uniqueName("ext"), ns);
+  await bindTenantRole(ns, "occ-worker");
+  await bindTenantRole(ns, "occ-api");
+  expect(await provision(api, id)).toBe("ready");
+  return { id, ns };
+}
+
+/** A ready managed Namespace: created by a first pass, then the operator grants the roles. */
+export async function readyManaged(api: TenantApi): Promise<{ id: NamespaceId; ns: string }> {
+  const id = await createTenant(api, uniqueName("managed"));
+  expect(await provision(api, id)).toBe("pending");
+  const ns = (
+    await admin.list<{ metadata?: { name?: string } }>("Namespace", {
+      labelSelector: `${LABELS.namespace}=${id}`,
+    })
+  )[0]?.metadata?.name;
+  if (ns === undefined) throw new Error("the managed namespace was not created");
+  await bindTenantRole(ns, "occ-worker");
+  await bindTenantRole(ns, "occ-api");
+  expect(await provision(api, id)).toBe("ready");
+  return { id, ns };
 }

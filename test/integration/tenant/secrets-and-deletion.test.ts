@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { LABELS, type NamespaceId } from "../../../src/domain/index.js";
+import { LABELS } from "../../../src/domain/index.js";
 import { secretObjectName } from "../../../src/domain/tenant/resources.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
-import { admin, prepareExternal, workerDriver } from "../compute/fixtures.js";
-import { call, createTenant, provision, revokeApiRole, startTenantApi } from "./fixtures.js";
+import { admin, workerDriver } from "../compute/fixtures.js";
+import { call, createTenant, readyExternal, revokeApiRole, startTenantApi } from "./fixtures.js";
 
 const api = await startTenantApi();
 afterAll(() => api.close());
@@ -14,16 +14,6 @@ interface Obj {
   data?: Record<string, string>;
 }
 const VALUE = `s3cr3t-${uniqueName("value")}`;
-
-async function readyExternal(): Promise<{ id: NamespaceId; selected: string }> {
-  const prepared = await prepareExternal();
-  const selected = prepared.metadata?.name ?? "";
-  const id = await createTenant(api, uniqueName("ext"), selected);
-  await bindTenantRole(selected, "occ-worker");
-  await bindTenantRole(selected, "occ-api");
-  expect(await provision(api, id)).toBe("ready");
-  return { id, selected };
-}
 
 /** A principal bound (all resource permissions) to one Namespace only; returns its API key. */
 async function principalOf(namespaceId: string): Promise<string> {
@@ -54,7 +44,7 @@ async function principalOf(namespaceId: string): Promise<string> {
 
 describe("Secrets", () => {
   it("lands in the bound namespace; the value never appears in a response, log line, audit record or error", async () => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     const created = await call(api, "POST", `/namespaces/${id}/secrets`, {
       body: { name: "provider-key", value: VALUE },
     });
@@ -127,8 +117,8 @@ describe("Secrets", () => {
 
 describe("tenant isolation", () => {
   it("a principal bound only to Namespace A gets 403/404 on every route of Namespace B", async () => {
-    const a = await readyExternal();
-    const b = await readyExternal();
+    const a = await readyExternal(api);
+    const b = await readyExternal(api);
     const cfg = await call(api, "POST", `/namespaces/${b.id}/configurations`, {
       body: { kind: "agent", values: {} },
     });
@@ -174,7 +164,7 @@ describe("tenant isolation", () => {
 
 describe("Namespace deletion", () => {
   it("409 naming the remaining Configuration; after it is deleted 202, and the operator's own objects stay", async () => {
-    const { id, selected } = await readyExternal();
+    const { id, ns: selected } = await readyExternal(api);
     const ownCm = await admin.create<Obj>("ConfigMap", {
       metadata: { name: "operator-settings", namespace: selected },
       data: { a: "b" },

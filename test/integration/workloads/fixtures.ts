@@ -31,9 +31,8 @@ import { createWorkQueue } from "../../../src/queue/index.js";
 import { runAgentPass } from "../../../src/worker/agent-pass.js";
 import type { PassSummary } from "../../../src/worker/pass-runner.js";
 import { kubeAs, rawGet, uniqueName } from "../../harness/kube.js";
-import { bindTenantRole } from "../../harness/rbac.js";
-import { admin, prepareExternal, settings } from "../compute/fixtures.js";
-import { call, createTenant, provision, type TenantApi } from "../tenant/fixtures.js";
+import { admin, settings } from "../compute/fixtures.js";
+import { call, type TenantApi } from "../tenant/fixtures.js";
 
 export const WORKLOADS = {
   gatewayImage: "registry.example/openclaw:1",
@@ -95,33 +94,6 @@ export async function agentPass(
   } finally {
     client.close();
   }
-}
-
-/** A ready external Namespace (worker and API RoleBindings granted); returns its ID and name. */
-export async function readyExternal(api: TenantApi): Promise<{ id: NamespaceId; ns: string }> {
-  const prepared = await prepareExternal();
-  const ns = prepared.metadata?.name ?? "";
-  const id = await createTenant(api, uniqueName("ext"), ns);
-  await bindTenantRole(ns, "occ-worker");
-  await bindTenantRole(ns, "occ-api");
-  expect(await provision(api, id)).toBe("ready");
-  return { id, ns };
-}
-
-/** A ready managed Namespace: created by a first pass, then the operator grants the roles. */
-export async function readyManaged(api: TenantApi): Promise<{ id: NamespaceId; ns: string }> {
-  const id = await createTenant(api, uniqueName("managed"));
-  expect(await provision(api, id)).toBe("pending");
-  const ns = (
-    await admin.list<{ metadata?: { name?: string } }>("Namespace", {
-      labelSelector: `${LABELS.namespace}=${id}`,
-    })
-  )[0]?.metadata?.name;
-  if (ns === undefined) throw new Error("the managed namespace was not created");
-  await bindTenantRole(ns, "occ-worker");
-  await bindTenantRole(ns, "occ-api");
-  expect(await provision(api, id)).toBe("ready");
-  return { id, ns };
 }
 
 /** Creates a Configuration and an Agent through the API; returns the Agent's ID. */

@@ -8,15 +8,13 @@ import {
   type ObjectMeta,
 } from "../../../src/domain/index.js";
 import { admin } from "../compute/fixtures.js";
-import { call, startTenantApi } from "../tenant/fixtures.js";
+import { call, readyExternal, readyManaged, startTenantApi } from "../tenant/fixtures.js";
 import {
   agentObjectsEverywhere,
   agentPass,
   createAgent,
   deploy,
   markAvailable,
-  readyExternal,
-  readyManaged,
   rollOut,
   workerWorkloads,
 } from "./fixtures.js";

@@ -5,8 +5,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { LABELS, workloadNames, type ObjectMeta } from "../../../src/domain/index.js";
 import { admin } from "../compute/fixtures.js";
-import { call, startTenantApi } from "../tenant/fixtures.js";
-import { agentPass, createAgent, deploy, markAvailable, readyExternal } from "./fixtures.js";
+import { call, readyExternal, startTenantApi } from "../tenant/fixtures.js";
+import { agentPass, createAgent, deploy, markAvailable } from "./fixtures.js";
 
 const api = await startTenantApi();
 afterAll(() => api.close());

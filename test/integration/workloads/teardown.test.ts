@@ -8,13 +8,12 @@ import {
 } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { admin } from "../compute/fixtures.js";
-import { call, startTenantApi } from "../tenant/fixtures.js";
+import { call, readyExternal, startTenantApi } from "../tenant/fixtures.js";
 import {
   agentObjectsEverywhere,
   agentPass,
   createAgent,
   deploy,
-  readyExternal,
   rollOut,
   tearDown,
 } from "./fixtures.js";
