@@ -18,7 +18,7 @@ import {
   retargetTenantRoleRefs,
   type PreprovisionedIdentities,
 } from "../../harness/preprovisioned.js";
-import { newBoundId, occ, profileDocument, renderWithCli } from "./fixtures.js";
+import { newBoundId, occ, profileDocument, renderWithCli, valuesWithCli } from "./fixtures.js";
 
 const id = newBoundId();
 const name = currentManagedName(id);
@@ -64,16 +64,7 @@ describe("occ preprovisioned", () => {
     ]);
     kubectl("operator", ["apply", "-f", "-"], retargetTenantRoleRefs(rendered.stdout, identities));
 
-    const values = occ([
-      "preprovisioned",
-      "values",
-      "--namespace-id",
-      id,
-      "--config",
-      configFile,
-      "--kubeconfig",
-      inject("env").kubeconfigs.operator,
-    ]);
+    const values = valuesWithCli(id, configFile);
     expect(values.status, values.stderr).toBe(0);
     const block = parse(values.stdout) as {
       preprovisionedNamespace: { namespaceId: string; uid: string };

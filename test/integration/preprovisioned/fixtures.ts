@@ -291,3 +291,17 @@ export function renderWithCli(
     sa("api"),
   ]);
 }
+
+/** `occ preprovisioned values` for `id` as the operator (reads the bound namespace's UID). */
+export function valuesWithCli(id: NamespaceId, configFile: string): OccResult {
+  return occ([
+    "preprovisioned",
+    "values",
+    "--namespace-id",
+    id,
+    "--config",
+    configFile,
+    "--kubeconfig",
+    inject("env").kubeconfigs.operator,
+  ]);
+}

@@ -22,13 +22,13 @@ import { startTestGateway, type TestGateway } from "../../harness/openshell-gate
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
 import {
   driverFor,
-  occ,
   passInput,
   bootstrapAndPrepare,
   type Prepared,
   profileConfig,
   profileDocument,
   renderWithCli,
+  valuesWithCli,
   startBoundWorker,
 } from "./fixtures.js";
 
@@ -96,16 +96,7 @@ describe("rebinding a recreated preprovisioned namespace", () => {
       ["apply", "-f", "-"],
       retargetTenantRoleRefs(rendered.stdout, p.identities),
     );
-    const values = occ([
-      "preprovisioned",
-      "values",
-      "--namespace-id",
-      id,
-      "--config",
-      configFile,
-      "--kubeconfig",
-      inject("env").kubeconfigs.operator,
-    ]);
+    const values = valuesWithCli(id, configFile);
     expect(values.status, values.stderr).toBe(0);
     newUid = (parse(values.stdout) as { preprovisionedNamespace: { uid: string } })
       .preprovisionedNamespace.uid;

@@ -6,8 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentSchema } from "../../../src/contract/agents.js";
-import { NamespaceSchema } from "../../../src/contract/namespaces.js";
-import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
+import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import { newTenantResourceId } from "../../../src/domain/tenant/resources.js";
 import { isAgentId, newRevisionId, type AgentId } from "../../../src/domain/workloads/ids.js";
 import { insertAgentRevision } from "../../../src/store/agent-revisions.js";
@@ -15,6 +14,7 @@ import { insertConfiguration } from "../../../src/store/configurations.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import {
   call,
+  createNamespace,
   counts,
   dataOf,
   errorOf,
@@ -29,13 +29,6 @@ let a: NamespaceId;
 let b: NamespaceId;
 let cfgA: string;
 let cfgB: string;
-
-async function create(name: string): Promise<NamespaceId> {
-  const r = await call(fx.app, "POST", "/namespaces", { key: fx.adminKey, body: { name } });
-  const id = dataOf(r, NamespaceSchema).id;
-  if (!isServerNamespaceId(id)) throw new Error(`bad id ${id}`);
-  return id;
-}
 
 /** A Configuration row as the Configuration Driver would have recorded it. */
 async function configuration(ns: NamespaceId): Promise<string> {
@@ -63,8 +56,8 @@ function agentIdOf(value: string): AgentId {
 
 beforeAll(async () => {
   fx = await startApi();
-  a = await create("tenant-a");
-  b = await create("tenant-b");
+  a = await createNamespace(fx, "tenant-a");
+  b = await createNamespace(fx, "tenant-b");
   cfgA = await configuration(a);
   cfgB = await configuration(b);
 });

@@ -3,7 +3,7 @@
  * built on it, driven with `inject`. Helpers create principals with exactly the permissions a
  * test needs, through the IAM routes as the bootstrap administrator.
  */
-import type { NamespaceId } from "../../../src/domain/placement/ids.js";
+import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import pino from "pino";
@@ -11,6 +11,7 @@ import type { Registry } from "prom-client";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
 import { IssuedApiKeySchema, PrincipalSchema, RoleSchema } from "../../../src/contract/iam.js";
 import { registerFormats } from "../../../src/contract/formats.js";
+import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import {
   DataEnvelope,
   ErrorEnvelopeSchema,
@@ -223,5 +224,13 @@ export async function counts(q: Queryable): Promise<Counts> {
 export function requestIdOf(reply: Reply): string {
   const id = reply.headers["x-request-id"];
   if (typeof id !== "string") throw new Error("reply without x-request-id");
+  return id;
+}
+
+/** `POST /namespaces` as the administrator; returns the new Namespace's (server-issued) ID. */
+export async function createNamespace(fx: ApiFixture, name: string): Promise<NamespaceId> {
+  const r = await call(fx.app, "POST", "/namespaces", { key: fx.adminKey, body: { name } });
+  const id = dataOf(r, NamespaceSchema).id;
+  if (!isServerNamespaceId(id)) throw new Error(`bad id ${id}`);
   return id;
 }

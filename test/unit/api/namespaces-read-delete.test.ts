@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
-import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
+import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import {
   call,
+  createNamespace,
   counts,
   dataOf,
   errorOf,
@@ -30,13 +31,6 @@ let tenantA: { id: string; key: string };
 /** Namespace IDs the fake content check reports as holding 2 Agents. */
 const occupied = new Set<string>();
 
-async function create(name: string): Promise<NamespaceId> {
-  const r = await call(fx.app, "POST", "/namespaces", { key: fx.adminKey, body: { name } });
-  const id = dataOf(r, NamespaceSchema).id;
-  if (!isServerNamespaceId(id)) throw new Error(`bad id ${id}`);
-  return id;
-}
-
 beforeAll(async () => {
   fx = await startApi({
     contentChecks: [
@@ -47,8 +41,8 @@ beforeAll(async () => {
       },
     ],
   });
-  a = await create("tenant-a");
-  b = await create("tenant-b");
+  a = await createNamespace(fx, "tenant-a");
+  b = await createNamespace(fx, "tenant-b");
   tenantA = await principalWith(fx, "tenant-a-operator", [READ, DELETE], a);
 });
 afterAll(() => fx.close());
@@ -172,7 +166,7 @@ describe("DELETE /namespaces/{id}", () => {
   });
 
   it("re-authorizes under the row lock: a grant revoked meanwhile is honoured", async () => {
-    const c = await create("revoked-meanwhile");
+    const c = await createNamespace(fx, "revoked-meanwhile");
     const op = await principalWith(fx, "short-lived", [DELETE], c);
     fx.db.beforeStatement(
       (sql) => sql.includes("FOR UPDATE") && sql.includes("FROM namespaces"),
@@ -192,7 +186,7 @@ describe("DELETE /namespaces/{id}", () => {
   });
 
   it("refuses a Namespace that still holds resources, naming them, and changes nothing", async () => {
-    const c = await create("occupied");
+    const c = await createNamespace(fx, "occupied");
     occupied.add(c);
     const before = await counts(fx.raw);
     const r = await call(fx.app, "DELETE", `/namespaces/${c}`, { key: fx.adminKey });

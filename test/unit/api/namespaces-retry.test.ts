@@ -6,24 +6,25 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
-import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
+import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import { ensureWorkKey } from "../../../src/work/namespace-work.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
-import { call, dataOf, errorOf, principalWith, startApi, type ApiFixture } from "./harness.js";
+import {
+  call,
+  createNamespace,
+  dataOf,
+  errorOf,
+  principalWith,
+  startApi,
+  type ApiFixture,
+} from "./harness.js";
 
 const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
 let fx: ApiFixture;
 
-async function create(name: string): Promise<NamespaceId> {
-  const r = await call(fx.app, "POST", "/namespaces", { key: fx.adminKey, body: { name } });
-  const id = dataOf(r, NamespaceSchema).id;
-  if (!isServerNamespaceId(id)) throw new Error(`bad id ${id}`);
-  return id;
-}
-
 /** As the worker leaves a refused placement: failed, its work item failed permanently. */
 async function failed(name: string): Promise<NamespaceId> {
-  const id = await create(name);
+  const id = await createNamespace(fx, name);
   await applyProvisioningOutcome(fx.raw, id, {
     to: "failed",
     reason: { code: "KUBERNETES_OWNERSHIP_CONFLICT", message: "markers" },
@@ -74,7 +75,7 @@ describe("POST /namespaces/{id}/retry", () => {
   });
 
   it("retries a degraded Namespace, keeping its recorded binding", async () => {
-    const id = await create("retry-degraded");
+    const id = await createNamespace(fx, "retry-degraded");
     await fx.raw.query(
       `UPDATE namespaces SET status = 'ready', kubernetes_namespace = $2, kubernetes_uid = $3 WHERE id = $1`,
       [id, `oce-retry-${id.slice(3, 13)}`, UID],
@@ -98,7 +99,7 @@ describe("POST /namespaces/{id}/retry", () => {
   });
 
   it("refuses a Namespace that is neither failed nor degraded (409) and changes nothing", async () => {
-    const id = await create("retry-provisioning");
+    const id = await createNamespace(fx, "retry-provisioning");
     const r = await call(fx.app, "POST", `/namespaces/${id}/retry`, { key: fx.adminKey });
     expect(r.status).toBe(409);
     expect(errorOf(r).error.message).toContain("is provisioning");

@@ -21,19 +21,8 @@ function messages(input: unknown): string[] {
 describe("validateComputeSettings: valid input", () => {
   it("returns typed settings", () => {
     const result = validateComputeSettings(VALID_INPUT);
-    const expected: ComputeSettings = {
-      quota: { "requests.cpu": "8", "limits.memory": "16Gi", pods: "50" },
-      containerLimits: { cpu: "1", memory: "1Gi" },
-      containerRequests: { cpu: "500m", memory: "512Mi" },
-      dns: { namespace: "kube-system", podLabels: { "k8s-app": "kube-dns" } },
-      gatewayPort: 18789,
-      gatewayRouting: {
-        gatewayNamespace: "openclaw-system",
-        gatewayName: "oce-agent-gateways",
-        envoyNamespace: "envoy-gateway-system",
-      },
-      gatewayClients: [],
-    };
+    // Every field of the valid input comes back as it was, now typed.
+    const expected: ComputeSettings = VALID_INPUT;
     expect(result).toEqual({ ok: true, value: expected });
   });
 
