@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { pino } from "pino";
 import { validateInstallationConfig } from "../src/config/installation-config.js";
-import { desiredManagedNamespace, newNamespaceId, type K8sNamespace } from "../src/domain/index.js";
+import { desiredManagedNamespace, newNamespaceId } from "../src/domain/index.js";
 import {
   createObjectClient,
   loadKubeConfig,
@@ -129,17 +129,13 @@ async function addNoise(admin: ObjectClient, env: BenchEnvironment, target: numb
 
 /** Deletes every tenant namespace and waits until the namespace controller has removed them. */
 async function deleteTenantNamespaces(admin: ObjectClient) {
-  const all = await admin.list<K8sNamespace>("Namespace", { labelSelector: TENANT_NAMESPACES });
+  const all = await admin.list("Namespace", { labelSelector: TENANT_NAMESPACES });
   for (let i = 0; i < all.length; i += 20) {
     await Promise.all(
       all
         .slice(i, i + 20)
         .map((ns) =>
-          admin.delete(
-            "Namespace",
-            { name: ns.metadata?.name ?? "" },
-            { uid: ns.metadata?.uid ?? "" },
-          ),
+          admin.delete("Namespace", { name: ns.metadata.name }, { uid: ns.metadata.uid ?? "" }),
         ),
     );
   }

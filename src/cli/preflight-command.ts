@@ -9,7 +9,7 @@ import {
   preflightExternal,
   type ExternalCandidate,
 } from "../domain/placement/external-preflight.js";
-import type { K8sNamespace, NetworkPolicy } from "../domain/index.js";
+import type { K8sNamespace } from "../domain/index.js";
 import {
   createObjectClient,
   loadKubeConfig,
@@ -32,13 +32,13 @@ async function readCandidate(client: ObjectClient, name: string): Promise<Extern
     );
   let namespace: K8sNamespace | null;
   try {
-    namespace = (await client.find<K8sNamespace>("Namespace", { name })) ?? null;
+    namespace = (await client.find("Namespace", { name })) ?? null;
   } catch (err) {
     throw what(`read namespace ${name}`, err);
   }
   if (namespace === null) return { name, namespace, policies: [] };
   try {
-    const policies = await client.list<NetworkPolicy>("NetworkPolicy", { namespace: name });
+    const policies = await client.list("NetworkPolicy", { namespace: name });
     return { name, namespace, policies };
   } catch (err) {
     throw what(`list the NetworkPolicies in ${name}`, err);

@@ -15,7 +15,6 @@ import {
   currentManagedName,
   parsePreprovisionedBinding,
   parsePreprovisionedNamespaceId,
-  type K8sNamespace,
   type NamespaceId,
   type PreprovisionedBinding,
 } from "../domain/index.js";
@@ -192,8 +191,8 @@ export function registerPreprovisionedCommands(program: Command): void {
     const client = clientFor(opts, config);
     try {
       const name = currentManagedName(namespaceId);
-      const namespace = await client.find<K8sNamespace>("Namespace", { name });
-      const uid = namespace?.metadata?.uid;
+      const namespace = await client.find("Namespace", { name });
+      const uid = namespace?.metadata.uid;
       if (uid === undefined)
         throw new Error(
           `namespace ${name} does not exist; create it first (occ preprovisioned render)`,

@@ -65,14 +65,6 @@ const GRANTS: Readonly<
   },
 };
 
-interface RulesReview {
-  readonly status?: { readonly resourceRules?: readonly GrantRule[] };
-}
-
-interface SelfReview {
-  readonly status?: { readonly userInfo?: { readonly username?: string } };
-}
-
 /**
  * Every tenant role of `grants` that the identity behind `client` does not fully hold in
  * `namespace`, each with the RoleBinding manifest that fixes it. `fallback` is the subject
@@ -84,14 +76,11 @@ export async function tenantGrantFailures(
   grants: readonly TenantGrant[],
   fallback: RbacSubject,
 ): Promise<FailedRequirement[]> {
-  const review = await client.create<RulesReview & { metadata?: undefined }>(
-    "SelfSubjectRulesReview",
-    {
-      apiVersion: "authorization.k8s.io/v1",
-      kind: "SelfSubjectRulesReview",
-      spec: { namespace },
-    } as RulesReview & { metadata?: undefined },
-  );
+  const review = await client.create("SelfSubjectRulesReview", {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectRulesReview",
+    spec: { namespace },
+  });
   const held = review.status?.resourceRules ?? [];
   const failures: FailedRequirement[] = [];
   let who: RbacSubject | null = null;
@@ -110,11 +99,9 @@ export async function tenantGrantFailures(
 
 async function callerSubject(client: ObjectClient, fallback: RbacSubject): Promise<RbacSubject> {
   try {
-    const review = await client.create<SelfReview & { metadata?: undefined }>("SelfSubjectReview", {
+    const review = await client.create("SelfSubjectReview", {
       apiVersion: "authentication.k8s.io/v1",
       kind: "SelfSubjectReview",
-    } as SelfReview & {
-      metadata?: undefined;
     });
     const username = review.status?.userInfo?.username;
     return username === undefined ? fallback : subjectOfUsername(username);
@@ -144,7 +131,7 @@ export async function apiBindingFailure(
   const manifest = tenantRoleBinding(namespace, "api", api);
   const name = manifest.metadata?.name ?? "";
   try {
-    const found = await client.find<RbacObject>("RoleBinding", { name, namespace });
+    const found = await client.find("RoleBinding", { name, namespace });
     if (found !== undefined) return null;
   } catch (err) {
     if (isKubeError(err, "forbidden")) return null;

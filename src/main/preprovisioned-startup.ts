@@ -12,7 +12,6 @@ import {
   parsePreprovisionedBinding,
   type PreprovisionedBinding,
 } from "../domain/preprovisioned/binding.js";
-import type { K8sNamespace } from "../domain/placement/k8s-objects.js";
 import { currentManagedName } from "../domain/placement/naming.js";
 import {
   PREPROVISIONED_MESSAGES,
@@ -190,7 +189,7 @@ export async function verifyPreprovisionedNamespaceAtStartup(
   binding: PreprovisionedBinding,
 ): Promise<void> {
   const name = currentManagedName(binding.namespaceId);
-  const namespace = (await client.find<K8sNamespace>("Namespace", { name })) ?? null;
+  const namespace = (await client.find("Namespace", { name })) ?? null;
   const failures = preprovisionedNamespaceFailures(
     namespace,
     preprovisionedExpectationOf(config, binding),

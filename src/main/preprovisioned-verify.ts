@@ -21,9 +21,6 @@ import {
   sealedPolicyFailures,
   sealedPolicySet,
   type FailedRequirement,
-  type K8sNamespace,
-  type NetworkPolicy,
-  type OwnedObject,
   type PreprovisionedBinding,
 } from "../domain/index.js";
 import {
@@ -74,7 +71,7 @@ export async function verifyPreprovisioned(
     });
   }
   const name = currentManagedName(binding.namespaceId);
-  const namespace = (await client.find<K8sNamespace>("Namespace", { name })) ?? null;
+  const namespace = (await client.find("Namespace", { name })) ?? null;
   failures.push(
     ...preprovisionedNamespaceFailures(namespace, preprovisionedExpectationOf(config, binding)),
   );
@@ -107,8 +104,8 @@ async function namespaceContents(
   const failures: FailedRequirement[] = [];
   const id = binding.namespaceId;
   const name = currentManagedName(id);
-  const policies = await client.list<NetworkPolicy>("NetworkPolicy", { namespace: name });
-  const agentPolicies = policies.filter((p) => p.metadata.name?.startsWith(AGENT_EGRESS_PREFIX));
+  const policies = await client.list("NetworkPolicy", { namespace: name });
+  const agentPolicies = policies.filter((p) => p.metadata.name.startsWith(AGENT_EGRESS_PREFIX));
   if (opts.agentIds === undefined && agentPolicies.length > 0) {
     failures.push({
       requirement: `the Agent egress policies (${agentPolicies.map((p) => p.metadata.name).join(", ")}) belong to Agents that exist`,
@@ -133,7 +130,7 @@ async function namespaceContents(
   for (const object of desiredOwnedObjects(id, name, config.compute)) {
     if (object.kind === "NetworkPolicy") continue;
     const objectName = object.metadata.name ?? "";
-    const live = await client.find<OwnedObject>(object.kind, { name: objectName, namespace: name });
+    const live = await client.find(object.kind, { name: objectName, namespace: name });
     const action = ownedObjectAction(live ?? null, object, id);
     if (action.action === "update" || action.action === "stop") {
       failures.push({

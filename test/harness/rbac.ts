@@ -110,7 +110,7 @@ async function ensureRole(c: ObjectClient, role: ChartClusterRole): Promise<void
     await c.create("ClusterRole", role);
   } catch (err) {
     if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
-    const existing = await c.get<ChartClusterRole>("ClusterRole", { name: role.metadata.name });
+    const existing = await c.get("ClusterRole", { name: role.metadata.name });
     if (!isDeepStrictEqual(existing.rules, role.rules)) {
       throw new Error(
         `ClusterRole ${role.metadata.name} exists with rules other than the chart's: ${JSON.stringify(existing.rules)}`,
@@ -182,10 +182,7 @@ async function untilGranted(identity: ClusterIdentity, namespace: string): Promi
     await eventually(
       `RBAC grants ${identity} its tenant role in ${namespace}`,
       async () => {
-        const answer = await c.create<typeof review & { status?: { allowed?: boolean } }>(
-          "SelfSubjectAccessReview",
-          review,
-        );
+        const answer = await c.create("SelfSubjectAccessReview", review);
         return answer.status?.allowed === true;
       },
       30_000,

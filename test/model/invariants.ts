@@ -10,11 +10,11 @@ import { RESTRICTED } from "./operator.js";
 interface Meta {
   metadata: {
     name: string;
-    uid: string;
-    resourceVersion: string;
-    deletionTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
+    uid?: string | undefined;
+    resourceVersion?: string | undefined;
+    deletionTimestamp?: unknown;
+    labels?: Readonly<Record<string, string>> | undefined;
+    annotations?: Readonly<Record<string, string>> | undefined;
   };
 }
 
@@ -27,7 +27,7 @@ const OWNED = [
 
 export async function violations(stack: Stack, m: Model): Promise<string[]> {
   const found: string[] = stack.unexpectedExits.slice(m.exitsBefore);
-  const all = await stack.admin.list<Meta>("Namespace");
+  const all = await stack.admin.list("Namespace");
   const claims = new Map<string, string[]>();
   for (const ns of all) {
     const id = ns.metadata.labels?.[LABELS.namespace];
@@ -134,7 +134,7 @@ async function tenant(stack: Stack, t: Tenant, all: readonly Meta[]): Promise<st
       out.push("ready managed namespace without restricted Pod Security");
     }
     for (const [kind, name] of OWNED) {
-      const obj = await stack.admin.find<Meta>(kind, { name, namespace: t.namespace });
+      const obj = await stack.admin.find(kind, { name, namespace: t.namespace });
       if (obj === undefined) out.push(`ready without its ${kind} ${name} (drift not repaired)`);
       else if (!owned(obj, t.id)) out.push(`${kind} ${name} lacks the ownership markers`);
     }
@@ -142,14 +142,14 @@ async function tenant(stack: Stack, t: Tenant, all: readonly Meta[]): Promise<st
   }
   if (row.status === "deleting" && row.deleted_at !== null && t.mode === "external") {
     for (const [kind, name] of OWNED) {
-      if ((await stack.admin.find<Meta>(kind, { name, namespace: t.namespace })) !== undefined) {
+      if ((await stack.admin.find(kind, { name, namespace: t.namespace })) !== undefined) {
         out.push(`deleted external tenant left its ${kind} ${name}`);
       }
     }
   }
   for (const f of t.foreign) {
     if (f.kind === "RoleBinding" && !t.granted) continue;
-    const obj = await stack.admin.find<Meta>(f.kind, { name: f.name, namespace: t.namespace });
+    const obj = await stack.admin.find(f.kind, { name: f.name, namespace: t.namespace });
     if (obj === undefined) out.push(`the operator's ${f.kind} ${f.name} was deleted`);
     else if (f.rv !== "" && obj.metadata.resourceVersion !== f.rv)
       out.push(`the operator's ${f.kind} ${f.name} was modified`);
@@ -191,11 +191,11 @@ function owned(obj: Meta, id: string): boolean {
 async function resources(stack: Stack, t: Tenant): Promise<string[]> {
   const out: string[] = [];
   const selector = { labelSelector: `${LABELS.namespace}=${t.id}` };
-  const cms = await stack.admin.list<Meta>("ConfigMap", { namespace: t.namespace, ...selector });
+  const cms = await stack.admin.list("ConfigMap", { namespace: t.namespace, ...selector });
   if (cms.length !== t.configurations.length) {
     out.push(`${cms.length} ConfigMaps for ${t.configurations.length} Configurations`);
   }
-  const secrets = await stack.admin.list<Meta>("Secret", { namespace: t.namespace, ...selector });
+  const secrets = await stack.admin.list("Secret", { namespace: t.namespace, ...selector });
   if (secrets.length !== t.secrets.length)
     out.push(`${secrets.length} Secrets for ${t.secrets.length} Secrets`);
   return out;

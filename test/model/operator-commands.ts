@@ -112,12 +112,9 @@ export class DeleteOwned implements Cmd {
     const t = await readyTenant(m, r, this.index);
     if (t === undefined) return;
     const ref = { name: this.which, namespace: t.namespace };
-    const obj = await r.stack.admin.find<{ metadata: { name: string; uid: string } }>(
-      KIND[this.which],
-      ref,
-    );
+    const obj = await r.stack.admin.find(KIND[this.which], ref);
     if (obj !== undefined)
-      await r.stack.admin.delete(KIND[this.which], ref, { uid: obj.metadata.uid });
+      await r.stack.admin.delete(KIND[this.which], ref, { uid: obj.metadata.uid ?? "" });
   }
   toString = () => `deleteOwned(#${this.index}, ${this.which})`;
 }
@@ -129,11 +126,11 @@ export class DeleteNamespaceOutOfBand implements Cmd {
   async run(m: Model, r: Real) {
     const t = await readyTenant(m, r, this.index);
     if (t === undefined) return;
-    const ns = await r.stack.admin.find<{ metadata: { name: string; uid: string } }>("Namespace", {
+    const ns = await r.stack.admin.find("Namespace", {
       name: t.namespace,
     });
     if (ns === undefined) return;
-    await r.stack.admin.delete("Namespace", { name: t.namespace }, { uid: ns.metadata.uid });
+    await r.stack.admin.delete("Namespace", { name: t.namespace }, { uid: ns.metadata.uid ?? "" });
     t.namespaceDeleted = true;
     t.expect = ["degraded:KUBERNETES_NAMESPACE_MISSING"];
   }

@@ -95,10 +95,7 @@ export async function prepareNamespace(
 
 /** An operator's NetworkPolicy; returns its resourceVersion. */
 export async function foreignPolicy(stack: Stack, namespace: string, name: string) {
-  const np = await stack.admin.create<{
-    metadata: { name: string; namespace: string; labels: object; resourceVersion?: string };
-    spec: object;
-  }>("NetworkPolicy", {
+  const np = await stack.admin.create("NetworkPolicy", {
     metadata: { name, namespace, labels: { team: "support" } },
     spec: { podSelector: {}, ingress: [{}], policyTypes: ["Ingress"] },
   });
@@ -119,12 +116,7 @@ export async function grant(stack: Stack, namespace: string): Promise<string> {
     await eventually(
       `RBAC grants occ-worker its tenant role in ${namespace}`,
       async () =>
-        (
-          await asWorker.create<typeof review & { status?: { allowed?: boolean } }>(
-            "SelfSubjectAccessReview",
-            review,
-          )
-        ).status?.allowed === true,
+        (await asWorker.create("SelfSubjectAccessReview", review)).status?.allowed === true,
       30_000,
     );
   } finally {
@@ -138,12 +130,12 @@ const BINDING = "openclaw-enterprise-tenant-worker";
 
 export async function revoke(stack: Stack, namespace: string): Promise<void> {
   const name = BINDING;
-  const rb = await stack.admin.find<{ metadata: { name: string; uid: string } }>("RoleBinding", {
+  const rb = await stack.admin.find("RoleBinding", {
     name,
     namespace,
   });
   if (rb !== undefined)
-    await stack.admin.delete("RoleBinding", { name, namespace }, { uid: rb.metadata.uid });
+    await stack.admin.delete("RoleBinding", { name, namespace }, { uid: rb.metadata.uid ?? "" });
 }
 
 /** The tenant's row, or undefined. */

@@ -22,7 +22,6 @@ import {
   type EnsureNamespaceResult,
   type FailedRequirement,
   type HasMetadata,
-  type K8sNamespace,
   type NotDone,
 } from "../../domain/index.js";
 import type { NamespaceHook, NamespacePassInput } from "../compute.js";
@@ -58,9 +57,9 @@ export async function operatorResourceFailures(
   resources: readonly WorkspaceResource[] = workspaceResources(settings, namespace, tenantId),
 ): Promise<FailedRequirement[]> {
   const failures: FailedRequirement[] = [];
-  const ns = await client.get<K8sNamespace>("Namespace", { name: namespace });
+  const ns = await client.get("Namespace", { name: namespace });
   for (const [key, value] of Object.entries(settings.operatorNamespaceLabels)) {
-    if (ns.metadata?.labels?.[key] !== value) {
+    if (ns.metadata.labels?.[key] !== value) {
       failures.push({
         requirement: `namespace label ${key}=${value}`,
         fix: `set label ${key} to "${value}" on the namespace`,
@@ -69,7 +68,7 @@ export async function operatorResourceFailures(
   }
   for (const resource of resources) {
     const what = `${resource.kind} ${resource.name}`;
-    const live = await client.find<Live>(resource.kind, { name: resource.name, namespace });
+    const live = await client.find(resource.kind, { name: resource.name, namespace });
     if (live === undefined) {
       failures.push({
         requirement: `${what} exists`,
@@ -128,8 +127,8 @@ export class OpenShellNamespaceHook implements NamespaceHook {
     for (const resource of [...resources].reverse()) {
       const ref = { name: resource.name, namespace };
       try {
-        const live = await this.opts.client.find<Live>(resource.kind, ref);
-        const uid = live?.metadata?.uid;
+        const live = await this.opts.client.find(resource.kind, ref);
+        const uid = live?.metadata.uid;
         if (live === undefined || uid === undefined || !isOwnedBy(live.metadata, input.namespaceId))
           continue;
         await this.opts.client.delete(resource.kind, ref, { uid });
@@ -179,7 +178,7 @@ export class OpenShellNamespaceHook implements NamespaceHook {
       const object = resource.object as Live;
       const result = await convergeObject({
         observe: async () =>
-          (await client.find<Live>(resource.kind, { name: resource.name, namespace })) ?? null,
+          (await client.find(resource.kind, { name: resource.name, namespace })) ?? null,
         // No terminating rule: a resource being deleted is compared like any other.
         decide: (live) =>
           decideWrite(live, {
@@ -200,13 +199,13 @@ export class OpenShellNamespaceHook implements NamespaceHook {
       });
       if (result !== "written" && result !== "unchanged") return result;
     }
-    const ns = await client.get<K8sNamespace>("Namespace", { name: namespace });
+    const ns = await client.get("Namespace", { name: namespace });
     const wanted = this.opts.settings.operatorNamespaceLabels;
-    if (Object.entries(wanted).some(([k, v]) => ns.metadata?.labels?.[k] !== v)) {
+    if (Object.entries(wanted).some(([k, v]) => ns.metadata.labels?.[k] !== v)) {
       await client.patch(
         "Namespace",
         { name: namespace },
-        { metadata: { resourceVersion: ns.metadata?.resourceVersion, labels: wanted } },
+        { metadata: { resourceVersion: ns.metadata.resourceVersion, labels: wanted } },
         { type: "merge" },
       );
     }

@@ -14,7 +14,8 @@ const IGNORED = new Set(["metadata", "status"]);
 const RBAC_GROUP = "rbac.authorization.k8s.io";
 
 /** True when `live` matches `declared` in every field outside `metadata` and `status`. */
-export function workspaceResourceMatches(declared: Json, live: Json): boolean {
+export function workspaceResourceMatches(declared: Json, observed: object): boolean {
+  const live: Json = { ...observed };
   const keys = new Set(
     [...Object.keys(declared), ...Object.keys(live)].filter((k) => !IGNORED.has(k)),
   );

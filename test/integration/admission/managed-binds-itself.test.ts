@@ -83,16 +83,6 @@ async function pass(id: NamespaceId) {
   return result;
 }
 
-interface Binding {
-  metadata?: {
-    name?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
-  roleRef?: { name: string };
-  subjects?: { kind: string; name: string }[];
-}
-
 describe("a managed Namespace binds its own tenant roles (no hand-made RoleBinding)", () => {
   it("created through the API, it is ready after the first pass; both RoleBindings carry the tenant markers", async () => {
     const id = await createTenant(tenantApi, uniqueName("self-bound"));
@@ -103,15 +93,15 @@ describe("a managed Namespace binds its own tenant roles (no hand-made RoleBindi
       ["worker", "occ-worker"],
       ["api", "occ-api"],
     ] as const) {
-      const rb = await admin.get<Binding>("RoleBinding", {
+      const rb = await admin.get("RoleBinding", {
         name: `openclaw-enterprise-tenant-${role}`,
         namespace: name,
       });
       expect(rb.roleRef?.name).toBe(TENANT_CLUSTER_ROLES[role]);
       expect(rb.subjects?.map((s) => [s.kind, s.name])).toEqual([["User", user]]);
-      expect(rb.metadata?.labels?.[LABELS.managedBy]).toBe("openclaw-enterprise");
-      expect(rb.metadata?.labels?.[LABELS.namespace]).toBe(id);
-      expect(rb.metadata?.annotations?.["openclaw.dev/namespace-id"]).toBe(id);
+      expect(rb.metadata.labels?.[LABELS.managedBy]).toBe("openclaw-enterprise");
+      expect(rb.metadata.labels?.[LABELS.namespace]).toBe(id);
+      expect(rb.metadata.annotations?.["openclaw.dev/namespace-id"]).toBe(id);
     }
     const quota = await admin.find("ResourceQuota", { name: "openclaw-quota", namespace: name });
     expect(quota).toBeDefined();

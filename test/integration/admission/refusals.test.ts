@@ -6,7 +6,6 @@ import {
   managedNamespaceMarkers,
   newNamespaceId,
   tenantOwnershipMarkers,
-  type K8sNamespace,
 } from "../../../src/domain/index.js";
 import { ADMISSION_MESSAGES } from "../../../src/drivers/kubernetes/admission-policies.js";
 import {
@@ -31,14 +30,6 @@ import { admin, prepareExternal } from "../compute/fixtures.js";
  * alone would let it through — and must come back 403 with the policy's message, the object
  * unchanged when read back as the administrator.
  */
-interface Stored {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly uid?: string;
-  };
-}
-
 let worker: ObjectClient;
 let api: ObjectClient;
 
@@ -76,7 +67,7 @@ async function expectPolicyRefusal(write: Promise<unknown>, message: string): Pr
 
 /** A namespace as the administrator reads it, reduced to what a forbidden write could change. */
 async function snapshot(kind: Kind, name: string, namespace?: string) {
-  const o = await admin.get<K8sNamespace & { data?: unknown; spec?: unknown }>(kind, {
+  const o = await admin.get(kind, {
     name,
     ...(namespace === undefined ? {} : { namespace }),
   });
@@ -214,18 +205,18 @@ describe("the chart's admission policies refuse OCC's identities what OCC must n
 
   it("deleting a NetworkPolicy without the markers is refused (worker), and it stays", async () => {
     const { name: namespace } = await managedNamespace();
-    const policy: Stored = await admin.create("NetworkPolicy", {
+    const policy = await admin.create("NetworkPolicy", {
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",
       metadata: { name: "operator-allow", namespace },
       spec: { podSelector: {}, policyTypes: ["Ingress"] },
-    } as Stored);
+    });
     const before = await snapshot("NetworkPolicy", "operator-allow", namespace);
     await expectPolicyRefusal(
       worker.delete(
         "NetworkPolicy",
         { name: "operator-allow", namespace },
-        { uid: policy.metadata?.uid ?? "" },
+        { uid: policy.metadata.uid ?? "" },
       ),
       ADMISSION_MESSAGES.ownedOld,
     );
@@ -234,18 +225,18 @@ describe("the chart's admission policies refuse OCC's identities what OCC must n
 
   it("deleting or changing a ConfigMap without the markers is refused (API), and it stays", async () => {
     const { name: namespace } = await boundExternal();
-    const map: Stored = await admin.create("ConfigMap", {
+    const map = await admin.create("ConfigMap", {
       apiVersion: "v1",
       kind: "ConfigMap",
       metadata: { name: "operator-settings", namespace },
       data: { mode: "strict" },
-    } as Stored);
+    });
     const before = await snapshot("ConfigMap", "operator-settings", namespace);
     await expectPolicyRefusal(
       api.delete(
         "ConfigMap",
         { name: "operator-settings", namespace },
-        { uid: map.metadata?.uid ?? "" },
+        { uid: map.metadata.uid ?? "" },
       ),
       ADMISSION_MESSAGES.ownedOld,
     );

@@ -1,10 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  ANNOTATIONS,
-  LABELS,
-  currentManagedName,
-  type K8sNamespace,
-} from "../../../src/domain/index.js";
+import { ANNOTATIONS, LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { startFaultProxy } from "../../harness/fault-proxy.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
@@ -43,8 +38,8 @@ async function readyExternal() {
 describe("deleteNamespace", () => {
   it("external: removes only the owned objects, default-deny last, each with its UID precondition", async () => {
     const { name, id } = await readyExternal();
-    const owned = await admin.list<K8sNamespace>("NetworkPolicy", { namespace: name });
-    const uidByName = new Map(owned.map((p) => [p.metadata?.name, p.metadata?.uid]));
+    const owned = await admin.list("NetworkPolicy", { namespace: name });
+    const uidByName = new Map(owned.map((p) => [p.metadata.name, p.metadata.uid]));
 
     const proxy = await startFaultProxy(() => ({ action: "pass" }));
     try {
@@ -90,7 +85,7 @@ describe("deleteNamespace", () => {
 
   it("external: leaves an operator object that merely shares an owned name", async () => {
     const { name, id } = await readyExternal();
-    const quota = await admin.get<K8sNamespace>("ResourceQuota", {
+    const quota = await admin.get("ResourceQuota", {
       name: "openclaw-quota",
       namespace: name,
     });
@@ -104,11 +99,11 @@ describe("deleteNamespace", () => {
     expect((await workerDriver().driver.deleteNamespace(external(id, name))).outcome).toBe(
       "deleted",
     );
-    const still = await admin.find<K8sNamespace>("ResourceQuota", {
+    const still = await admin.find("ResourceQuota", {
       name: "openclaw-quota",
       namespace: name,
     });
-    expect(still?.metadata?.uid).toBe(quota.metadata?.uid);
+    expect(still?.metadata.uid).toBe(quota.metadata.uid);
   });
 
   it("a never-bound external selection is deleted without any write", async () => {
@@ -225,7 +220,7 @@ describe("UID pinning", () => {
     const { name, id, uid } = await readyExternal();
     await admin.delete("Namespace", { name }, { uid });
     await eventually("namespace gone", async () => (await readNamespace(name)) === undefined);
-    const recreated = await admin.create<K8sNamespace>("Namespace", {
+    const recreated = await admin.create("Namespace", {
       metadata: {
         name,
         labels: {
@@ -242,7 +237,7 @@ describe("UID pinning", () => {
     expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_NAMESPACE_REPLACED" });
     expect(client.counter.writes()).toBe(0);
     expect((await readNamespace(name))?.metadata?.resourceVersion).toBe(
-      recreated.metadata?.resourceVersion,
+      recreated.metadata.resourceVersion,
     );
   });
 });

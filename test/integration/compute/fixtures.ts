@@ -104,9 +104,9 @@ export async function prepareExternal(
     },
     opts.omitAnnotations,
   );
-  return admin.create<K8sNamespace>("Namespace", { metadata: { name, labels, annotations } });
+  return admin.create("Namespace", { metadata: { name, labels, annotations } });
 }
 
 export async function readNamespace(name: string): Promise<K8sNamespace | undefined> {
-  return admin.find<K8sNamespace>("Namespace", { name });
+  return admin.find("Namespace", { name });
 }

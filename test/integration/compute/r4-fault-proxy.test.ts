@@ -14,9 +14,7 @@ import {
   currentManagedName,
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
-  type K8sNamespace,
   type NamespaceId,
-  type NetworkPolicy,
 } from "../../../src/domain/index.js";
 import type { NamespacePassInput } from "../../../src/drivers/compute.js";
 import {
@@ -146,10 +144,10 @@ describe(`R4: random faults between the Compute Driver and the API server (seed 
       expect(result, `${t.name} after ${MAX_PASSES} passes`).toMatchObject({ outcome: "ready" });
     }
     for (const t of tenants) {
-      const claimants = await admin.list<K8sNamespace>("Namespace", {
+      const claimants = await admin.list("Namespace", {
         labelSelector: `${LABELS.namespace}=${t.id}`,
       });
-      expect(claimants.map((n) => n.metadata?.name)).toEqual([t.name]);
+      expect(claimants.map((n) => n.metadata.name)).toEqual([t.name]);
     }
 
     // Tear down: passes until deleted.
@@ -171,7 +169,7 @@ describe(`R4: random faults between the Compute Driver and the API server (seed 
       expect(ns?.metadata?.uid).toBe(prepared[i]?.metadata?.uid);
       expect(ns?.metadata?.deletionTimestamp).toBeUndefined();
       expect(ns?.metadata?.labels).toMatchObject({ team: "support", [LABELS.managedBy]: "Helm" });
-      expect(await admin.list<NetworkPolicy>("NetworkPolicy", { namespace: t.name })).toEqual([]);
+      expect(await admin.list("NetworkPolicy", { namespace: t.name })).toEqual([]);
     }
     for (const t of tenants.filter((x) => !x.external)) {
       const ns = await readNamespace(t.name);

@@ -84,9 +84,7 @@ describe("occ agents (the operator CLI against the API and worker processes)", (
       const list = await admin.list("Deployment", { namespace: k8s });
       return list.length > 0;
     }).then(
-      async () =>
-        (await admin.list<{ metadata: { name: string } }>("Deployment", { namespace: k8s }))[0]
-          ?.metadata.name ?? "",
+      async () => (await admin.list("Deployment", { namespace: k8s }))[0]?.metadata.name ?? "",
     );
     await markAvailable(k8s, gateway);
     const deployed = await deploying;

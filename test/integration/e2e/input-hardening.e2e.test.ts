@@ -43,13 +43,10 @@ async function count(table: string, where = "true", params: string[] = []): Prom
 }
 
 async function configMaps(): Promise<number> {
-  const list = await admin.list<{ metadata?: { name?: string; labels?: Record<string, string> } }>(
-    "ConfigMap",
-    {
-      namespace: k8sNamespace,
-    },
-  );
-  return list.filter((c) => c.metadata?.labels?.[RESOURCE_LABELS.configuration] !== undefined)
+  const list = await admin.list("ConfigMap", {
+    namespace: k8sNamespace,
+  });
+  return list.filter((c) => c.metadata.labels?.[RESOURCE_LABELS.configuration] !== undefined)
     .length;
 }
 

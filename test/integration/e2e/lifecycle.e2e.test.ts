@@ -50,11 +50,8 @@ describe("drift OCC owns is repaired, the tenant stays ready", () => {
   it("an owned NetworkPolicy deleted, then edited, and Pod Security relaxed: all restored", async () => {
     const { id, namespace } = await readyManaged("drift-owned");
     const policy = { name: "default-deny", namespace };
-    const owned = await admin.get<{ metadata?: { name?: string; uid?: string } }>(
-      "NetworkPolicy",
-      policy,
-    );
-    await admin.delete("NetworkPolicy", policy, { uid: owned.metadata?.uid ?? "" });
+    const owned = await admin.get("NetworkPolicy", policy);
+    await admin.delete("NetworkPolicy", policy, { uid: owned.metadata.uid ?? "" });
     await eventually("default-deny restored", async () => {
       return (await admin.find("NetworkPolicy", policy)) !== undefined;
     });
@@ -80,17 +77,14 @@ describe("drift the operator owns is reported as degraded and recovers under the
     expect(await row(id)).toMatchObject({ status: "degraded" });
     // Nothing of the operator's is changed: their policy stays.
     expect(await admin.find("NetworkPolicy", { name: "allow-all", namespace })).toBeDefined();
-    const foreign = await admin.get<{ metadata?: { name?: string; uid?: string } }>(
-      "NetworkPolicy",
-      {
-        name: "allow-all",
-        namespace,
-      },
-    );
+    const foreign = await admin.get("NetworkPolicy", {
+      name: "allow-all",
+      namespace,
+    });
     await admin.delete(
       "NetworkPolicy",
       { name: "allow-all", namespace },
-      { uid: foreign.metadata?.uid ?? "" },
+      { uid: foreign.metadata.uid ?? "" },
     );
     await until(id, "ready again", (n) => n.status === "ready");
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LABELS, currentManagedName, type K8sNamespace } from "../../../src/domain/index.js";
+import { LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
@@ -98,10 +98,10 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
 
     expect((await call("DELETE", `/namespaces/${id}`)).status).toBe(202);
     await until(id, "tombstoned", (n) => n === null);
-    const after = await admin.get<K8sNamespace>("Namespace", { name: selected });
-    expect(after.metadata?.uid).toBe(prepared.metadata?.uid);
-    expect(after.metadata?.labels?.[LABELS.namespace]).toBe(id);
-    expect(after.metadata?.labels?.[LABELS.managedBy]).toBe("Helm");
+    const after = await admin.get("Namespace", { name: selected });
+    expect(after.metadata.uid).toBe(prepared.metadata?.uid);
+    expect(after.metadata.labels?.[LABELS.namespace]).toBe(id);
+    expect(after.metadata.labels?.[LABELS.managedBy]).toBe("Helm");
     expect(await admin.list("NetworkPolicy", { namespace: selected })).toEqual([]);
   });
 

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import {
-  ANNOTATIONS,
-  LABELS,
-  LIFECYCLE,
-  type K8sNamespace,
-  type NetworkPolicy,
-} from "../../../src/domain/index.js";
+import { ANNOTATIONS, LABELS, LIFECYCLE } from "../../../src/domain/index.js";
 import { runOcc } from "../../harness/occ.js";
 import { admin, prepareExternal } from "../compute/fixtures.js";
 
@@ -24,13 +18,13 @@ describe("occ namespaces preflight (read-only, the worker's checks, every failur
       labels: { [LABELS.podSecurityEnforce]: "baseline" },
     });
     const name = ns.metadata?.name ?? "";
-    const policy = await admin.create<NetworkPolicy>("NetworkPolicy", {
+    const policy = await admin.create("NetworkPolicy", {
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",
       metadata: { name: "allow-all", namespace: name },
       spec: { podSelector: {}, ingress: [{}], policyTypes: ["Ingress"] },
     });
-    const before = (await admin.get<K8sNamespace>("Namespace", { name })).metadata?.resourceVersion;
+    const before = (await admin.get("Namespace", { name })).metadata.resourceVersion;
 
     const failing = preflight(name);
     expect(failing.status, failing.stderr).toBe(1);
@@ -42,9 +36,7 @@ describe("occ namespaces preflight (read-only, the worker's checks, every failur
       expect.stringMatching(/✗ \[network-policies\] .*1 NetworkPolicy object\(s\) not owned/),
     ]);
     // Read-only: the namespace was not touched.
-    expect((await admin.get<K8sNamespace>("Namespace", { name })).metadata?.resourceVersion).toBe(
-      before,
-    );
+    expect((await admin.get("Namespace", { name })).metadata.resourceVersion).toBe(before);
 
     await admin.patch(
       "Namespace",

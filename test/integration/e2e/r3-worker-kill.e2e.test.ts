@@ -7,12 +7,7 @@
  * quickly. The larger count is set with OCC_R3_TENANTS.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  LABELS,
-  currentManagedName,
-  type K8sNamespace,
-  type NetworkPolicy,
-} from "../../../src/domain/index.js";
+import { LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
@@ -108,10 +103,10 @@ describe("R3: the worker SIGKILLed at random points", () => {
 
     // Exactly one namespace per tenant, and it is the expected one.
     for (const t of ids) {
-      const claimants = await admin.list<K8sNamespace>("Namespace", {
+      const claimants = await admin.list("Namespace", {
         labelSelector: `${LABELS.namespace}=${t.id}`,
       });
-      expect(claimants.map((n) => n.metadata?.name)).toEqual([t.k8s]);
+      expect(claimants.map((n) => n.metadata.name)).toEqual([t.k8s]);
     }
 
     for (const t of ids) expect((await call("DELETE", `/namespaces/${t.id}`)).status).toBe(202);
@@ -131,7 +126,7 @@ describe("R3: the worker SIGKILLed at random points", () => {
       expect(ns?.metadata?.deletionTimestamp).toBeUndefined();
       expect(ns?.metadata?.labels).toMatchObject({ team: "support", [LABELS.managedBy]: "Helm" });
       expect(ns?.metadata?.uid).toBe(externals[i]?.metadata?.uid);
-      expect(await admin.list<NetworkPolicy>("NetworkPolicy", { namespace: name })).toEqual([]);
+      expect(await admin.list("NetworkPolicy", { namespace: name })).toEqual([]);
       expect(
         await admin.find("ResourceQuota", { name: "openclaw-quota", namespace: name }),
       ).toBeUndefined();

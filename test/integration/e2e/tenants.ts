@@ -119,12 +119,7 @@ export function tenantsOf(plane: ControlPlane) {
 
 /** The reasons of the Events the worker recorded on `namespace`, oldest first. */
 export async function eventReasons(namespace: string): Promise<string[]> {
-  const events = await admin.list<{
-    metadata?: { name?: string };
-    reason?: string;
-    source?: { component?: string };
-    firstTimestamp?: string;
-  }>("Event", { namespace });
+  const events = await admin.list("Event", { namespace });
   return events
     .filter((e) => e.source?.component === "occ-worker")
     .sort((a, b) => (a.firstTimestamp ?? "").localeCompare(b.firstTimestamp ?? ""))
@@ -149,7 +144,7 @@ export async function recreateNamespace(
 ): Promise<{ old: K8sNamespace | undefined; fresh: K8sNamespace }> {
   const old = await readNamespace(name);
   await deleteNamespaceAndWait(name);
-  const fresh = await admin.create<K8sNamespace>("Namespace", {
+  const fresh = await admin.create("Namespace", {
     metadata: {
       name,
       labels: old?.metadata?.labels,
@@ -169,11 +164,8 @@ export async function narrowDefaultDenyUntilRepaired(namespace: string): Promise
     { type: "merge" },
   );
   await eventually("default-deny edited back", async () => {
-    const np = await admin.find<{
-      metadata?: { name?: string };
-      spec: { policyTypes?: string[] };
-    }>("NetworkPolicy", policy);
-    return np?.spec.policyTypes?.includes("Egress") === true;
+    const np = await admin.find("NetworkPolicy", policy);
+    return np?.spec?.policyTypes?.includes("Egress") === true;
   });
 }
 
@@ -205,11 +197,11 @@ export async function deleteObject(
   namespace: string,
   name: string,
 ): Promise<string> {
-  const live = await admin.get<{ metadata?: { name?: string; uid?: string } }>(kind, {
+  const live = await admin.get(kind, {
     name,
     namespace,
   });
-  const uid = live.metadata?.uid ?? "";
+  const uid = live.metadata.uid ?? "";
   await admin.delete(kind, { name, namespace }, { uid });
   return uid;
 }

@@ -106,10 +106,7 @@ describe("watches on a cluster of their own", () => {
       await sleep(3_000);
       const before = { a: await lastRequested(a), b: await lastRequested(b) };
       const policy = { name: "default-deny", namespace: ns };
-      const old = await admin.get<{ metadata: { name: string; uid: string } }>(
-        "NetworkPolicy",
-        policy,
-      );
+      const old = await admin.get("NetworkPolicy", policy);
 
       // Down long enough for every watch of the worker to fail and back off at least once; a
       // Namespace created meanwhile (the API needs only its database) is claimed while the
@@ -121,14 +118,11 @@ describe("watches on a cluster of their own", () => {
         during = (res.body as { data: { id: NamespaceId } }).data.id;
         await sleep(3_000);
       });
-      await admin.delete("NetworkPolicy", policy, { uid: old.metadata.uid });
+      await admin.delete("NetworkPolicy", policy, { uid: old.metadata.uid ?? "" });
       await eventually(
         "default-deny restored after the restart",
         async () => {
-          const np = await admin.find<{ metadata: { name: string; uid: string } }>(
-            "NetworkPolicy",
-            policy,
-          );
+          const np = await admin.find("NetworkPolicy", policy);
           return np !== undefined && np.metadata.uid !== old.metadata.uid;
         },
         90_000,
@@ -232,14 +226,14 @@ describe("watches on a cluster of their own", () => {
       await eventually("watching", () => Promise.resolve(r.ready));
       await cluster.restartApiServer(() => sleep(1_000));
       const failedAt = events.length;
-      const goes = await admin.get<{ metadata: { name: string; uid: string } }>("NetworkPolicy", {
+      const goes = await admin.get("NetworkPolicy", {
         name: "goes",
         namespace: ns,
       });
       await admin.delete(
         "NetworkPolicy",
         { name: "goes", namespace: ns },
-        { uid: goes.metadata.uid },
+        { uid: goes.metadata.uid ?? "" },
       );
       await admin.patch(
         "NetworkPolicy",

@@ -82,11 +82,8 @@ describe("drift OCC owns is repaired through the watch; the tenant stays ready",
     const policy = { name: "default-deny", namespace: a.namespace };
     const oldUid = await deleteObject("NetworkPolicy", a.namespace, "default-deny");
     await eventually("default-deny restored", async () => {
-      const np = await admin.find<{ metadata?: { name?: string; uid?: string } }>(
-        "NetworkPolicy",
-        policy,
-      );
-      return np !== undefined && np.metadata?.uid !== oldUid;
+      const np = await admin.find("NetworkPolicy", policy);
+      return np !== undefined && np.metadata.uid !== oldUid;
     });
     await narrowDefaultDenyUntilRepaired(a.namespace);
     await deleteObject("ResourceQuota", a.namespace, "openclaw-quota");
@@ -237,11 +234,8 @@ describe("a bound tenant that loses its RoleBinding", () => {
   it("managed: the worker's RoleBinding removed → degraded KUBERNETES_PERMISSION_PENDING; granted again → ready under the same ID", async () => {
     const { id, namespace } = await t.readyManaged("watch-unbound");
     const binding = { name: "openclaw-enterprise-tenant-worker", namespace };
-    const live = await admin.get<{ metadata?: { name?: string; uid?: string } }>(
-      "RoleBinding",
-      binding,
-    );
-    await admin.delete("RoleBinding", binding, { uid: live.metadata?.uid ?? "" });
+    const live = await admin.get("RoleBinding", binding);
+    await admin.delete("RoleBinding", binding, { uid: live.metadata.uid ?? "" });
     // An owned object deleted too, so the pass must write to stay ready.
     await deleteObject("NetworkPolicy", namespace, "default-deny");
     const n = await t.until(id, "degraded", (v) => v.status === "degraded");

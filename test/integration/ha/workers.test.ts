@@ -18,7 +18,7 @@ import { writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LABELS, currentManagedName, type K8sNamespace } from "../../../src/domain/index.js";
+import { LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { startFaultProxy, type FaultProxy } from "../../harness/fault-proxy.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
@@ -103,10 +103,10 @@ async function grantAndWaitReady(id: string): Promise<void> {
 
 /** The namespaces the API server holds for tenant `id` (exactly one when nothing duplicated). */
 async function claimants(id: string): Promise<string[]> {
-  const found = await admin.list<K8sNamespace>("Namespace", {
+  const found = await admin.list("Namespace", {
     labelSelector: `${LABELS.namespace}=${id}`,
   });
-  return found.map((n) => n.metadata?.name ?? "");
+  return found.map((n) => n.metadata.name);
 }
 
 /** Waits until worker A is inside the pass of `id`: holding its claim, its create held. */

@@ -9,19 +9,6 @@ import {
 import { startFaultProxy, type Fault } from "../../harness/fault-proxy.js";
 import { uniqueName } from "../../harness/kube.js";
 
-interface ConfigMap {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-  };
-  data?: Record<string, string>;
-}
-
 const admin = createObjectClient(loadKubeConfig(inject("env").kubeconfigs.admin));
 afterAll(() => {
   admin.close();
@@ -46,25 +33,25 @@ async function freshNamespace(): Promise<string> {
 describe("object client against the real API server", () => {
   it("creates, reads, lists by label, applies, patches and deletes with a UID precondition", async () => {
     const ns = await freshNamespace();
-    const cm = await admin.create<ConfigMap>("ConfigMap", {
+    const cm = await admin.create("ConfigMap", {
       metadata: { name: "a", namespace: ns, labels: { team: "x" } },
       data: { k: "1" },
     });
-    await admin.create<ConfigMap>("ConfigMap", {
+    await admin.create("ConfigMap", {
       metadata: { name: "b", namespace: ns, labels: { team: "y" } },
     });
-    expect((await admin.get<ConfigMap>("ConfigMap", { name: "a", namespace: ns })).data).toEqual({
+    expect((await admin.get("ConfigMap", { name: "a", namespace: ns })).data).toEqual({
       k: "1",
     });
     expect(await admin.find("ConfigMap", { name: "absent", namespace: ns })).toBeUndefined();
-    const listed = await admin.list<ConfigMap>("ConfigMap", {
+    const listed = await admin.list("ConfigMap", {
       namespace: ns,
       labelSelector: "team=x",
     });
     expect(listed.map((o) => o.metadata.name)).toEqual(["a"]);
 
     const stale = cm.metadata.resourceVersion ?? "";
-    const patched = await admin.patch<ConfigMap>(
+    const patched = await admin.patch(
       "ConfigMap",
       { name: "a", namespace: ns },
       { data: { k: "2" } },
@@ -143,7 +130,7 @@ describe("object client under injected faults", () => {
         i === 0 ? { action: "status", status: 429, retryAfterSeconds: 1 } : { action: "pass" },
       async (client) => {
         const start = Date.now();
-        const got = await client.get<{ metadata: { name: string } }>("Namespace", { name: ns });
+        const got = await client.get("Namespace", { name: ns });
         elapsed = Date.now() - start;
         expect(got.metadata.name).toBe(ns);
         expect(client.counter.snapshot()).toEqual({ "get 429": 1, "get 200": 1 });
@@ -200,7 +187,7 @@ describe("object client under injected faults", () => {
     await withProxy(
       (i) => (i === 0 ? { action: "drop" } : { action: "pass" }),
       async (client) => {
-        const got = await client.get<{ metadata: { name: string } }>("Namespace", { name: ns });
+        const got = await client.get("Namespace", { name: ns });
         expect(got.metadata.name).toBe(ns);
         expect(client.counter.snapshot()).toEqual({ "get network": 1, "get 200": 1 });
       },

@@ -3,7 +3,6 @@ import {
   RequestCounter,
   createObjectClient,
   loadKubeConfig,
-  type KubeObjectLike,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { KubeTransport } from "../../../src/drivers/kubernetes/client/transport.js";
 import { cachedObjectClient } from "../../../src/drivers/kubernetes/watch/cached-client.js";
@@ -83,10 +82,7 @@ describe("watch reflector against the real API server (as the worker identity)",
       expect(w.r.store.get(ns, "before")?.metadata.name).toBe("before");
       expect(w.changes.filter((c) => c.namespace === ns)).toEqual([]);
 
-      const created: KubeObjectLike & { metadata?: { uid?: string } } = await admin.create(
-        "NetworkPolicy",
-        policy(ns, "foreign"),
-      );
+      const created = await admin.create("NetworkPolicy", policy(ns, "foreign"));
       await eventually(
         "the add is seen",
         now(() => w.r.store.get(ns, "foreign") !== undefined),
@@ -105,7 +101,7 @@ describe("watch reflector against the real API server (as the worker identity)",
         "NetworkPolicy",
         { name: "foreign", namespace: ns },
         {
-          uid: created.metadata?.uid ?? "",
+          uid: created.metadata.uid ?? "",
         },
       );
       await eventually(
@@ -180,10 +176,10 @@ describe("watch set and cache-backed client", () => {
       const claimants = await client.list("Namespace", { labelSelector: `${TENANT}=${tenant}` });
       const policies = await client.list("NetworkPolicy", { namespace: ns });
       const quota = await client.find("ResourceQuota", { name: "q", namespace: ns });
-      expect(ns1.metadata?.name).toBe(ns);
-      expect(claimants.map((c) => c.metadata?.name)).toEqual([ns]);
-      expect(policies.map((p) => p.metadata?.name)).toEqual(["default-deny"]);
-      expect(quota?.metadata?.name).toBe("q");
+      expect(ns1.metadata.name).toBe(ns);
+      expect(claimants.map((c) => c.metadata.name)).toEqual([ns]);
+      expect(policies.map((p) => p.metadata.name)).toEqual(["default-deny"]);
+      expect(quota?.metadata.name).toBe("q");
       expect(inner.counter.total()).toBe(0);
 
       // A miss is asked of the API server (the cache never answers "absent" on its own).

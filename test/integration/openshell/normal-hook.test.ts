@@ -5,9 +5,7 @@ import { inject } from "vitest";
 import {
   newNamespaceId,
   currentManagedName,
-  type HasMetadata,
   type EnsureNamespaceResult,
-  type K8sNamespace,
 } from "../../../src/domain/index.js";
 import {
   createObjectClient,
@@ -126,15 +124,15 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
     }
     expect(result).toMatchObject({ outcome: "ready", namespaceName: name });
     for (const [kind, objectName] of RESOURCES) {
-      const live = await worker.get<HasMetadata>(kind, { name: objectName, namespace: name });
-      expect(live.metadata?.labels).toMatchObject({
+      const live = await worker.get(kind, { name: objectName, namespace: name });
+      expect(live.metadata.labels).toMatchObject({
         "app.kubernetes.io/managed-by": "openclaw-enterprise",
         "openclaw.dev/namespace": id,
       });
-      expect(live.metadata?.annotations).toMatchObject({ "openclaw.dev/namespace-id": id });
+      expect(live.metadata.annotations).toMatchObject({ "openclaw.dev/namespace-id": id });
     }
-    const ns = await worker.get<K8sNamespace>("Namespace", { name });
-    expect(ns.metadata?.labels?.["openshell.nvidia.com/workspace-mode"]).toBe("operator");
+    const ns = await worker.get("Namespace", { name });
+    expect(ns.metadata.labels?.["openshell.nvidia.com/workspace-mode"]).toBe("operator");
     expect(gw.workspaces.get(name)?.phase).toBe("WORKSPACE_PHASE_ACTIVE");
 
     const writes = worker.counter.writes();
@@ -149,8 +147,8 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
       type: "json",
     });
     expect((await driver.ensureNamespace(passInput(id))).outcome).toBe("ready");
-    const role = await worker.get<HasMetadata & { rules: { verbs: string[] }[] }>("Role", ref);
-    expect(role.rules[0]?.verbs).toEqual(["get", "list"]);
+    const role = await worker.get("Role", ref);
+    expect(role.rules?.[0]?.verbs).toEqual(["get", "list"]);
   });
 
   it("the grant is namespace-scoped: the worker cannot create the Role where it has no RoleBinding (403)", async () => {
@@ -173,8 +171,8 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
     expect(gw.calls).toContain("DeleteWorkspace");
     // Observed as the administrator: the worker's RoleBindings go with the namespace.
     for (const [kind, objectName] of RESOURCES) {
-      const live = await admin().find<HasMetadata>(kind, { name: objectName, namespace: name });
-      expect(live === undefined || live.metadata?.deletionTimestamp !== undefined).toBe(true);
+      const live = await admin().find(kind, { name: objectName, namespace: name });
+      expect(live === undefined || live.metadata.deletionTimestamp !== undefined).toBe(true);
     }
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PREPROVISIONED_MESSAGES, type HasMetadata } from "../../../src/domain/index.js";
+import { PREPROVISIONED_MESSAGES } from "../../../src/domain/index.js";
 import {
   createOpenShellGateway,
   type OpenShellGateway,
@@ -44,8 +44,8 @@ const driver = () => driverFor(p, [], p.binding, client);
 async function versions(): Promise<string[]> {
   return Promise.all(
     OPERATOR_RESOURCES.map(async ([kind, name]) => {
-      const o = await admin().get<HasMetadata>(kind, { name, namespace: p.name });
-      return `${kind}/${name}@${o.metadata?.resourceVersion ?? ""}`;
+      const o = await admin().get(kind, { name, namespace: p.name });
+      return `${kind}/${name}@${o.metadata.resourceVersion ?? ""}`;
     }),
   );
 }
@@ -94,7 +94,7 @@ describe("the OpenShell Sandbox Driver, preprovisioned", () => {
     "one changed field outside metadata/status (%s) → the seed's message",
     async (_, kind, name, patch) => {
       const ref = { name, namespace: p.name };
-      const original = await admin().get<Record<string, unknown>>(kind, ref);
+      const original = await admin().get(kind, ref);
       await admin().patch(kind, ref, patch, { type: "json" });
       try {
         const before = await versions();

@@ -144,7 +144,7 @@ async function expectReadyAndVerified(): Promise<void> {
 /** Replaces a policy's spec as the administrator; returns the undo. */
 async function editSpec(name: string, spec: NetworkPolicySpec): Promise<() => Promise<void>> {
   const ref = { name, namespace: p.name };
-  const before = await admin().get<NetworkPolicy>("NetworkPolicy", ref);
+  const before = await admin().get("NetworkPolicy", ref);
   const patch = (value: unknown) =>
     admin().patch("NetworkPolicy", ref, [{ op: "replace", path: "/spec", value }], {
       type: "json",
@@ -158,7 +158,7 @@ async function editSpec(name: string, spec: NetworkPolicySpec): Promise<() => Pr
 describe("a preprovisioned tenant with two Agents", () => {
   it("stays ready and verify passes (Agent policies and operatorWorkspaceResources policy admitted)", async () => {
     expect(await agentIdsOf(db, id)).toEqual(agents);
-    const live = await admin().list<NetworkPolicy>("NetworkPolicy", { namespace: p.name });
+    const live = await admin().list("NetworkPolicy", { namespace: p.name });
     const names = live.map((x) => x.metadata.name);
     for (const agentId of agents) expect(names).toContain(agentPolicy(agentId).metadata.name);
     expect(names).toContain(WORKSPACE_POLICY.metadata.name);
@@ -169,7 +169,7 @@ describe("a preprovisioned tenant with two Agents", () => {
 
   it("a hand-added policy is still refused", async () => {
     const name = uniqueName("allow-all");
-    const created = await admin().create<NetworkPolicy>("NetworkPolicy", {
+    const created = await admin().create("NetworkPolicy", {
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",
       metadata: { name, namespace: p.name },

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
-import { currentManagedName, type NetworkPolicy } from "../../../src/domain/index.js";
+import { currentManagedName } from "../../../src/domain/index.js";
 import {
   OPENSHELL_TENANT_ROLE,
   TENANT_CLUSTER_ROLES,
@@ -90,7 +90,7 @@ describe("occ preprovisioned", () => {
       },
       { type: "merge" },
     );
-    const policy = await admin().create<NetworkPolicy>("NetworkPolicy", {
+    const policy = await admin().create("NetworkPolicy", {
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",
       metadata: { name: "allow-everything", namespace: name },

@@ -1,10 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  PREPROVISIONED_MESSAGES,
-  type K8sNamespace,
-  type NetworkPolicy,
-} from "../../../src/domain/index.js";
+import { PREPROVISIONED_MESSAGES } from "../../../src/domain/index.js";
 import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
 import { admin } from "../../harness/preprovisioned.js";
 import { driverFor, passInput, prepare, type Prepared } from "./fixtures.js";
@@ -21,7 +17,7 @@ afterAll(() => {
 });
 
 async function resourceVersion(name: string): Promise<string | undefined> {
-  return (await admin().get<K8sNamespace>("Namespace", { name })).metadata?.resourceVersion;
+  return (await admin().get("Namespace", { name })).metadata.resourceVersion;
 }
 
 describe("preprovisioned placement (Compute)", () => {
@@ -74,7 +70,7 @@ describe("preprovisioned placement (Compute)", () => {
     const result = await driverFor(p).ensureNamespace(passInput(p.id));
     expect(result).toEqual({ outcome: "ready", uid: p.binding.uid, namespaceName: p.name });
     expect(await resourceVersion(p.name)).toBe(before);
-    const policies = await admin().list<NetworkPolicy>("NetworkPolicy", { namespace: p.name });
+    const policies = await admin().list("NetworkPolicy", { namespace: p.name });
     expect(policies.map((x) => x.metadata.name).sort()).toEqual([
       "allow-dns",
       "allow-gateway-ingress",
@@ -101,9 +97,9 @@ async function mutateNamespace(
   key: string,
   value: string | null,
 ): Promise<() => Promise<void>> {
-  const ns = await admin().get<K8sNamespace>("Namespace", { name });
+  const ns = await admin().get("Namespace", { name });
   const previous =
-    (kind === "labels" ? ns.metadata?.labels : ns.metadata?.annotations)?.[key] ?? null;
+    (kind === "labels" ? ns.metadata.labels : ns.metadata.annotations)?.[key] ?? null;
   await admin().patch(
     "Namespace",
     { name },

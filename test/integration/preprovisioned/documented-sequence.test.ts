@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
-import { currentManagedName, type K8sNamespace } from "../../../src/domain/index.js";
+import { currentManagedName } from "../../../src/domain/index.js";
 import { createTestDatabase } from "../../harness/db.js";
 import {
   documentedBlock,
@@ -98,13 +98,13 @@ describe("docs/operations.md: Prepare a preprovisioned namespace", () => {
         }
       }
       const name = currentManagedName(id);
-      const ns = await admin().get<K8sNamespace>("Namespace", { name });
-      expect(ns.metadata?.annotations?.["openclaw.dev/namespace-lifecycle"]).toBe("preprovisioned");
+      const ns = await admin().get("Namespace", { name });
+      expect(ns.metadata.annotations?.["openclaw.dev/namespace-lifecycle"]).toBe("preprovisioned");
       expect(results[4]).toContain("passes every check");
       const binding = parse(await readFile(join(dir, "work", "binding.yaml"), "utf8")) as {
         preprovisionedNamespace: { namespaceId: string; uid: string };
       };
-      expect(binding.preprovisionedNamespace).toEqual({ namespaceId: id, uid: ns.metadata?.uid });
+      expect(binding.preprovisionedNamespace).toEqual({ namespaceId: id, uid: ns.metadata.uid });
 
       // What the install would run: the binding in both processes, and the same configuration
       // the namespace was prepared and verified for.
@@ -121,7 +121,7 @@ describe("docs/operations.md: Prepare a preprovisioned namespace", () => {
       const chartConfig = join(dir, "work", "chart-installation.yaml");
       await writeFile(chartConfig, JSON.stringify(installationDocument(objects)));
       const again = sh(
-        `occ preprovisioned verify --namespace-id ${id} --uid ${ns.metadata?.uid ?? ""} --config ${chartConfig}`,
+        `occ preprovisioned verify --namespace-id ${id} --uid ${ns.metadata.uid ?? ""} --config ${chartConfig}`,
       );
       expect(again.code, again.stdout + again.stderr).toBe(0);
     },

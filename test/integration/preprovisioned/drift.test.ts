@@ -9,12 +9,7 @@
  * every transition is an Event the worker recorded in the namespace.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  LABELS,
-  PREPROVISIONED_MESSAGES,
-  type K8sNamespace,
-  type NamespaceId,
-} from "../../../src/domain/index.js";
+import { LABELS, PREPROVISIONED_MESSAGES, type NamespaceId } from "../../../src/domain/index.js";
 import type { Db } from "../../../src/store/db.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
@@ -53,35 +48,26 @@ afterAll(async () => {
   await drop();
 });
 
-interface Live {
-  metadata?: { name?: string; resourceVersion?: string; uid?: string };
-}
-
 /** The resourceVersions of the namespace and of every object the operator applied in it. */
 async function operatorVersions(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  const ns = await admin().get<K8sNamespace>("Namespace", { name: p.name });
-  out["Namespace"] = ns.metadata?.resourceVersion ?? "";
+  const ns = await admin().get("Namespace", { name: p.name });
+  out["Namespace"] = ns.metadata.resourceVersion ?? "";
   for (const [kind, name] of [
     ["NetworkPolicy", DECLARED_POLICY.metadata.name],
     ["ServiceAccount", "openshell-sandbox"],
     ["Role", "openshell-sandbox"],
     ["RoleBinding", "openshell-sandbox"],
   ] as const) {
-    const o = await admin().get<Live>(kind, { name, namespace: p.name });
-    out[`${kind}/${name}`] = o.metadata?.resourceVersion ?? "";
+    const o = await admin().get(kind, { name, namespace: p.name });
+    out[`${kind}/${name}`] = o.metadata.resourceVersion ?? "";
   }
   return out;
 }
 
 /** The reasons of the Events the worker recorded in the namespace, oldest first. */
 async function eventReasons(): Promise<string[]> {
-  const events = await admin().list<{
-    metadata?: { name?: string };
-    reason?: string;
-    source?: { component?: string };
-    firstTimestamp?: string;
-  }>("Event", { namespace: p.name });
+  const events = await admin().list("Event", { namespace: p.name });
   return events
     .filter((e) => e.source?.component === "occ-worker")
     .sort((a, b) => (a.firstTimestamp ?? "").localeCompare(b.firstTimestamp ?? ""))

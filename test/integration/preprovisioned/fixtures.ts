@@ -12,7 +12,6 @@ import {
 import {
   currentManagedName,
   isPreprovisionedNamespaceId,
-  type K8sNamespace,
   type NamespaceId,
   type PreprovisionedBinding,
 } from "../../../src/domain/index.js";
@@ -161,8 +160,8 @@ export async function prepare(config = profileConfig(), id = newBoundId()): Prom
     api: identities.api.subject,
   });
   kubectl("operator", ["apply", "-f", "-"], retargetTenantRoleRefs(yaml, identities));
-  const ns = await admin().get<K8sNamespace>("Namespace", { name });
-  const uid = ns.metadata?.uid ?? "";
+  const ns = await admin().get("Namespace", { name });
+  const uid = ns.metadata.uid ?? "";
   return {
     id,
     name,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PREPROVISIONED_MESSAGES, type K8sNamespace } from "../../../src/domain/index.js";
+import { PREPROVISIONED_MESSAGES } from "../../../src/domain/index.js";
 import { admin } from "../../harness/preprovisioned.js";
 import { driverFor, newBoundId, passInput, prepare, type Prepared } from "./fixtures.js";
 
@@ -76,16 +76,15 @@ describe("a terminating namespace", () => {
         { type: "merge" },
       );
       await admin().delete("Namespace", { name: t.name }, { uid: t.binding.uid });
-      const before = (await admin().get<K8sNamespace>("Namespace", { name: t.name })).metadata
-        ?.resourceVersion;
+      const before = (await admin().get("Namespace", { name: t.name })).metadata.resourceVersion;
       const result = await driverFor(t).ensureNamespace(passInput(t.id));
       expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
       expect(result.outcome === "failed" && result.reason).toContain(
         PREPROVISIONED_MESSAGES.namespaceMismatch,
       );
       expect(result.outcome === "failed" && result.reason).toContain("terminating");
-      const after = await admin().get<K8sNamespace>("Namespace", { name: t.name });
-      expect(after.metadata?.resourceVersion).toBe(before);
+      const after = await admin().get("Namespace", { name: t.name });
+      expect(after.metadata.resourceVersion).toBe(before);
     } finally {
       await admin().patch(
         "Namespace",

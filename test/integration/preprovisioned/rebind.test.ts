@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
-import { type K8sNamespace, type NamespaceId } from "../../../src/domain/index.js";
+import { type NamespaceId } from "../../../src/domain/index.js";
 import { StartupRefusedError } from "../../../src/main/preprovisioned-startup.js";
 import { listAuditEvents } from "../../../src/store/audit-events.js";
 import type { Db } from "../../../src/store/db.js";
@@ -101,9 +101,7 @@ describe("rebinding a recreated preprovisioned namespace", () => {
     newUid = (parse(values.stdout) as { preprovisionedNamespace: { uid: string } })
       .preprovisionedNamespace.uid;
     expect(newUid).not.toBe(oldUid);
-    expect(newUid).toBe(
-      (await admin().get<K8sNamespace>("Namespace", { name: p.name })).metadata?.uid,
-    );
+    expect(newUid).toBe((await admin().get("Namespace", { name: p.name })).metadata.uid);
 
     const worker = await runWorker(newUid);
     try {
@@ -123,7 +121,7 @@ describe("rebinding a recreated preprovisioned namespace", () => {
       ["ResourceQuota", "openclaw-quota"],
       ["NetworkPolicy", "default-deny"],
     ] as const) {
-      const live = await admin().find<{ metadata?: { name?: string } }>(kind, {
+      const live = await admin().find(kind, {
         name,
         namespace: p.name,
       });

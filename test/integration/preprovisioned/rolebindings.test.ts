@@ -37,7 +37,7 @@ beforeAll(async () => {
 
 async function removeBinding(name: string): Promise<void> {
   const ref = { name, namespace: p.name };
-  const live = await admin().get<{ metadata: { name?: string; uid?: string } }>("RoleBinding", ref);
+  const live = await admin().get("RoleBinding", ref);
   await admin().delete("RoleBinding", ref, { uid: live.metadata.uid ?? "" });
 }
 

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   PREPROVISIONED_MESSAGES,
   networkPolicySpecsEquivalent,
-  type NetworkPolicy,
   type NetworkPolicySpec,
 } from "../../../src/domain/index.js";
 import { uniqueName } from "../../harness/kube.js";
@@ -36,7 +35,7 @@ async function expectSealRefusal(): Promise<void> {
 /** Patches a policy's spec as the administrator; returns the undo. */
 async function patchPolicy(name: string, spec: NetworkPolicySpec): Promise<() => Promise<void>> {
   const ref = { name, namespace: p.name };
-  const before = await admin().get<NetworkPolicy>("NetworkPolicy", ref);
+  const before = await admin().get("NetworkPolicy", ref);
   await admin().patch("NetworkPolicy", ref, [{ op: "replace", path: "/spec", value: spec }], {
     type: "json",
   });
@@ -60,7 +59,7 @@ describe("sealed NetworkPolicies", () => {
       spec: { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}] },
     });
     await expectSealRefusal();
-    const created = await admin().get<NetworkPolicy>("NetworkPolicy", { name, namespace: p.name });
+    const created = await admin().get("NetworkPolicy", { name, namespace: p.name });
     await admin().delete(
       "NetworkPolicy",
       { name, namespace: p.name },
@@ -76,7 +75,7 @@ describe("sealed NetworkPolicies", () => {
     });
     try {
       await expectSealRefusal();
-      const live = await admin().get<NetworkPolicy>("NetworkPolicy", {
+      const live = await admin().get("NetworkPolicy", {
         name: "default-deny",
         namespace: p.name,
       });
@@ -88,7 +87,7 @@ describe("sealed NetworkPolicies", () => {
   });
 
   it("a changed declared policy is refused", async () => {
-    const live = await admin().get<NetworkPolicy>("NetworkPolicy", {
+    const live = await admin().get("NetworkPolicy", {
       name: "openshell-sandbox-egress",
       namespace: p.name,
     });
@@ -187,14 +186,14 @@ describe("equivalence, proven against the real API server", () => {
   it.each(cases)("%s", async (_, declared, applied, equal) => {
     const name = uniqueName("eq");
     const ref = { name, namespace: p.name };
-    const created = await admin().create<NetworkPolicy>("NetworkPolicy", {
+    const created = await admin().create("NetworkPolicy", {
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",
       metadata: ref,
       spec: applied,
     });
     try {
-      const live = await admin().get<NetworkPolicy>("NetworkPolicy", ref);
+      const live = await admin().get("NetworkPolicy", ref);
       expect(networkPolicySpecsEquivalent(live.spec, declared)).toBe(equal);
       if (declared.egress?.length === 0 && equal) expect(live.spec?.egress).toBeUndefined();
       if (declared.ingress?.[0]?.ports?.[0] !== undefined && equal) {

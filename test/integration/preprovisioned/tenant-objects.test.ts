@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
-import {
-  PREPROVISIONED_MESSAGES,
-  type K8sNamespace,
-  type NamespaceId,
-} from "../../../src/domain/index.js";
+import { PREPROVISIONED_MESSAGES, type NamespaceId } from "../../../src/domain/index.js";
 import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
 import { createTenantDrivers } from "../../../src/drivers/factory.js";
 import { driverProfileOf } from "../../../src/drivers/profile.js";
@@ -78,12 +74,12 @@ describe("Configurations and Secrets in the preprovisioned namespace", () => {
       value: "s3cret",
     });
     expect(secret.status).toBe(201);
-    const maps = await admin().list<K8sNamespace>("ConfigMap", {
+    const maps = await admin().list("ConfigMap", {
       namespace: p.name,
       labelSelector: `openclaw.dev/namespace=${id}`,
     });
     expect(maps).toHaveLength(1);
-    const secrets = await admin().list<K8sNamespace>("Secret", {
+    const secrets = await admin().list("Secret", {
       namespace: p.name,
       labelSelector: `openclaw.dev/namespace=${id}`,
     });

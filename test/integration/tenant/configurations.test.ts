@@ -4,7 +4,6 @@ import {
   currentManagedName,
   LABELS,
   MARKER_VALUES,
-  type K8sNamespace,
   type NamespaceId,
 } from "../../../src/domain/index.js";
 import {
@@ -29,15 +28,6 @@ interface ConfigurationView {
   generation: number;
   values: Record<string, unknown>;
 }
-interface ConfigMap {
-  metadata?: {
-    name?: string;
-    uid?: string;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-  };
-  data?: Record<string, string>;
-}
 
 const api = await startTenantApi();
 afterAll(() => api.close());
@@ -53,9 +43,9 @@ async function rowCount(ns: string): Promise<number> {
   );
   return r.rows[0]?.n ?? -1;
 }
-const configMaps = (namespace: string) => admin.list<ConfigMap>("ConfigMap", { namespace });
+const configMaps = (namespace: string) => admin.list("ConfigMap", { namespace });
 const ownConfigMaps = async (namespace: string, tenant: string) =>
-  (await configMaps(namespace)).filter((c) => c.metadata?.labels?.[LABELS.namespace] === tenant);
+  (await configMaps(namespace)).filter((c) => c.metadata.labels?.[LABELS.namespace] === tenant);
 
 describe("placement of Configurations", () => {
   it("external: 409 NAMESPACE_NOT_READY while provisioning, then 201 in the selected namespace (never an oce- one)", async () => {
@@ -75,11 +65,11 @@ describe("placement of Configurations", () => {
     const cfg = created.body.data as ConfigurationView;
     expect(cfg).toMatchObject({ generation: 1, values: body.values });
 
-    const cm = await admin.get<ConfigMap>("ConfigMap", {
+    const cm = await admin.get("ConfigMap", {
       name: configMapName(cfg.id),
       namespace: selected,
     });
-    expect(cm.metadata?.labels).toMatchObject({
+    expect(cm.metadata.labels).toMatchObject({
       [LABELS.managedBy]: MARKER_VALUES.managedBy,
       [LABELS.namespace]: id,
       [RESOURCE_LABELS.configuration]: cfg.id,
@@ -93,11 +83,11 @@ describe("placement of Configurations", () => {
     });
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ generation: 2, values: { model: "m-2" } });
-    const after = await admin.get<ConfigMap>("ConfigMap", {
+    const after = await admin.get("ConfigMap", {
       name: configMapName(cfg.id),
       namespace: selected,
     });
-    expect(after.metadata?.labels?.[RESOURCE_LABELS.generation]).toBe("2");
+    expect(after.metadata.labels?.[RESOURCE_LABELS.generation]).toBe("2");
     const listed = await call(api, "GET", cfgPath(id));
     expect(listed.status).toBe(200);
     expect(listed.body.data).toEqual([expect.objectContaining({ id: cfg.id, generation: 2 })]);
@@ -128,7 +118,7 @@ describe("placement of Configurations", () => {
     expect(created.status).toBe(201);
     const cfg = created.body.data as ConfigurationView;
     expect(
-      await admin.find<ConfigMap>("ConfigMap", { name: configMapName(cfg.id), namespace: name }),
+      await admin.find("ConfigMap", { name: configMapName(cfg.id), namespace: name }),
     ).toBeDefined();
     expect(await rowCount(id)).toBe(1);
   });
@@ -233,8 +223,8 @@ describe("fail closed: 503 and no write anywhere", () => {
       { metadata: { finalizers: ["occ.test/hold"] } },
       { type: "merge" },
     );
-    const ns = await admin.get<K8sNamespace>("Namespace", { name: selected });
-    await admin.delete("Namespace", { name: selected }, { uid: ns.metadata?.uid ?? "" });
+    const ns = await admin.get("Namespace", { name: selected });
+    await admin.delete("Namespace", { name: selected }, { uid: ns.metadata.uid ?? "" });
     await refusedWithoutWrites(id, [selected]);
     await admin.patch(
       "Namespace",
@@ -255,7 +245,7 @@ describe("a ConfigMap edited by hand", () => {
     const created = await call(api, "POST", cfgPath(id), { body });
     const cfgId = (created.body.data as ConfigurationView).id;
     const ref = { name: configMapName(cfgId), namespace: selected };
-    const edited = await admin.patch<ConfigMap>("ConfigMap", ref, edit, { type: "merge" });
+    const edited = await admin.patch("ConfigMap", ref, edit, { type: "merge" });
 
     const read = await call(api, "GET", cfgPath(id, cfgId));
     expect(read.status).toBe(503);
@@ -264,8 +254,8 @@ describe("a ConfigMap edited by hand", () => {
     expect((await call(api, "PATCH", cfgPath(id, cfgId), { body: { values: {} } })).status).toBe(
       503,
     );
-    const after = await admin.get<ConfigMap>("ConfigMap", ref);
-    expect(after.metadata?.resourceVersion).toBe(edited.metadata?.resourceVersion);
+    const after = await admin.get("ConfigMap", ref);
+    expect(after.metadata.resourceVersion).toBe(edited.metadata.resourceVersion);
   });
 });
 
@@ -297,10 +287,10 @@ describe("compensation", () => {
     const read = await call(api, "GET", cfgPath(id, cfgId));
     expect(read.status).toBe(200);
     expect(read.body.data).toMatchObject({ generation: 1, values: body.values });
-    const cm = await admin.get<ConfigMap>("ConfigMap", {
+    const cm = await admin.get("ConfigMap", {
       name: configMapName(cfgId),
       namespace: selected,
     });
-    expect(cm.metadata?.labels?.[RESOURCE_LABELS.generation]).toBe("1");
+    expect(cm.metadata.labels?.[RESOURCE_LABELS.generation]).toBe("1");
   });
 });

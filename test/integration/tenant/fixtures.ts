@@ -6,7 +6,7 @@
 import pino from "pino";
 import { expect, inject } from "vitest";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
-import { LABELS, type K8sNamespace, type NamespaceId } from "../../../src/domain/index.js";
+import { LABELS, type NamespaceId } from "../../../src/domain/index.js";
 import {
   createObjectClient,
   loadKubeConfig,
@@ -123,8 +123,8 @@ export async function provision(api: TenantApi, id: NamespaceId): Promise<string
 /** Removes the API's tenant RoleBinding from `namespace` (as the administrator). */
 export async function revokeApiRole(namespace: string): Promise<void> {
   const name = "openclaw-enterprise-tenant-api";
-  const rb = await admin.get<K8sNamespace>("RoleBinding", { name, namespace });
-  await admin.delete("RoleBinding", { name, namespace }, { uid: rb.metadata?.uid ?? "" });
+  const rb = await admin.get("RoleBinding", { name, namespace });
+  await admin.delete("RoleBinding", { name, namespace }, { uid: rb.metadata.uid ?? "" });
 }
 
 /** A ready external Namespace (worker and API RoleBindings granted); returns its ID and name. */
@@ -143,10 +143,10 @@ export async function readyManaged(api: TenantApi): Promise<{ id: NamespaceId; n
   const id = await createTenant(api, uniqueName("managed"));
   expect(await provision(api, id)).toBe("pending");
   const ns = (
-    await admin.list<{ metadata?: { name?: string } }>("Namespace", {
+    await admin.list("Namespace", {
       labelSelector: `${LABELS.namespace}=${id}`,
     })
-  )[0]?.metadata?.name;
+  )[0]?.metadata.name;
   if (ns === undefined) throw new Error("the managed namespace was not created");
   await bindTenantRole(ns, "occ-worker");
   await bindTenantRole(ns, "occ-api");

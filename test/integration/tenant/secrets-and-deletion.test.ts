@@ -9,10 +9,6 @@ import { call, createTenant, readyExternal, revokeApiRole, startTenantApi } from
 const api = await startTenantApi();
 afterAll(() => api.close());
 
-interface Obj {
-  metadata?: { name?: string; namespace?: string; uid?: string; labels?: Record<string, string> };
-  data?: Record<string, string>;
-}
 const VALUE = `s3cr3t-${uniqueName("value")}`;
 
 /** A principal bound (all resource permissions) to one Namespace only; returns its API key. */
@@ -50,12 +46,12 @@ describe("Secrets", () => {
     });
     expect(created.status).toBe(201);
     const secId = (created.body.data as { id: string }).id;
-    const obj = await admin.get<Obj>("Secret", {
+    const obj = await admin.get("Secret", {
       name: secretObjectName(secId),
       namespace: selected,
     });
     expect(Buffer.from(obj.data?.value ?? "", "base64").toString("utf8")).toBe(VALUE);
-    expect(obj.metadata?.labels?.[LABELS.namespace]).toBe(id);
+    expect(obj.metadata.labels?.[LABELS.namespace]).toBe(id);
 
     const texts = [created.text];
     texts.push((await call(api, "GET", `/namespaces/${id}/secrets`)).text);
@@ -165,11 +161,11 @@ describe("tenant isolation", () => {
 describe("Namespace deletion", () => {
   it("409 naming the remaining Configuration; after it is deleted 202, and the operator's own objects stay", async () => {
     const { id, ns: selected } = await readyExternal(api);
-    const ownCm = await admin.create<Obj>("ConfigMap", {
+    const ownCm = await admin.create("ConfigMap", {
       metadata: { name: "operator-settings", namespace: selected },
       data: { a: "b" },
     });
-    const ownSecret = await admin.create<Obj>("Secret", {
+    const ownSecret = await admin.create("Secret", {
       metadata: { name: "operator-token", namespace: selected },
       data: { t: Buffer.from("x").toString("base64") },
     });
@@ -204,20 +200,20 @@ describe("Namespace deletion", () => {
         const r = await driver.deleteNamespace({
           namespaceId: id,
           placement: { mode: "external", existingNamespace: selected },
-          boundUid: (await admin.get<Obj>("Namespace", { name: selected })).metadata?.uid ?? null,
+          boundUid: (await admin.get("Namespace", { name: selected })).metadata.uid ?? null,
         });
         return r.outcome === "deleted";
       });
     } finally {
       client.close();
     }
-    const cm = await admin.get<Obj>("ConfigMap", {
+    const cm = await admin.get("ConfigMap", {
       name: "operator-settings",
       namespace: selected,
     });
-    const secret = await admin.get<Obj>("Secret", { name: "operator-token", namespace: selected });
-    expect(cm.metadata?.uid).toBe(ownCm.metadata?.uid);
+    const secret = await admin.get("Secret", { name: "operator-token", namespace: selected });
+    expect(cm.metadata.uid).toBe(ownCm.metadata.uid);
     expect(cm.data).toEqual({ a: "b" });
-    expect(secret.metadata?.uid).toBe(ownSecret.metadata?.uid);
+    expect(secret.metadata.uid).toBe(ownSecret.metadata.uid);
   });
 });

@@ -4,6 +4,7 @@ import { createNamespace } from "../../../src/services/namespaces/create.js";
 import { NAMESPACE_WORK_KINDS, namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { type NamespaceId } from "../../../src/domain/index.js";
+import type { EventObject } from "../../../src/drivers/kubernetes/client/index.js";
 import { createBinding, deleteBinding } from "../../../src/iam/bindings.js";
 import { createPrincipal } from "../../../src/iam/principals.js";
 import { createRole } from "../../../src/iam/roles.js";
@@ -186,7 +187,7 @@ describe("Kubernetes Events", () => {
     );
     const summary = await passFor(ns.id);
     expect(summary).toMatchObject({ move: "fail", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
-    let events: { metadata?: object; reason?: string; type?: string; message?: string }[] = [];
+    let events: readonly EventObject[] = [];
     await eventually("the Event", async () => {
       events = await admin.list("Event", { namespace: selected });
       return events.length > 0;

@@ -11,8 +11,6 @@ import {
   type AgentId,
   type RevisionId,
   agentObjectNames,
-  type DeploymentState,
-  type HasMetadata,
   type NamespaceId,
   type StringMap,
 } from "../../../src/domain/index.js";
@@ -141,13 +139,13 @@ export async function deploy(
  * has neither, so the test writes the status subresource itself (as envtest projects do).
  */
 export async function markAvailable(ns: string, name: string): Promise<void> {
-  const d = await admin.get<DeploymentState>("Deployment", { name, namespace: ns });
+  const d = await admin.get("Deployment", { name, namespace: ns });
   await admin.patchStatus(
     "Deployment",
     { name, namespace: ns },
     {
       status: {
-        observedGeneration: d.metadata?.generation ?? 1,
+        observedGeneration: d.metadata.generation ?? 1,
         replicas: 1,
         updatedReplicas: 1,
         readyReplicas: 1,
@@ -173,8 +171,8 @@ export async function markAvailable(ns: string, name: string): Promise<void> {
 export async function releaseTerminatingClaims(ns: string, agentId: string): Promise<void> {
   const names = agentObjectNames(agentId);
   for (const name of [names.gatewayState, names.workspace]) {
-    const pvc = await admin.find<HasMetadata>("PersistentVolumeClaim", { name, namespace: ns });
-    if (pvc?.metadata?.deletionTimestamp !== undefined) {
+    const pvc = await admin.find("PersistentVolumeClaim", { name, namespace: ns });
+    if (pvc?.metadata.deletionTimestamp !== undefined) {
       await admin.patch(
         "PersistentVolumeClaim",
         { name, namespace: ns },

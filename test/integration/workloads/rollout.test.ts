@@ -5,7 +5,6 @@ import {
   WORKLOAD_KEYS,
   workloadNames,
   type NamespaceId,
-  type ObjectMeta,
 } from "../../../src/domain/index.js";
 import { admin } from "../compute/fixtures.js";
 import { call, readyExternal, readyManaged, startTenantApi } from "../tenant/fixtures.js";
@@ -22,14 +21,8 @@ import {
 const api = await startTenantApi();
 afterAll(() => api.close());
 
-interface Obj {
-  metadata?: ObjectMeta;
-  spec?: Record<string, unknown>;
-  data?: Record<string, string>;
-}
-
 const uidOf = async (kind: "Deployment" | "PersistentVolumeClaim", name: string, ns: string) =>
-  (await admin.get<Obj>(kind, { name, namespace: ns })).metadata?.uid;
+  (await admin.get(kind, { name, namespace: ns })).metadata.uid;
 
 async function revisionOf(id: NamespaceId, agentId: string, revisionId: string) {
   const res = await call(api, "GET", `/namespaces/${id}/agents/${agentId}/revisions/${revisionId}`);
@@ -61,19 +54,19 @@ describe("revision work (dedicated, external namespace)", () => {
         `ServiceAccount/${ns}/${n1.gateway}`,
       ].sort(),
     );
-    const gateway = await admin.get<Obj>("Deployment", { name: n1.gateway, namespace: ns });
-    expect(gateway.metadata?.labels).toMatchObject({
+    const gateway = await admin.get("Deployment", { name: n1.gateway, namespace: ns });
+    expect(gateway.metadata.labels).toMatchObject({
       [LABELS.workloadRole]: "gateway",
       [LABELS.networkProfile]: "broad-egress-v1",
       [LABELS.agent]: agentId,
       [LABELS.namespace]: id,
       [LABELS.managedBy]: "openclaw-enterprise",
     });
-    expect(gateway.metadata?.annotations?.[ANNOTATIONS.agentId]).toBe(agentId);
+    expect(gateway.metadata.annotations?.[ANNOTATIONS.agentId]).toBe(agentId);
     expect(gateway.spec).toMatchObject({ replicas: 1, strategy: { type: "Recreate" } });
-    const harness = await admin.get<Obj>("Deployment", { name: n1.harness, namespace: ns });
-    expect(harness.metadata?.labels?.[LABELS.revision]).toBe(rev1);
-    expect(harness.metadata?.annotations?.[ANNOTATIONS.revisionId]).toBe(rev1);
+    const harness = await admin.get("Deployment", { name: n1.harness, namespace: ns });
+    expect(harness.metadata.labels?.[LABELS.revision]).toBe(rev1);
+    expect(harness.metadata.annotations?.[ANNOTATIONS.revisionId]).toBe(rev1);
     const before = {
       gateway: await uidOf("Deployment", n1.gateway, ns),
       state: await uidOf("PersistentVolumeClaim", n1.gatewayState, ns),
@@ -88,7 +81,7 @@ describe("revision work (dedicated, external namespace)", () => {
           tenantId: id,
           placement: { mode: "external", existingNamespace: ns },
           recordedName: ns,
-          recordedUid: (await admin.get<Obj>("Namespace", { name: ns })).metadata?.uid ?? null,
+          recordedUid: (await admin.get("Namespace", { name: ns })).metadata.uid ?? null,
         },
         agentId,
         executionMode: "dedicated",
@@ -102,11 +95,11 @@ describe("revision work (dedicated, external namespace)", () => {
       client.close();
     }
     const rv = (
-      await admin.get<Obj>("Deployment", {
+      await admin.get("Deployment", {
         name: n1.gateway,
         namespace: ns,
       })
-    ).metadata?.resourceVersion;
+    ).metadata.resourceVersion;
 
     const updated = await call(
       api,
@@ -123,18 +116,18 @@ describe("revision work (dedicated, external namespace)", () => {
     expect(pending).toMatchObject({ move: "defer", code: "WORKLOAD_ROLLOUT_PENDING" });
     // Until revision 2 is available, revision 1's objects stay.
     expect(await admin.find("Deployment", { name: n1.harness, namespace: ns })).toBeDefined();
-    const switched = await admin.get<Obj>("Deployment", {
+    const switched = await admin.get("Deployment", {
       name: n1.gateway,
       namespace: ns,
     });
-    expect(switched.metadata?.resourceVersion).not.toBe(rv);
+    expect(switched.metadata.resourceVersion).not.toBe(rv);
     await markAvailable(ns, n1.gateway);
     expect(await agentPass(api, agentId)).toMatchObject({ move: "complete" });
 
     const n2 = workloadNames(agentId, rev2);
-    const after = await admin.get<Obj>("Deployment", { name: n2.gateway, namespace: ns });
-    expect(after.metadata?.uid).toBe(before.gateway);
-    expect(after.metadata?.annotations?.[WORKLOAD_KEYS.activeRevision]).toBe(rev2);
+    const after = await admin.get("Deployment", { name: n2.gateway, namespace: ns });
+    expect(after.metadata.uid).toBe(before.gateway);
+    expect(after.metadata.annotations?.[WORKLOAD_KEYS.activeRevision]).toBe(rev2);
     expect(await uidOf("PersistentVolumeClaim", n2.gatewayState, ns)).toBe(before.state);
     expect(await uidOf("PersistentVolumeClaim", n2.workspace, ns)).toBe(before.workspace);
     expect(await agentObjectsEverywhere(agentId)).toEqual(
@@ -149,7 +142,7 @@ describe("revision work (dedicated, external namespace)", () => {
         `ServiceAccount/${ns}/${n2.gateway}`,
       ].sort(),
     );
-    const config2 = await admin.get<Obj>("ConfigMap", {
+    const config2 = await admin.get("ConfigMap", {
       name: n2.config,
       namespace: ns,
     });

@@ -3,19 +3,14 @@
  * settings, ServiceAccount credentials, and restricted Pod Security.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { LABELS, workloadNames, type ObjectMeta } from "../../../src/domain/index.js";
+import { LABELS, workloadNames } from "../../../src/domain/index.js";
 import { admin } from "../compute/fixtures.js";
 import { call, readyExternal, startTenantApi } from "../tenant/fixtures.js";
 import { agentPass, createAgent, deploy, markAvailable } from "./fixtures.js";
+import { podSpecOf } from "./pod-spec.js";
 
 const api = await startTenantApi();
 afterAll(() => api.close());
-
-interface Obj {
-  metadata?: ObjectMeta;
-  spec?: Record<string, unknown>;
-  data?: Record<string, string>;
-}
 
 describe("Credential Proxy", () => {
   it("renders an Agent-scoped egress policy to DNS and the egress authority only, and sets HTTPS_PROXY/HTTP_PROXY", async () => {
@@ -30,7 +25,7 @@ describe("Credential Proxy", () => {
     };
     expect(await agentPass(api, agentId, { egressAuthority })).toMatchObject({ move: "defer" });
     const n = workloadNames(agentId, rev);
-    const policy = await admin.get<Obj>("NetworkPolicy", {
+    const policy = await admin.get("NetworkPolicy", {
       name: n.egressPolicy,
       namespace: ns,
     });
@@ -51,11 +46,8 @@ describe("Credential Proxy", () => {
       ],
     });
     for (const name of [n.gateway, n.harness]) {
-      const d = await admin.get<{
-        metadata?: ObjectMeta;
-        spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
-      }>("Deployment", { name, namespace: ns });
-      const env = d.spec.template.spec.containers[0]?.env ?? [];
+      const d = await admin.get("Deployment", { name, namespace: ns });
+      const env = podSpecOf(d).containers[0]?.env ?? [];
       const url = "http://credential-proxy.egress-system.svc:3128";
       expect(env).toEqual(
         expect.arrayContaining([
@@ -84,18 +76,15 @@ describe("ServiceAccount credentials", () => {
     expect(sa.status, sa.text).toBe(201);
     const saId = (sa.body.data as { id: string }).id;
     const envOf = async (name: string) =>
-      (
-        await admin.get<{
-          metadata?: ObjectMeta;
-          spec: { template: { spec: { containers: { env: { name: string }[] }[] } } };
-        }>("Deployment", { name, namespace: ns })
-      ).spec.template.spec.containers[0]?.env.map((e) => e.name) ?? [];
+      podSpecOf(await admin.get("Deployment", { name, namespace: ns })).containers[0]?.env?.map(
+        (e) => e.name,
+      ) ?? [];
 
     const plain = (await createAgent(api, id, "embedded", { model: "m1" }, saId)).agentId;
     const rev = await deploy(api, id, plain);
     expect(await agentPass(api, plain)).toMatchObject({ move: "defer" });
     const n = workloadNames(plain, rev);
-    const creds = await admin.get<Obj>("Secret", { name: n.credentials, namespace: ns });
+    const creds = await admin.get("Secret", { name: n.credentials, namespace: ns });
     expect(Buffer.from(creds.data?.["provider-credential"] ?? "", "base64").toString()).toBe(value);
     expect(creds.data?.["gateway-token"]).toBeDefined();
     expect(await envOf(n.gateway)).toContain("OPENCLAW_PROVIDER_CREDENTIAL");
@@ -110,7 +99,7 @@ describe("ServiceAccount credentials", () => {
     };
     expect(await agentPass(api, proxied, { egressAuthority })).toMatchObject({ move: "defer" });
     const m = workloadNames(proxied, rev2);
-    const creds2 = await admin.get<Obj>("Secret", { name: m.credentials, namespace: ns });
+    const creds2 = await admin.get("Secret", { name: m.credentials, namespace: ns });
     expect(creds2.data?.["provider-credential"]).toBeUndefined();
     expect(await envOf(m.gateway)).not.toContain("OPENCLAW_PROVIDER_CREDENTIAL");
   });
@@ -147,15 +136,12 @@ describe("Pod Security", () => {
     expect(await agentPass(api, agentId)).toMatchObject({ move: "defer" });
     const n = workloadNames(agentId, rev);
     for (const name of [n.gateway, n.harness]) {
-      const d = await admin.get<{
-        metadata?: ObjectMeta;
-        spec: { template: { spec: Record<string, unknown> } };
-      }>("Deployment", { name, namespace: ns });
+      const d = await admin.get("Deployment", { name, namespace: ns });
       const pod = {
         apiVersion: "v1",
         kind: "Pod",
         metadata: { name: `${name}-probe`, namespace: ns },
-        spec: d.spec.template.spec,
+        spec: podSpecOf(d),
       };
       await expect(admin.create("Pod", pod, { dryRun: true })).resolves.toBeDefined();
       // The same pod without the restricted settings: Pod Security refuses it (403), which
@@ -163,7 +149,7 @@ describe("Pod Security", () => {
       const relaxed = {
         ...pod,
         spec: {
-          ...d.spec.template.spec,
+          ...podSpecOf(d),
           securityContext: {},
           containers: [{ name: "relaxed", image: "busybox" }],
         },

@@ -4,8 +4,8 @@ import {
   workloadMarkers,
   agentObjectNames,
   type NamespaceId,
-  type ObjectMeta,
 } from "../../../src/domain/index.js";
+import type { KindObject } from "../../../src/drivers/kubernetes/client/index.js";
 import { eventually } from "../../harness/kube.js";
 import { admin } from "../compute/fixtures.js";
 import { call, readyExternal, startTenantApi } from "../tenant/fixtures.js";
@@ -21,11 +21,6 @@ import {
 const api = await startTenantApi();
 afterAll(() => api.close());
 
-interface Pvc {
-  metadata?: ObjectMeta;
-  spec?: { accessModes?: string[]; resources?: { requests?: Record<string, string> } };
-}
-
 async function deployed(id: NamespaceId, ns: string, mode: "embedded" | "dedicated") {
   const { agentId } = await createAgent(api, id, mode);
   await deploy(api, id, agentId);
@@ -40,7 +35,7 @@ async function deleteAgent(id: NamespaceId, agentId: string): Promise<void> {
 }
 
 const pvc = (name: string, ns: string) =>
-  admin.find<Pvc>("PersistentVolumeClaim", { name, namespace: ns });
+  admin.find("PersistentVolumeClaim", { name, namespace: ns });
 
 /** As someone else: remove the claim (finalizer included) and wait until it is gone. */
 async function forceRemove(name: string, ns: string): Promise<void> {
@@ -49,7 +44,7 @@ async function forceRemove(name: string, ns: string): Promise<void> {
   await admin.delete(
     "PersistentVolumeClaim",
     { name, namespace: ns },
-    { uid: found.metadata?.uid ?? "" },
+    { uid: found.metadata.uid ?? "" },
   );
   await admin
     .patch(
@@ -72,7 +67,7 @@ function foreignClaim(
     size?: string;
   } = {},
 ) {
-  return admin.create<Pvc>("PersistentVolumeClaim", {
+  return admin.create("PersistentVolumeClaim", {
     metadata: {
       name,
       namespace: ns,
@@ -147,7 +142,7 @@ describe("Agent teardown", () => {
     const { id, ns } = await readyExternal(api);
     const agentId = await deployed(id, ns, "dedicated");
     const { workspace } = agentObjectNames(agentId);
-    const edited = await admin.patch<Pvc>(
+    const edited = await admin.patch(
       "PersistentVolumeClaim",
       { name: workspace, namespace: ns },
       { metadata: { labels: { [LABELS.agent]: "agt_someone-else" } } },
@@ -164,8 +159,8 @@ describe("Agent teardown", () => {
     }
     expect(summary).toMatchObject({ move: "fail", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
     const still = await pvc(workspace, ns);
-    expect(still?.metadata?.uid).toBe(edited.metadata?.uid);
-    expect(still?.metadata?.deletionTimestamp).toBeUndefined();
+    expect(still?.metadata.uid).toBe(edited.metadata.uid);
+    expect(still?.metadata.deletionTimestamp).toBeUndefined();
     const agent = await call(api, "GET", `/namespaces/${id}/agents/${agentId}`);
     expect(agent.body.data).toMatchObject({
       status: "deleting",
@@ -178,7 +173,7 @@ describe("Agent teardown", () => {
     const agentId = await deployed(id, ns, "embedded");
     const { gatewayState } = agentObjectNames(agentId);
     await deleteAgent(id, agentId);
-    let replaced: Pvc | undefined;
+    let replaced: KindObject<"PersistentVolumeClaim"> | undefined;
     const summary = await agentPass(api, agentId, {
       beforeClaimDelete: async ({ name }) => {
         if (name !== gatewayState || replaced !== undefined) return;
@@ -193,9 +188,9 @@ describe("Agent teardown", () => {
     });
     expect(summary).toMatchObject({ move: "retry", code: "KUBERNETES_CONFLICT" });
     const survivor = await pvc(gatewayState, ns);
-    expect(survivor?.metadata?.uid).toBeDefined();
-    expect(survivor?.metadata?.uid).toBe(replaced?.metadata?.uid);
-    expect(survivor?.metadata?.deletionTimestamp).toBeUndefined();
+    expect(survivor?.metadata.uid).toBeDefined();
+    expect(survivor?.metadata.uid).toBe(replaced?.metadata.uid);
+    expect(survivor?.metadata.deletionTimestamp).toBeUndefined();
   });
 });
 
@@ -220,7 +215,7 @@ describe("existing claims are verified, never patched", () => {
       const summary = await agentPass(api, agentId);
       expect(summary).toMatchObject({ move: "fail", code: "WORKLOAD_CLAIM_MISMATCH" });
       const after = await pvc(gatewayState, ns);
-      expect(after?.metadata?.resourceVersion).toBe(existing.metadata?.resourceVersion);
+      expect(after?.metadata.resourceVersion).toBe(existing.metadata.resourceVersion);
       expect(after?.spec?.accessModes).toEqual(modes);
       expect(after?.spec?.resources?.requests?.storage).toBe(size);
       expect(await admin.find("Deployment", { name: gateway, namespace: ns })).toBeUndefined();

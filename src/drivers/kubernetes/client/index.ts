@@ -1,4 +1,5 @@
 export * from "./errors.js";
+export * from "./kind-objects.js";
 export * from "./kinds.js";
 export * from "./kubeconfig.js";
 export * from "./object-client.js";

@@ -1,10 +1,11 @@
 import type { KubeAccess } from "./kubeconfig.js";
 import { ignoreNotFound } from "./errors.js";
+import { parseKindObject, type KindObject } from "./kind-objects.js";
 import { KINDS, collectionPath, objectPath, type Kind, type ObjectRef } from "./kinds.js";
 import { RequestCounter } from "./request-counter.js";
 import { KubeTransport, type TransportOptions } from "./transport.js";
 
-/** The least every object has: the client reads nothing else. */
+/** What the client needs of an object it writes: the rest is sent as given. */
 export interface KubeObjectLike {
   readonly apiVersion?: string | undefined;
   readonly kind?: string | undefined;
@@ -49,32 +50,47 @@ export interface DeleteOptions {
 
 /**
  * The one Kubernetes port of the product: get, list, create, apply, patch and delete over any
- * kind of the `KINDS` table. Objects are plain JSON exactly as the API server returns them.
+ * kind of the `KINDS` table. Every object returned is typed by its kind and was parsed
+ * (`parseKindObject`): the caller never picks the type of what was read.
  * Reads are retried on transient failures within a small budget; writes are sent exactly
  * once; every request has a deadline and is counted by verb and code.
  */
 export interface ObjectClient {
   readonly counter: RequestCounter;
   /** Throws `KubeApiError` with category `not-found` when absent. */
-  get<T extends KubeObjectLike>(kind: Kind, ref: ObjectRef): Promise<T>;
+  get<K extends Kind>(kind: K, ref: ObjectRef): Promise<KindObject<K>>;
   /** `get`, or `undefined` when absent. */
-  find<T extends KubeObjectLike>(kind: Kind, ref: ObjectRef): Promise<T | undefined>;
-  list<T extends KubeObjectLike>(kind: Kind, opts?: ListOptions): Promise<T[]>;
-  create<T extends KubeObjectLike>(kind: Kind, obj: T, opts?: WriteOptions): Promise<T>;
+  find<K extends Kind>(kind: K, ref: ObjectRef): Promise<KindObject<K> | undefined>;
+  list<K extends Kind>(kind: K, opts?: ListOptions): Promise<KindObject<K>[]>;
+  /**
+   * `O` is the caller's object as written: its fields beyond the envelope are the kind's schema,
+   * which the API server validates (a non-generic parameter would refuse them as excess).
+   */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see above
+  create<K extends Kind, O extends KubeObjectLike>(
+    kind: K,
+    obj: O,
+    opts?: WriteOptions,
+  ): Promise<KindObject<K>>;
   /**
    * Server-side apply, by default without forcing field ownership. A
    * `metadata.resourceVersion` in `obj` is a precondition: a concurrent change makes the API
    * server answer 409.
    */
-  apply<T extends KubeObjectLike>(kind: Kind, obj: T, opts?: ApplyOptions): Promise<T>;
-  patch<T extends KubeObjectLike>(
-    kind: Kind,
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- as for create
+  apply<K extends Kind, O extends KubeObjectLike>(
+    kind: K,
+    obj: O,
+    opts?: ApplyOptions,
+  ): Promise<KindObject<K>>;
+  patch<K extends Kind>(
+    kind: K,
     ref: ObjectRef,
     patch: unknown,
     opts: WriteOptions & { readonly type: PatchType },
-  ): Promise<T>;
+  ): Promise<KindObject<K>>;
   /** Writes the status subresource (tests mark Deployments available, as envtest does). */
-  patchStatus<T extends KubeObjectLike>(kind: Kind, ref: ObjectRef, patch: unknown): Promise<T>;
+  patchStatus<K extends Kind>(kind: K, ref: ObjectRef, patch: unknown): Promise<KindObject<K>>;
   delete(kind: Kind, ref: ObjectRef, opts: DeleteOptions): Promise<void>;
   close(): void;
 }
@@ -97,6 +113,18 @@ function refOf(kind: Kind, obj: KubeObjectLike): ObjectRef {
   return namespace === undefined ? { name } : { name, namespace };
 }
 
+/** The object a create names (none for a create by `generateName`). */
+function askedOf(obj: KubeObjectLike): ObjectRef | undefined {
+  const name = obj.metadata?.name;
+  if (name === undefined || name === "") return undefined;
+  const namespace = obj.metadata?.namespace;
+  return namespace === undefined ? { name } : { name, namespace };
+}
+
+function isRecord(v: unknown): v is Readonly<Record<string, unknown>> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 function query(params: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, v);
@@ -116,64 +144,69 @@ export function createObjectClient(kc: KubeAccess, opts: ObjectClientOptions = {
 
   const client: ObjectClient = {
     counter,
-    async get<T extends KubeObjectLike>(kind: Kind, ref: ObjectRef): Promise<T> {
-      return (await t.call({ verb: "get", method: "GET", path: objectPath(kind, ref) })) as T;
+    async get<K extends Kind>(kind: K, ref: ObjectRef) {
+      const body = await t.call({ verb: "get", method: "GET", path: objectPath(kind, ref) });
+      return parseKindObject(kind, body, ref);
     },
-    find: <T extends KubeObjectLike>(kind: Kind, ref: ObjectRef) =>
-      ignoreNotFound(client.get<T>(kind, ref)),
-    async list<T extends KubeObjectLike>(kind: Kind, o: ListOptions = {}): Promise<T[]> {
+    find: <K extends Kind>(kind: K, ref: ObjectRef) => ignoreNotFound(client.get(kind, ref)),
+    async list<K extends Kind>(kind: K, o: ListOptions = {}) {
       const path =
         collectionPath(kind, o.namespace) +
         query({ labelSelector: o.labelSelector, fieldSelector: o.fieldSelector });
-      const res = (await t.call({ verb: "list", method: "GET", path })) as { items?: T[] };
-      // List items come without apiVersion/kind; stamp them so every object is self-describing.
+      const res = await t.call({ verb: "list", method: "GET", path });
+      const items = isRecord(res) && Array.isArray(res["items"]) ? res["items"] : [];
+      // List items come without apiVersion/kind: stamp the list's envelope on them (one an item
+      // carries itself is kept, and checked) so every object is self-describing.
       const { apiVersion } = KINDS[kind];
-      return (res.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
+      const asked = o.namespace !== undefined ? { namespace: o.namespace } : undefined;
+      return items.map((item: unknown) =>
+        parseKindObject(kind, isRecord(item) ? { apiVersion, kind, ...item } : item, asked),
+      );
     },
-    async create<T extends KubeObjectLike>(kind: Kind, obj: T, o?: WriteOptions): Promise<T> {
+    async create<K extends Kind>(kind: K, obj: KubeObjectLike, o?: WriteOptions) {
       const path = collectionPath(kind, obj.metadata?.namespace) + writeQuery(o);
-      return (await t.call({ verb: "create", method: "POST", path, body: obj })) as T;
+      const body = await t.call({ verb: "create", method: "POST", path, body: obj });
+      return parseKindObject(kind, body, askedOf(obj));
     },
-    async apply<T extends KubeObjectLike>(kind: Kind, obj: T, o?: ApplyOptions): Promise<T> {
+    async apply<K extends Kind>(kind: K, obj: KubeObjectLike, o?: ApplyOptions) {
       const force = o?.force === true ? "true" : "false";
       const path = objectPath(kind, refOf(kind, obj)) + writeQuery(o, { force });
       const body = { apiVersion: KINDS[kind].apiVersion, kind, ...obj };
-      return (await t.call({
+      const res = await t.call({
         verb: "patch",
         method: "PATCH",
         path,
         body,
         contentType: PATCH_CONTENT_TYPES.apply,
-      })) as T;
+      });
+      return parseKindObject(kind, res, refOf(kind, obj));
     },
-    async patch<T extends KubeObjectLike>(
-      kind: Kind,
+    async patch<K extends Kind>(
+      kind: K,
       ref: ObjectRef,
       patch: unknown,
       o: WriteOptions & { readonly type: PatchType },
-    ): Promise<T> {
+    ) {
       const path = objectPath(kind, ref) + writeQuery(o);
-      return (await t.call({
+      const res = await t.call({
         verb: "patch",
         method: "PATCH",
         path,
         body: patch,
         contentType: PATCH_CONTENT_TYPES[o.type],
-      })) as T;
+      });
+      return parseKindObject(kind, res, ref);
     },
-    async patchStatus<T extends KubeObjectLike>(
-      kind: Kind,
-      ref: ObjectRef,
-      patch: unknown,
-    ): Promise<T> {
+    async patchStatus<K extends Kind>(kind: K, ref: ObjectRef, patch: unknown) {
       const path = `${objectPath(kind, ref)}/status${writeQuery(undefined)}`;
-      return (await t.call({
+      const res = await t.call({
         verb: "patch",
         method: "PATCH",
         path,
         body: patch,
         contentType: PATCH_CONTENT_TYPES.merge,
-      })) as T;
+      });
+      return parseKindObject(kind, res, ref);
     },
     async delete(kind: Kind, ref: ObjectRef, o: DeleteOptions): Promise<void> {
       if (o.uid === "") throw new Error(`refusing to delete ${kind} without a UID precondition`);

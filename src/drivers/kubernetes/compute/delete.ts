@@ -54,8 +54,8 @@ export async function deleteForTenant(ctx: PassContext): Promise<DeleteNamespace
     }
   }
   try {
-    const still = await client.find<K8sNamespace>("Namespace", { name });
-    return still?.metadata?.uid === decision.uid
+    const still = await client.find("Namespace", { name });
+    return still?.metadata.uid === decision.uid
       ? deletionPending("the managed namespace is terminating; waiting until it is gone")
       : deleted();
   } catch (err) {
@@ -74,11 +74,11 @@ async function observe(ctx: PassContext): Promise<Observed> {
   const { client, input } = ctx;
   const placement = input.placement;
   const byName = async (name: string): Promise<Observed> => ({
-    namespace: (await client.find<K8sNamespace>("Namespace", { name })) ?? null,
+    namespace: (await client.find("Namespace", { name })) ?? null,
   });
   if (placement.mode === "external") return byName(placement.existingNamespace);
   if (placement.mode === "preprovisioned") return byName(currentManagedName(input.namespaceId));
-  const claimants = await client.list<K8sNamespace>("Namespace", {
+  const claimants = await client.list("Namespace", {
     labelSelector: claimantSelector(input.namespaceId),
   });
   const resolution = resolveForPlacement(placement, input.namespaceId, claimants);

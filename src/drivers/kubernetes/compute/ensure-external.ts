@@ -38,7 +38,7 @@ export async function ensureExternal(
 
   let namespace: K8sNamespace | null;
   try {
-    namespace = (await client.find<K8sNamespace>("Namespace", { name: selected })) ?? null;
+    namespace = (await client.find("Namespace", { name: selected })) ?? null;
   } catch (err) {
     return outcomeOfKubeError(err, "before-verification", "read the selected namespace");
   }
@@ -54,7 +54,7 @@ export async function ensureExternal(
   }
   let claimants: K8sNamespace[];
   try {
-    claimants = await client.list<K8sNamespace>("Namespace", {
+    claimants = await client.list("Namespace", {
       labelSelector: claimantSelector(id),
     });
   } catch (err) {
@@ -66,7 +66,7 @@ export async function ensureExternal(
   // Verified: from here a 403 is a missing tenant RoleBinding (pending), not a refusal.
   let policies: NetworkPolicy[];
   try {
-    policies = await client.list<NetworkPolicy>("NetworkPolicy", { namespace: selected });
+    policies = await client.list("NetworkPolicy", { namespace: selected });
   } catch (err) {
     return outcomeOfKubeError(err, "after-verification", "list NetworkPolicies", selected);
   }
@@ -99,7 +99,7 @@ async function bind(
   const { client, input } = ctx;
   const routing = ctx.settings.gatewayRouting;
   try {
-    const written = await client.apply<K8sNamespace>("Namespace", {
+    const written = await client.apply("Namespace", {
       apiVersion: "v1",
       kind: "Namespace",
       metadata: {
@@ -116,7 +116,7 @@ async function bind(
     }
   }
   try {
-    const reread = (await client.find<K8sNamespace>("Namespace", { name: selected })) ?? null;
+    const reread = (await client.find("Namespace", { name: selected })) ?? null;
     const decision = decideAfterBindingConflict(reread, input.namespaceId, routing);
     if (decision.outcome !== "bound") return decision;
     return verifyBoundExternalNamespace(reread, input.namespaceId, routing);

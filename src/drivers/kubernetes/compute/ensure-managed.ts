@@ -30,7 +30,7 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
   let namespace: K8sNamespace | undefined;
   let created = false;
   try {
-    const claimants = await client.list<K8sNamespace>("Namespace", {
+    const claimants = await client.list("Namespace", {
       labelSelector: claimantSelector(id),
     });
     const resolution = resolveForPlacement({ mode: "managed" }, id, claimants);
@@ -39,7 +39,7 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
       namespace = resolution.namespace;
     } else if (input.boundUid !== null) {
       // It existed once under this tenant; recreating it silently would hide data loss.
-      namespace = await client.find<K8sNamespace>("Namespace", { name: resolution.name });
+      namespace = await client.find("Namespace", { name: resolution.name });
       if (namespace === undefined) {
         input.observer?.namespace(resolution.name, null);
         return notDoneFromViolations([boundNamespaceMissingViolation()]);
@@ -48,14 +48,11 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
       // Create first: the common case costs no read, and a same-named namespace answers 409
       // AlreadyExists, after which it is read and verified like any other (never taken over).
       try {
-        namespace = await client.create<K8sNamespace>(
-          "Namespace",
-          desiredManagedNamespace(id, routing),
-        );
+        namespace = await client.create("Namespace", desiredManagedNamespace(id, routing));
         created = true;
       } catch (err) {
         if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
-        namespace = await client.find<K8sNamespace>("Namespace", { name: resolution.name });
+        namespace = await client.find("Namespace", { name: resolution.name });
         if (namespace === undefined) {
           return notDone(
             "KUBERNETES_CONFLICT",
@@ -104,7 +101,7 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
   if (created) return finishPlacement(ctx, name, "just-created", ready(verdict.uid, name));
   let policies: NetworkPolicy[];
   try {
-    policies = await client.list<NetworkPolicy>("NetworkPolicy", { namespace: name });
+    policies = await client.list("NetworkPolicy", { namespace: name });
   } catch (err) {
     return outcomeOfKubeError(err, "after-verification", "list NetworkPolicies", name);
   }

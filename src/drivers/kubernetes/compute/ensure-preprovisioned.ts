@@ -35,7 +35,7 @@ export async function ensurePreprovisioned(
   const name = currentManagedName(id);
   let namespace: K8sNamespace | null;
   try {
-    namespace = (await client.find<K8sNamespace>("Namespace", { name })) ?? null;
+    namespace = (await client.find("Namespace", { name })) ?? null;
   } catch (err) {
     return outcomeOfKubeError(err, "before-verification", "read the preprovisioned namespace");
   }
@@ -53,7 +53,7 @@ export async function ensurePreprovisioned(
   // Verified: from here a 403 is a missing tenant RoleBinding (pending).
   let policies: NetworkPolicy[];
   try {
-    policies = await client.list<NetworkPolicy>("NetworkPolicy", { namespace: name });
+    policies = await client.list("NetworkPolicy", { namespace: name });
   } catch (err) {
     return outcomeOfKubeError(err, "after-verification", "list NetworkPolicies", name);
   }
@@ -77,8 +77,7 @@ export async function ensurePreprovisioned(
       const stopped = await createIfMissing(ctx, object, async () =>
         object.kind === "NetworkPolicy"
           ? (policies.find((p) => p.metadata.name === objectName) ?? null)
-          : ((await client.find<OwnedObject>(object.kind, { name: objectName, namespace: name })) ??
-            null),
+          : ((await client.find(object.kind, { name: objectName, namespace: name })) ?? null),
       );
       if (stopped !== "unchanged" && stopped !== "written") return stopped;
     } catch (err) {

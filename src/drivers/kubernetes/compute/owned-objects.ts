@@ -5,7 +5,6 @@ import {
   ownedObjectDeletionPlan,
   deletionProgress,
   type ComputeSettings,
-  type HasMetadata,
   type NetworkPolicy,
   type NotDone,
   type OwnedObject,
@@ -73,7 +72,7 @@ function convergeOwned(
   /** What this pass already knows of the object; `undefined` → read it. */
   known: OwnedObject | null | undefined,
 ): Promise<Converged<NotDone>> {
-  const read = async () => (await client.find<OwnedObject>(desired.kind, refOf(desired))) ?? null;
+  const read = async () => (await client.find(desired.kind, refOf(desired))) ?? null;
   return convergeObject({
     observe: known === undefined ? read : () => Promise.resolve(known),
     decide: (o) => ownedObjectAction(o, desired, tenantId),
@@ -106,9 +105,9 @@ export async function deleteOwnedObjects(
   let plan;
   try {
     const [resourceQuotas, limitRanges, networkPolicies] = await Promise.all([
-      client.list<HasMetadata>("ResourceQuota", { namespace }),
-      client.list<HasMetadata>("LimitRange", { namespace }),
-      client.list<HasMetadata>("NetworkPolicy", { namespace }),
+      client.list("ResourceQuota", { namespace }),
+      client.list("LimitRange", { namespace }),
+      client.list("NetworkPolicy", { namespace }),
     ]);
     plan = ownedObjectDeletionPlan({ resourceQuotas, limitRanges, networkPolicies }, tenantId);
   } catch (err) {
@@ -129,7 +128,7 @@ export async function deleteOwnedObjects(
       }
     }
     try {
-      const reread = await client.find<HasMetadata>(item.kind, ref);
+      const reread = await client.find(item.kind, ref);
       if (deletionProgress(reread ?? null, item.uid) === "survives") {
         return notDone(
           "KUBERNETES_NAMESPACE_PENDING",

@@ -46,7 +46,7 @@ export async function deletePreprovisioned(
   const name = currentManagedName(input.namespaceId);
   let namespace: K8sNamespace | undefined;
   try {
-    namespace = await client.find<K8sNamespace>("Namespace", { name });
+    namespace = await client.find("Namespace", { name });
   } catch (err) {
     return outcomeOfKubeError(err, "before-verification", "read the preprovisioned namespace");
   }

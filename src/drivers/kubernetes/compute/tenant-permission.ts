@@ -3,10 +3,6 @@ import type { ObjectClient } from "../client/index.js";
 import { TENANT_CLUSTER_ROLES } from "../rbac-rules.js";
 import { outcomeOfKubeError } from "./failures.js";
 
-interface AccessReview {
-  readonly status?: { readonly allowed?: boolean };
-}
-
 /**
  * One SelfSubjectAccessReview (every authenticated identity may make one): may the worker
  * create a ResourceQuota in `namespace` — the first write its tenant RoleBinding allows there?
@@ -21,10 +17,7 @@ export async function mayWriteTenantObjects(
     kind: "SelfSubjectAccessReview",
     spec: { resourceAttributes: { namespace, verb: "create", resource: "resourcequotas" } },
   };
-  const answer = await client.create<AccessReview & typeof review>(
-    "SelfSubjectAccessReview",
-    review,
-  );
+  const answer = await client.create("SelfSubjectAccessReview", review);
   return answer.status?.allowed === true;
 }
 

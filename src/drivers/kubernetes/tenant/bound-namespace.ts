@@ -49,7 +49,7 @@ export async function resolveBoundNamespace(
   }
   let claimants: K8sNamespace[];
   try {
-    claimants = await client.list<K8sNamespace>("Namespace", {
+    claimants = await client.list("Namespace", {
       labelSelector: claimantSelector(tenant.tenantId),
     });
   } catch (err) {

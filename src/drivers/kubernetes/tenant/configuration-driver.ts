@@ -19,13 +19,8 @@ import {
 } from "../../../domain/tenant/resources.js";
 import type { ConfigurationDriver, ConfigurationPin } from "../../configurations.js";
 import { TenantObjectError, type BoundNamespace, type PinnedObject } from "../../tenant-objects.js";
-import {
-  createPinned,
-  deletePinned,
-  patchPinned,
-  readPinned,
-  type DataObject,
-} from "./owned-store.js";
+import { createPinned, deletePinned, patchPinned, readPinned } from "./owned-store.js";
+import type { DataObject } from "../client/index.js";
 import { TenantObjectDriver } from "./tenant-object-driver.js";
 
 /** The bundled {@link ConfigurationDriver}: one ConfigMap per Configuration. */

@@ -8,21 +8,12 @@
 import type { ObjectMeta } from "../../../domain/placement/k8s-objects.js";
 import type { Markers } from "../../../domain/placement/markers.js";
 import { ownedObjectMismatch } from "../../../domain/tenant/resources.js";
-import { isKubeError, type ObjectClient } from "../client/index.js";
+import { isKubeError, type DataObject, type ObjectClient } from "../client/index.js";
 import { TenantObjectError, type BoundNamespace, type PinnedObject } from "../../tenant-objects.js";
 import { tenantKubeFailure } from "./failures.js";
 
 /** The kinds these operations write. */
 export type TenantObjectKind = "ConfigMap" | "Secret";
-
-/** A ConfigMap or Secret as the API server returns it (only the fields read here). */
-export interface DataObject {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata?: ObjectMeta;
-  readonly type?: string;
-  readonly data?: Readonly<Record<string, string>>;
-}
 
 const LABEL = { ConfigMap: "ConfigMap", Secret: "Secret" } as const;
 
@@ -45,7 +36,7 @@ export async function createPinned(
 ): Promise<PinnedObject> {
   let created: DataObject;
   try {
-    created = await client.create<DataObject>(kind, {
+    created = await client.create(kind, {
       ...obj,
       metadata: { ...obj.metadata, namespace: bound.name },
     });
@@ -73,7 +64,7 @@ export async function readPinned(
   requireSameNamespace(bound, pinned);
   let found: DataObject | undefined;
   try {
-    found = await client.find<DataObject>(kind, {
+    found = await client.find(kind, {
       name: pinned.objectName,
       namespace: bound.name,
     });
@@ -111,7 +102,7 @@ export async function patchPinned(
   requireSameNamespace(bound, pinned);
   let patched: DataObject;
   try {
-    patched = await client.patch<DataObject>(
+    patched = await client.patch(
       kind,
       { name: pinned.objectName, namespace: bound.name },
       { ...patch, metadata: { ...patch.metadata, resourceVersion: pinned.resourceVersion } },

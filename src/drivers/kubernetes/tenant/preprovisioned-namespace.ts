@@ -38,7 +38,7 @@ export async function resolvePreprovisioned(
   const name = currentManagedName(tenant.tenantId);
   let namespace: K8sNamespace | null;
   try {
-    namespace = (await client.find<K8sNamespace>("Namespace", { name })) ?? null;
+    namespace = (await client.find("Namespace", { name })) ?? null;
   } catch (err) {
     tenantKubeFailure(err, "read the preprovisioned namespace");
   }

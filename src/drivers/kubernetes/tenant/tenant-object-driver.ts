@@ -14,7 +14,8 @@ import type {
 import type { ObjectClient } from "../client/index.js";
 import { resolveBoundNamespace } from "./bound-namespace.js";
 import { tenantKubeFailure } from "./failures.js";
-import { requireSameNamespace, type DataObject, type TenantObjectKind } from "./owned-store.js";
+import type { DataObject } from "../client/index.js";
+import { requireSameNamespace, type TenantObjectKind } from "./owned-store.js";
 
 export abstract class TenantObjectDriver implements BoundNamespaceResolver {
   constructor(
@@ -43,7 +44,7 @@ export abstract class TenantObjectDriver implements BoundNamespaceResolver {
     for (const pin of pins) requireSameNamespace(bound, pin);
     let listed: DataObject[];
     try {
-      listed = await this.client.list<DataObject>(kind, {
+      listed = await this.client.list(kind, {
         namespace: bound.name,
         labelSelector: `${LABELS.namespace}=${tenantId},${resourceLabel}`,
       });

@@ -1,9 +1,10 @@
-import type {
-  Kind,
-  KubeObjectLike,
-  ListOptions,
-  ObjectClient,
-  ObjectRef,
+import {
+  parseKindObject,
+  type Kind,
+  type KindObject,
+  type ListOptions,
+  type ObjectClient,
+  type ObjectRef,
 } from "../client/index.js";
 import type { Reflector } from "./reflector.js";
 import type { Cached } from "./store.js";
@@ -61,6 +62,15 @@ function covers(cacheTerms: readonly Term[], query: readonly Term[]): boolean {
   );
 }
 
+/** A cached object as its kind, parsed like a read of `asked` from the API server. */
+function parseCached<K extends Kind>(
+  kind: K,
+  cached: Cached,
+  asked?: Partial<ObjectRef>,
+): KindObject<K> {
+  return parseKindObject(kind, cached, asked);
+}
+
 /** Kinds whose cache keeps whole objects (a RoleBinding cache keeps identities only). */
 const SERVED: ReadonlySet<Kind> = new Set([
   "Namespace",
@@ -96,13 +106,15 @@ export function cachedObjectClient(
   return {
     ...inner,
     counter: inner.counter,
-    async get<T extends KubeObjectLike>(kind: Kind, ref: ObjectRef): Promise<T> {
-      return (hit(kind, ref) as T | undefined) ?? inner.get<T>(kind, ref);
+    async get<K extends Kind>(kind: K, ref: ObjectRef) {
+      const cached = hit(kind, ref);
+      return cached !== undefined ? parseCached(kind, cached, ref) : inner.get(kind, ref);
     },
-    async find<T extends KubeObjectLike>(kind: Kind, ref: ObjectRef): Promise<T | undefined> {
-      return (hit(kind, ref) as T | undefined) ?? inner.find<T>(kind, ref);
+    async find<K extends Kind>(kind: K, ref: ObjectRef) {
+      const cached = hit(kind, ref);
+      return cached !== undefined ? parseCached(kind, cached, ref) : inner.find(kind, ref);
     },
-    async list<T extends KubeObjectLike>(kind: Kind, opts: ListOptions = {}): Promise<T[]> {
+    async list<K extends Kind>(kind: K, opts: ListOptions = {}) {
       const cache = cacheOf(kind);
       const query = parseSelector(opts.labelSelector);
       if (
@@ -111,11 +123,18 @@ export function cachedObjectClient(
         opts.fieldSelector !== undefined ||
         !covers(cache.terms, query)
       ) {
-        return inner.list<T>(kind, opts);
+        return inner.list(kind, opts);
       }
       return cache.reflector.store
         .list(opts.namespace)
-        .filter((o) => matches(query, o.metadata.labels ?? {})) as unknown as T[];
+        .filter((o) => matches(query, o.metadata.labels ?? {}))
+        .map((o) =>
+          parseCached(
+            kind,
+            o,
+            opts.namespace !== undefined ? { namespace: opts.namespace } : undefined,
+          ),
+        );
     },
   };
 }

@@ -1,6 +1,7 @@
 import type {
   ApplyOptions,
   Kind,
+  KindObject,
   KubeObjectLike,
   ObjectClient,
   ObjectRef,
@@ -38,7 +39,7 @@ export function recordOwnWrites(
   own: OwnWrites,
   watched: ReadonlySet<Kind>,
 ): ObjectClient {
-  const note = <T extends KubeObjectLike>(kind: Kind, written: T): T => {
+  const note = <K extends Kind>(kind: K, written: KindObject<K>): KindObject<K> => {
     const v = watched.has(kind) ? versionOf(kind, written) : null;
     if (v !== null) own.record(v);
     return written;
@@ -46,22 +47,22 @@ export function recordOwnWrites(
   return {
     ...inner,
     counter: inner.counter,
-    async create<T extends KubeObjectLike>(kind: Kind, obj: T, opts?: WriteOptions): Promise<T> {
-      const written = await inner.create<T>(kind, obj, opts);
+    async create<K extends Kind>(kind: K, obj: KubeObjectLike, opts?: WriteOptions) {
+      const written = await inner.create(kind, obj, opts);
       return opts?.dryRun === true ? written : note(kind, written);
     },
-    async apply<T extends KubeObjectLike>(kind: Kind, obj: T, opts?: ApplyOptions): Promise<T> {
-      const written = await inner.apply<T>(kind, obj, opts);
+    async apply<K extends Kind>(kind: K, obj: KubeObjectLike, opts?: ApplyOptions) {
+      const written = await inner.apply(kind, obj, opts);
       const fenced = resourceVersionOf(obj) !== undefined && opts?.dryRun !== true;
       return fenced ? note(kind, written) : written;
     },
-    async patch<T extends KubeObjectLike>(
-      kind: Kind,
+    async patch<K extends Kind>(
+      kind: K,
       ref: ObjectRef,
       patch: unknown,
       opts: WriteOptions & { readonly type: PatchType },
-    ): Promise<T> {
-      const written = await inner.patch<T>(kind, ref, patch, opts);
+    ) {
+      const written = await inner.patch(kind, ref, patch, opts);
       const fenced =
         opts.type !== "json" && resourceVersionOf(patch) !== undefined && opts.dryRun !== true;
       return fenced ? note(kind, written) : written;

@@ -5,7 +5,6 @@
 import {
   PROVIDER_CREDENTIAL_KEY,
   workloadNotDone,
-  type ObjectMeta,
   type WorkloadNotDone,
 } from "../../../domain/index.js";
 import {
@@ -14,7 +13,7 @@ import {
   secretMarkers,
 } from "../../../domain/tenant/resources.js";
 import type { CredentialSource } from "../../workloads.js";
-import type { ObjectClient } from "../client/index.js";
+import type { DataObject, ObjectClient } from "../client/index.js";
 import type { BoundNamespace } from "../../tenant-objects.js";
 import { kubeFailure } from "./context.js";
 
@@ -38,7 +37,7 @@ export async function readCredential(
   if (source.kubernetesNamespace !== bound.name || source.namespaceUid !== bound.uid) {
     return refused("was written to another namespace than the bound one");
   }
-  let found: { metadata?: ObjectMeta; data?: Record<string, string> } | undefined;
+  let found: DataObject | undefined;
   try {
     found = await client.find("Secret", { name: source.objectName, namespace: bound.name });
   } catch (err) {

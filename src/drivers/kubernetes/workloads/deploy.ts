@@ -17,7 +17,6 @@ import {
   type DeployRevisionResult,
   type DeploymentState,
   type DesiredWorkloadObject,
-  type HasMetadata,
   type PersistentVolumeClaim,
   type WorkloadNotDone,
 } from "../../../domain/index.js";
@@ -90,7 +89,7 @@ export async function deployRevision(
   const gatewayName = workloadNames(input.agentId, input.revisionId).gateway;
   let gateway: DeploymentState | undefined;
   try {
-    gateway = await client.find<DeploymentState>("Deployment", {
+    gateway = await client.find("Deployment", {
       name: gatewayName,
       namespace: ns,
     });
@@ -120,8 +119,7 @@ async function ensureClaims(
   });
   for (const spec of specs) {
     const ref = { name: spec.name, namespace: bound.name };
-    const find = async () =>
-      (await opts.client.find<PersistentVolumeClaim>("PersistentVolumeClaim", ref)) ?? null;
+    const find = async () => (await opts.client.find("PersistentVolumeClaim", ref)) ?? null;
     // A claim that lost a create race and then vanished is a conflict, not a second create.
     let raced = false;
     try {
@@ -167,7 +165,7 @@ async function converge(
   const what = `${object.kind} ${object.metadata.name}`;
   try {
     const result = await convergeObject({
-      observe: async () => (await client.find<HasMetadata>(object.kind, ref)) ?? null,
+      observe: async () => (await client.find(object.kind, ref)) ?? null,
       decide: (observed) => workloadObjectAction(observed, desired, tenantId, agentId),
       create: () => client.create(object.kind, withGeneratedData(object, secretData)),
       update: (resourceVersion) =>

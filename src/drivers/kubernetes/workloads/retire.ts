@@ -28,8 +28,8 @@ export async function removeEgressPolicy(
 ): Promise<WorkloadNotDone | null> {
   const name = agentObjectNames(agentId).egressPolicy;
   try {
-    const found = await client.find<HasMetadata>("NetworkPolicy", { name, namespace });
-    const uid = found?.metadata?.uid;
+    const found = await client.find("NetworkPolicy", { name, namespace });
+    const uid = found?.metadata.uid;
     const markers = workloadMarkers(tenantId, agentId, { scope: "agent" });
     if (found === undefined || uid === undefined || !hasMarkers(found.metadata, markers)) {
       return null;
@@ -52,7 +52,7 @@ export async function retireOthers(
   const observed: Record<string, HasMetadata[]> = {};
   try {
     for (const kind of REVISION_SCOPED_KINDS) {
-      observed[kind] = await client.list<HasMetadata>(kind, {
+      observed[kind] = await client.list(kind, {
         namespace,
         labelSelector: `${LABELS.agent}=${agentId},${LABELS.revision}`,
       });

@@ -15,7 +15,6 @@ import {
   workloadNotDone,
   type HasMetadata,
   type ObservedByKind,
-  type PersistentVolumeClaim,
   type TeardownAgentResult,
   type WorkloadNotDone,
 } from "../../../domain/index.js";
@@ -50,7 +49,7 @@ async function listAgentObjects(
 ): Promise<ObservedByKind> {
   const observed: Record<string, HasMetadata[]> = {};
   for (const kind of TEARDOWN_ORDER) {
-    observed[kind] = await opts.client.list<HasMetadata>(kind, {
+    observed[kind] = await opts.client.list(kind, {
       namespace,
       labelSelector: `${LABELS.agent}=${agentId}`,
     });
@@ -117,11 +116,11 @@ async function removeClaims(
   for (const name of [names.gatewayState, names.workspace]) {
     const ref = { name, namespace };
     try {
-      const observed = await opts.client.find<PersistentVolumeClaim>("PersistentVolumeClaim", ref);
+      const observed = await opts.client.find("PersistentVolumeClaim", ref);
       const step = claimTeardownStep(observed ?? null, { name, markers });
       if ("outcome" in step) return step;
       if (step.step === "absent") continue;
-      if (observed?.metadata?.deletionTimestamp !== undefined) {
+      if (observed?.metadata.deletionTimestamp !== undefined) {
         pending = true;
         continue;
       }
@@ -138,8 +137,8 @@ async function removeClaims(
         }
         throw err;
       }
-      const after = await opts.client.find<PersistentVolumeClaim>("PersistentVolumeClaim", ref);
-      if (after?.metadata?.uid === step.uid) pending = true;
+      const after = await opts.client.find("PersistentVolumeClaim", ref);
+      if (after?.metadata.uid === step.uid) pending = true;
     } catch (err) {
       return kubeFailure(err, `delete the claim ${name}`, namespace);
     }
