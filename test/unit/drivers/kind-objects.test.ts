@@ -135,7 +135,7 @@ describe("parseKindObject: per-kind sections", () => {
     ["Namespace", { status: "Active" }, "a status that is not an object"],
     ["ResourceQuota", { spec: [] }, "a spec that is not an object"],
     ["LimitRange", { spec: "x" }, "a spec that is not an object"],
-    ["NetworkPolicy", { spec: null }, "a spec that is not an object"],
+    ["NetworkPolicy", { spec: [] }, "a spec that is not an object"],
     ["Deployment", { status: 1 }, "a status that is not an object"],
     ["PersistentVolumeClaim", { spec: 1 }, "a spec that is not an object"],
     ["Pod", { spec: "x" }, "a spec that is not an object"],
@@ -167,6 +167,22 @@ describe("parseKindObject: per-kind sections", () => {
   it.each(GOOD)("%s with %j is accepted", (kind, extra) => {
     const body = stored(kind, extra);
     expect(parseKindObject(kind, body)).toBe(body);
+  });
+
+  // The API server writes empty optional fields as null: read as absent, never kept as null.
+  const NULLS: readonly [Kind, Record<string, unknown>, string][] = [
+    ["Role", { rules: null }, "rules"],
+    ["ClusterRole", { rules: null }, "rules"],
+    ["RoleBinding", { subjects: null }, "subjects"],
+    ["Event", { firstTimestamp: null, reason: "READY" }, "firstTimestamp"],
+    ["ConfigMap", { data: null }, "data"],
+    ["Deployment", { status: null }, "status"],
+    ["NetworkPolicy", { spec: null }, "spec"],
+  ];
+  it.each(NULLS)("%s with %j is accepted without the null field", (kind, extra, field) => {
+    const parsed: object = parseKindObject(kind, stored(kind, extra));
+    expect(Object.keys(parsed)).not.toContain(field);
+    expect(Object.values(parsed)).not.toContain(null);
   });
 
   it("a body that is not an object is refused, described as unnamed", () => {

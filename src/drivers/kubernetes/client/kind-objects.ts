@@ -162,8 +162,19 @@ export function parseKindObject<K extends Kind>(
   body: unknown,
   asked?: Partial<ObjectRef>,
 ): KindObject<K> {
-  if (isKindObject(kind, body, asked)) return body;
-  throw new KindObjectError(kind, describe(body, asked), problemOf(kind, body, asked));
+  const read = withoutNullFields(body);
+  if (isKindObject(kind, read, asked)) return read;
+  throw new KindObjectError(kind, describe(read, asked), problemOf(kind, read, asked));
+}
+
+/**
+ * The API server writes an empty optional field as `null` (a Role without rules, an Event's
+ * `firstTimestamp` from a modern recorder): `null` at the top level means absent, so it is
+ * dropped before the sections are checked and the object carries no `null` a reader must expect.
+ */
+function withoutNullFields(body: unknown): unknown {
+  if (!isRecord(body) || !Object.values(body).includes(null)) return body;
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
 }
 
 export type {
