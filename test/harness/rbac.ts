@@ -170,8 +170,29 @@ export async function bindTenantRole(
   await untilGranted(identity, namespace);
 }
 
-/** Polls a SelfSubjectAccessReview as `identity` until it may create ConfigMaps in `namespace`. */
-async function untilGranted(identity: ClusterIdentity, namespace: string): Promise<void> {
+/**
+ * What an operator does to revoke a tenant role: deletes the identity's tenant RoleBinding in
+ * `namespace` (UID precondition), and returns once the RBAC authorizer denies it.
+ */
+export async function revokeTenantRole(
+  namespace: string,
+  identity: Extract<ClusterIdentity, "occ-worker" | "occ-api">,
+): Promise<void> {
+  const role = identity === "occ-worker" ? "worker" : "api";
+  const name = tenantRoleBinding(namespace, role, user(identity)).metadata?.name ?? "";
+  await asAdmin(async (c) => {
+    const rb = await c.get("RoleBinding", { name, namespace });
+    await c.delete("RoleBinding", { name, namespace }, { uid: rb.metadata.uid ?? "" });
+  });
+  await untilGranted(identity, namespace, false);
+}
+
+/** Polls a SelfSubjectAccessReview as `identity` until it may (or may not) create ConfigMaps. */
+async function untilGranted(
+  identity: ClusterIdentity,
+  namespace: string,
+  allowed = true,
+): Promise<void> {
   const c = createObjectClient(loadKubeConfig(inject("env").kubeconfigs[identity]));
   const review = {
     apiVersion: "authorization.k8s.io/v1",
@@ -180,10 +201,10 @@ async function untilGranted(identity: ClusterIdentity, namespace: string): Promi
   };
   try {
     await eventually(
-      `RBAC grants ${identity} its tenant role in ${namespace}`,
+      `RBAC ${allowed ? "grants" : "no longer grants"} ${identity} its tenant role in ${namespace}`,
       async () => {
         const answer = await c.create("SelfSubjectAccessReview", review);
-        return answer.status?.allowed === true;
+        return (answer.status?.allowed === true) === allowed;
       },
       30_000,
     );

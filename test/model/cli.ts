@@ -5,7 +5,21 @@
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
 
+// fast-check prints negative seeds, and parseArgs reads `--seed -5` as two options: join them.
+const argv = process.argv.slice(2);
+const args: string[] = [];
+for (let i = 0; i < argv.length; i++) {
+  const arg = argv[i] ?? "";
+  const next = argv[i + 1];
+  if (arg.startsWith("--") && next !== undefined && /^-\d+$/.test(next)) {
+    args.push(`${arg}=${next}`);
+    i++;
+  } else {
+    args.push(arg);
+  }
+}
 const { values } = parseArgs({
+  args,
   options: {
     runs: { type: "string" },
     seed: { type: "string" },

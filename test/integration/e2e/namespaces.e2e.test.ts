@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { bindTenantRole, revokeTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
 
@@ -103,6 +103,28 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
     expect(after.metadata.labels?.[LABELS.namespace]).toBe(id);
     expect(after.metadata.labels?.[LABELS.managedBy]).toBe("Helm");
     expect(await admin.list("NetworkPolicy", { namespace: selected })).toEqual([]);
+  });
+
+  it("external: a revoked worker grant is reported (degraded, pending on permissions), ready again once granted", async () => {
+    // Found by the R5 model (docs/reliability.md): the passes of a ready tenant are served from
+    // the watch caches and write nothing, so a revocation went unnoticed (lifecycle.md §1–2).
+    const prepared = await prepareExternal();
+    const selected = prepared.metadata?.name ?? "";
+    const created = await call("POST", "/namespaces", {
+      name: "revoke-e2e",
+      existingNamespace: selected,
+    });
+    const id = created.json.data.id;
+    await bindTenantRole(selected, "occ-worker");
+    await until(id, "ready", (n) => n?.status === "ready");
+    await revokeTenantRole(selected, "occ-worker");
+    await until(
+      id,
+      "degraded on permissions",
+      (n) => n?.status === "degraded" && n.statusReason?.code === "KUBERNETES_PERMISSION_PENDING",
+    );
+    await bindTenantRole(selected, "occ-worker");
+    await until(id, "ready again", (n) => n?.status === "ready");
   });
 
   it("exposes placements and queue depth on the API's /metrics and passes and Kubernetes requests on the worker's", async () => {

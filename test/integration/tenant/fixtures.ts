@@ -99,6 +99,11 @@ export async function createTenant(api: TenantApi, name: string, existingNamespa
  * outcome. The worker's tenant RoleBinding must exist for `ready`.
  */
 export async function provision(api: TenantApi, id: NamespaceId): Promise<string> {
+  return (await provisionResult(api, id)).outcome;
+}
+
+/** {@link provision}, answering the Driver's whole result (its code and reason when not ready). */
+export async function provisionResult(api: TenantApi, id: NamespaceId) {
   const record = await getNamespace(api.db, id);
   if (record === undefined) throw new Error("no such namespace");
   const { driver, client } = workerDriver();
@@ -114,7 +119,7 @@ export async function provision(api: TenantApi, id: NamespaceId): Promise<string
         binding: { namespace: result.namespaceName, uid: result.uid },
       });
     }
-    return result.outcome;
+    return result;
   } finally {
     client.close();
   }
@@ -134,7 +139,8 @@ export async function readyExternal(api: TenantApi): Promise<{ id: NamespaceId; 
   const id = await createTenant(api, uniqueName("ext"), ns);
   await bindTenantRole(ns, "occ-worker");
   await bindTenantRole(ns, "occ-api");
-  expect(await provision(api, id)).toBe("ready");
+  const result = await provisionResult(api, id);
+  expect(result.outcome, JSON.stringify(result)).toBe("ready");
   return { id, ns };
 }
 
@@ -150,6 +156,7 @@ export async function readyManaged(api: TenantApi): Promise<{ id: NamespaceId; n
   if (ns === undefined) throw new Error("the managed namespace was not created");
   await bindTenantRole(ns, "occ-worker");
   await bindTenantRole(ns, "occ-api");
-  expect(await provision(api, id)).toBe("ready");
+  const result = await provisionResult(api, id);
+  expect(result.outcome, JSON.stringify(result)).toBe("ready");
   return { id, ns };
 }

@@ -19,7 +19,7 @@ import { isKubeError } from "../client/index.js";
 import { claimantSelector, type PassContext } from "./context.js";
 import { outcomeOfKubeError } from "./failures.js";
 import { finishPlacement } from "./finish.js";
-import { missingTenantPermission } from "./tenant-permission.js";
+import { missingTenantPermission, revokedTenantPermission } from "./tenant-permission.js";
 
 /**
  * External placement (placement.md §4.2): verify the explicitly selected namespace, bind the
@@ -72,6 +72,10 @@ export async function ensureExternal(
   }
   const foreign = foreignPolicyViolation(policies, id);
   if (foreign !== null) return notDoneFromViolations([foreign]);
+  if (input.bound === true) {
+    const revoked = await revokedTenantPermission(client, selected);
+    if (revoked !== null) return revoked;
+  }
 
   let uid = verdict.uid;
   if (verdict.patch !== null) {

@@ -1,5 +1,5 @@
 import { notDone, type NotDone } from "../../../domain/index.js";
-import type { ObjectClient } from "../client/index.js";
+import type { KindObject, ObjectClient } from "../client/index.js";
 import { TENANT_CLUSTER_ROLES } from "../rbac-rules.js";
 import { outcomeOfKubeError } from "./failures.js";
 
@@ -45,4 +45,27 @@ export async function missingTenantPermission(
     `the worker may not create resourcequotas in namespace ${namespace}: grant the worker ` +
       `RoleBinding (ClusterRole ${TENANT_CLUSTER_ROLES.worker}) there; provisioning resumes by itself`,
   );
+}
+
+/**
+ * A bound namespace's grant over time (lifecycle.md §1–2: a tenant RoleBinding is watched, and
+ * authorization revoked is reported): when no RoleBinding in `namespace` names the worker's
+ * tenant ClusterRole any more — read from the watch cache, so an unchanged pass still costs no
+ * request — the API server is asked, since a grant may have another shape; a denial is the
+ * revocation, pending until the operator grants again. Returns null when permitted.
+ */
+export async function revokedTenantPermission(
+  client: ObjectClient,
+  namespace: string,
+): Promise<NotDone | null> {
+  let bindings: readonly KindObject<"RoleBinding">[];
+  try {
+    bindings = await client.list("RoleBinding", { namespace });
+  } catch (err) {
+    return outcomeOfKubeError(err, "after-verification", "list RoleBindings", namespace);
+  }
+  const granted = bindings.some(
+    (b) => b.roleRef?.kind === "ClusterRole" && b.roleRef.name === TENANT_CLUSTER_ROLES.worker,
+  );
+  return granted ? null : missingTenantPermission(client, namespace);
 }

@@ -71,12 +71,13 @@ function parseCached<K extends Kind>(
   return parseKindObject(kind, cached, asked);
 }
 
-/** Kinds whose cache keeps whole objects (a RoleBinding cache keeps identities only). */
+/** Kinds whose cache answers reads (a RoleBinding's holds its identity and roleRef only). */
 const SERVED: ReadonlySet<Kind> = new Set([
   "Namespace",
   "NetworkPolicy",
   "ResourceQuota",
   "LimitRange",
+  "RoleBinding",
 ]);
 
 /**

@@ -22,15 +22,16 @@ export interface Cached {
 /**
  * The top-level fields each watched kind keeps beside `metadata`. A ResourceQuota's `status`
  * (usage, rewritten by the quota controller on every Pod change) is dropped: no pass reads it,
- * and keeping it would turn usage updates into tenant passes. A RoleBinding is watched as a
- * trigger only (a tenant's grant appearing), so it keeps nothing but its identity.
+ * and keeping it would turn usage updates into tenant passes. A RoleBinding keeps its identity
+ * and its (immutable) `roleRef` only: enough for a pass to see that a tenant's grant still
+ * names the tenant role, or was revoked (lifecycle.md §1–2).
  */
 const KEPT_FIELDS: Partial<Record<Kind, readonly string[]>> = {
   Namespace: ["spec", "status"],
   NetworkPolicy: ["spec"],
   ResourceQuota: ["spec"],
   LimitRange: ["spec"],
-  RoleBinding: [],
+  RoleBinding: ["roleRef"],
 };
 
 const IDENTITY_ONLY: ReadonlySet<Kind> = new Set(["RoleBinding"]);
