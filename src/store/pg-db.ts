@@ -115,6 +115,15 @@ export function openPostgres(
     ...queryable(pool, nameOf),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // A checked-out client has no pool listener: a connection the server ends between two
+      // statements (a restart while the transaction awaits other work) would be an unhandled
+      // 'error' event and end the process. Kept here, it fails the next statement instead, and
+      // the broken client is destroyed rather than returned to the pool.
+      let broken: Error | undefined;
+      const onError = (err: Error): void => {
+        broken = err;
+      };
+      client.on("error", onError);
       try {
         await client.query("BEGIN");
         const out = await fn(queryable(client, nameOf));
@@ -124,7 +133,8 @@ export function openPostgres(
         await client.query("ROLLBACK").catch(() => undefined);
         throw err;
       } finally {
-        client.release();
+        client.removeListener("error", onError);
+        client.release(broken);
       }
     },
     listen: (channel, handlers) => listenPostgres(connectionString, channel, handlers),
