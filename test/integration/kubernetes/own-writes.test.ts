@@ -46,6 +46,15 @@ beforeAll(async () => {
       return Promise.resolve();
     },
   });
+  // A namespace created before the Namespace watch runs arrives in its initial list, which
+  // queues nothing (CI saw that race): start once the caches answer without a request.
+  const probe = watches.wrap(driverInner);
+  await eventually("the worker's watch caches are synced", async () => {
+    const before = driverInner.counter.total();
+    await probe.list("Namespace", { labelSelector: LABELS.namespace });
+    await probe.list("NetworkPolicy", { namespace: "default" });
+    return driverInner.counter.total() === before;
+  });
 });
 afterAll(async () => {
   await watches.stop();
