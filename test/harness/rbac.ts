@@ -188,12 +188,22 @@ export async function revokeTenantRole(
 }
 
 /** Polls a SelfSubjectAccessReview as `identity` until it may (or may not) create ConfigMaps. */
-async function untilGranted(
-  identity: ClusterIdentity,
+function untilGranted(identity: ClusterIdentity, namespace: string, allowed = true): Promise<void> {
+  return untilAccess(inject("env").kubeconfigs[identity], identity, namespace, allowed);
+}
+
+/**
+ * Polls a SelfSubjectAccessReview as the identity of `kubeconfig` until the RBAC authorizer
+ * answers `allowed` for creating ConfigMaps in `namespace` (it reads RoleBindings from its own
+ * informer, so a grant or a revocation takes effect a moment after the write).
+ */
+export async function untilAccess(
+  kubeconfig: string,
+  who: string,
   namespace: string,
-  allowed = true,
+  allowed: boolean,
 ): Promise<void> {
-  const c = createObjectClient(loadKubeConfig(inject("env").kubeconfigs[identity]));
+  const c = createObjectClient(loadKubeConfig(kubeconfig));
   const review = {
     apiVersion: "authorization.k8s.io/v1",
     kind: "SelfSubjectAccessReview",
@@ -201,7 +211,7 @@ async function untilGranted(
   };
   try {
     await eventually(
-      `RBAC ${allowed ? "grants" : "no longer grants"} ${identity} its tenant role in ${namespace}`,
+      `RBAC ${allowed ? "grants" : "no longer grants"} ${who} its tenant role in ${namespace}`,
       async () => {
         const answer = await c.create("SelfSubjectAccessReview", review);
         return (answer.status?.allowed === true) === allowed;

@@ -4,9 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { ANNOTATIONS, LABELS, LIFECYCLE } from "../../src/domain/index.js";
-import { createObjectClient, loadKubeConfig } from "../../src/drivers/kubernetes/client/index.js";
 import { createMissing, tenantRoleBinding } from "../../src/drivers/kubernetes/rbac-objects.js";
-import { eventually } from "../harness/kube.js";
+import { untilAccess } from "../harness/rbac.js";
 import type { Stack } from "../harness/stack.js";
 import type { Preparation, Tenant } from "./model.js";
 
@@ -106,33 +105,8 @@ export async function foreignPolicy(stack: Stack, namespace: string, name: strin
 export async function grant(stack: Stack, namespace: string): Promise<string> {
   const binding = tenantRoleBinding(namespace, "worker", { kind: "User", name: "occ-worker" });
   await createMissing(stack.admin, [binding]);
-  await untilWorkerMay(stack, namespace, true);
+  await untilAccess(stack.cluster.kubeconfigs["occ-worker"], "occ-worker", namespace, true);
   return BINDING;
-}
-
-/**
- * Waits until the API server's RBAC authorizer answers `allowed` for the worker's tenant role
- * in `namespace`: it reads RoleBindings from its own informer, so a grant or a revocation takes
- * effect a moment after the write, and a pass in that window is not the model's to judge.
- */
-async function untilWorkerMay(stack: Stack, namespace: string, allowed: boolean): Promise<void> {
-  const asWorker = createObjectClient(loadKubeConfig(stack.cluster.kubeconfigs["occ-worker"]));
-  const review = {
-    apiVersion: "authorization.k8s.io/v1",
-    kind: "SelfSubjectAccessReview",
-    spec: { resourceAttributes: { namespace, verb: "create", resource: "configmaps" } },
-  };
-  try {
-    await eventually(
-      `RBAC ${allowed ? "grants" : "no longer grants"} occ-worker its tenant role in ${namespace}`,
-      async () =>
-        ((await asWorker.create("SelfSubjectAccessReview", review)).status?.allowed === true) ===
-        allowed,
-      30_000,
-    );
-  } finally {
-    asWorker.close();
-  }
 }
 
 /** The name of the worker's tenant RoleBinding (rbac-objects.ts). */
@@ -146,7 +120,7 @@ export async function revoke(stack: Stack, namespace: string): Promise<void> {
   });
   if (rb !== undefined)
     await stack.admin.delete("RoleBinding", { name, namespace }, { uid: rb.metadata.uid ?? "" });
-  await untilWorkerMay(stack, namespace, false);
+  await untilAccess(stack.cluster.kubeconfigs["occ-worker"], "occ-worker", namespace, false);
 }
 
 /** The tenant's row, or undefined. */
