@@ -117,8 +117,15 @@ export class DeleteTenant implements Cmd {
     if (res.status !== 202) throw new Error(`delete answered ${res.status}`);
     m.mutations.push({ action: "namespaces.delete", resourceId: t.id });
     t.deleted = true;
-    // A bound namespace whose markers the operator changed may refuse teardown (placement §6).
-    t.expect = t.tampered ? ["gone", "deleting:failed"] : ["gone"];
+    // A bound namespace whose markers the operator changed may refuse teardown, and a selected
+    // namespace that carries another tenant's marker always does (placement.md §6: "foreign
+    // values → permanent failure"; only a namespace with neither marker is left as never bound).
+    t.expect =
+      t.preparation === "foreign-marker"
+        ? ["deleting:failed"]
+        : t.tampered
+          ? ["gone", "deleting:failed"]
+          : ["gone"];
   }
   toString = () => `deleteTenant(api${this.api}, #${this.index})`;
 }
