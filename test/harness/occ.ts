@@ -70,11 +70,17 @@ export interface OccProcess {
   readonly output: string[];
   /** Resolves once it exited and its streams are closed. */
   readonly exited: Promise<OccResult>;
-  /** SIGTERM, then waits for the exit (at once when it already exited). */
+  /**
+   * SIGTERM, then waits for the exit (at once when it already exited); a process still running
+   * a minute later is killed and the call rejects with its last output.
+   */
   stop(): Promise<void>;
   /** SIGKILL (no cleanup), then waits for the exit. */
   kill(): Promise<void>;
 }
+
+/** How long `stop()` waits after SIGTERM before it kills the process and reports it. */
+const STOP_GRACE_MS = 60_000;
 
 /** Starts `occ` without waiting for anything. */
 export function spawnOcc(args: readonly string[], opts: OccOptions = {}): OccProcess {
@@ -114,12 +120,35 @@ function launch(
     child.kill(sig);
     await exit;
   };
+  /** SIGTERM; a process still running after the grace period is killed and reported. */
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exit = new Promise((r) => child.once("exit", r));
+    child.kill("SIGCONT"); // a frozen process handles SIGTERM only once resumed
+    child.kill("SIGTERM");
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      exit.then(() => false),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => {
+          r(true);
+        }, STOP_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!late) return;
+    await signal("SIGKILL");
+    throw new Error(
+      `occ ${args.join(" ")} (pid ${child.pid}) did not exit within ${STOP_GRACE_MS} ms of ` +
+        `SIGTERM and was killed; its last output:\n${output.slice(-20).join("\n")}`,
+    );
+  };
   return {
     child,
     pid: child.pid ?? 0,
     output,
     exited,
-    stop: () => signal("SIGTERM"),
+    stop,
     kill: () => signal("SIGKILL"),
   };
 }

@@ -77,15 +77,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const restarting = new Set<Promise<void>>();
   const stopAll = async () => {
     await Promise.all([...restarting]);
-    for (const slot of [...slots.worker, ...slots.api]) {
-      slot.stopping = true;
-      await slot.proc.stop();
-    }
+    const procs = [...slots.worker, ...slots.api];
+    for (const slot of procs) slot.stopping = true;
+    // Everything is stopped even when a process did not exit in time; that is reported after.
+    const late = await Promise.allSettled(procs.map((slot) => slot.proc.stop()));
     started.admin?.close();
     await started.cluster?.stop();
     await started.postgres?.stop();
     if (process.env.OCC_KEEP_TEST_DIR === undefined)
       await rm(dir, { recursive: true, force: true });
+    const failed = late.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
   };
   try {
     const [cluster, postgres] = await Promise.all([

@@ -1,8 +1,9 @@
 /**
  * R5 (spec/quality.md §3): model-based random sequences with faults against the real stack —
  * kube-apiserver + kube-controller-manager, PostgreSQL, `occ api` ×2 and `occ worker` ×2.
- * The count comes from OCC_MODEL_RUNS (CI: 200); OCC_MODEL_SEED / OCC_MODEL_PATH replay a
- * failure (`npm run test:model -- --seed <n> --path <p>`). See docs/reliability.md.
+ * The count comes from OCC_MODEL_RUNS (CI: 200, from the seed tools/test.sh fixes); OCC_MODEL_SEED,
+ * OCC_MODEL_PATH and OCC_MODEL_REPLAY_PATH replay a failure
+ * (`npm run test:model -- --seed <n> --path <p> --replay-path <r>`). See docs/reliability.md.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startStack, type Stack } from "../harness/stack.js";
@@ -27,11 +28,13 @@ it("every sequence of commands and faults leaves every invariant holding", async
   const runs = number("OCC_MODEL_RUNS") ?? 200;
   const seed = number("OCC_MODEL_SEED");
   const path = process.env.OCC_MODEL_PATH;
+  const replayPath = process.env.OCC_MODEL_REPLAY_PATH;
   const started = Date.now();
   const totals = await runModel(stack, {
     runs,
     ...(seed !== undefined ? { seed } : {}),
     ...(path !== undefined && path !== "" ? { path } : {}),
+    ...(replayPath !== undefined && replayPath !== "" ? { replayPath } : {}),
     ...(process.env.OCC_MODEL_VERBOSE !== undefined
       ? {
           log: (l: string) => {

@@ -83,6 +83,8 @@ export interface RunOptions {
   readonly runs: number;
   readonly seed?: number;
   readonly path?: string;
+  /** The commands' `replayPath` fast-check printed with the counterexample. */
+  readonly replayPath?: string;
   readonly maxCommands?: number;
   /** How long a sequence may take to settle before its violations count. */
   readonly settleMs?: number;
@@ -147,7 +149,11 @@ export async function runModel(stack: Stack, opts: RunOptions): Promise<RunTotal
   const prop = fc.asyncProperty(
     faultArb,
     fc.nat(8),
-    fc.commands(commandArbs, { maxCommands: opts.maxCommands ?? 8, size: "+1" }),
+    fc.commands(commandArbs, {
+      maxCommands: opts.maxCommands ?? 8,
+      size: "+1",
+      ...(opts.replayPath !== undefined ? { replayPath: opts.replayPath } : {}),
+    }),
     async (fault, at, cmds) => {
       const started = Date.now();
       try {

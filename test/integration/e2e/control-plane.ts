@@ -97,9 +97,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   );
   const processes: OccProcess[] = [];
   const stop = async () => {
-    for (const p of processes) await p.stop();
+    // Every process is stopped and the database dropped even when one did not exit in time.
+    const late = await Promise.allSettled(processes.map((p) => p.stop()));
     await database.drop();
     await rm(dir, { recursive: true, force: true });
+    const failed = late.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
   };
   try {
     const writeConfig = async (file: string, kubeconfig: string | undefined) => {

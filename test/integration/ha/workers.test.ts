@@ -17,7 +17,7 @@
 import { writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { startFaultProxy, type FaultProxy } from "../../harness/fault-proxy.js";
 import { eventually } from "../../harness/kube.js";
@@ -150,9 +150,16 @@ beforeAll(async () => {
   });
 }, 180_000);
 
-afterAll(async () => {
+/** A failed test leaves no worker frozen and no request held for the next one. */
+afterEach(() => {
   hold?.release();
-  for (const w of plane.workers) process.kill(w.pid, "SIGCONT");
+  hold = null;
+  for (const w of plane.workers) {
+    if (w.child.exitCode === null && w.child.signalCode === null) process.kill(w.pid, "SIGCONT");
+  }
+});
+
+afterAll(async () => {
   await plane.stop();
   await proxy.close();
 });
@@ -165,9 +172,20 @@ describe("two workers: leases and fenced outcomes", () => {
     process.kill(plane.workers[A]?.pid ?? 0, "SIGSTOP");
     await plane.startWorker(B);
     // B may claim it only once A's lease expired (one claim per lane, fenced by the lease).
+    // B's pass without its grant is short (pending, retried later), so the claim is seen
+    // either while B holds it or in the pass B logged for it afterwards.
+    let seen: Awaited<ReturnType<typeof workRow>>;
     await eventually(
-      "worker B claimed the work",
-      async () => (await workRow(id))?.claimed_by === owner(B),
+      () =>
+        `worker B claimed the work (last row: ${JSON.stringify(seen)}; B's last lines: ` +
+        `${(plane.workers[B]?.output ?? []).slice(-5).join(" | ")})`,
+      async () => {
+        seen = await workRow(id);
+        return (
+          seen?.claimed_by === owner(B) ||
+          passesOf(B, `namespace:${id}`).some((p) => p.workItem === held.id)
+        );
+      },
       60_000,
     );
     await grantAndWaitReady(id);
