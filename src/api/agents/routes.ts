@@ -4,6 +4,7 @@
  * service call, the envelope out; the check order lives in the services.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
 import { isAgentId, isRevisionId } from "../../domain/workloads/ids.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
@@ -11,7 +12,6 @@ import { decodeCursor, encodeCursor, pageLimit } from "../../services/cursor.js"
 import { errorResponses } from "../schemas.js";
 import type { PageCursor } from "../../store/paging.js";
 import { namespaceIdOf } from "../tenant/params.js";
-import { NamespaceScopedParamsSchema } from "../../contract/namespaces.js";
 import { listRevisions, readRevision } from "../../services/agents/revisions.js";
 import {
   AgentParamsSchema,
@@ -21,14 +21,8 @@ import {
   RevisionSchema,
 } from "../../contract/agents.js";
 import { presentAgent, presentRevision } from "./present.js";
-import {
-  createAgent,
-  deleteAgent,
-  deployAgent,
-  listNamespaceAgents,
-  readAgent,
-  type AgentServiceDeps,
-} from "../../services/agents/agents.js";
+import { agents, type AgentServiceDeps } from "../../services/agents/agents.js";
+import { resourceRoutes } from "../tenant/resource-routes.js";
 
 const tags = ["agents"];
 const security = [{ apiKey: [] }];
@@ -48,74 +42,26 @@ const nextOf = (next: PageCursor | null) =>
   next === null ? null : encodeCursor(next.createdAt, next.id);
 
 export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app, deps, done) => {
-  app.post(
-    AGENTS,
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Create an Agent (201); nothing runs until it is deployed.",
-        params: NamespaceScopedParamsSchema,
-        body: CreateAgentBodySchema,
-        response: { 201: DataEnvelope(AgentSchema), ...errorResponses(403, 404, 409, 413, 415) },
-      },
+  const callOf = (request: FastifyRequest, params: { readonly id: string }) => ({
+    deps,
+    caller: callerOf(request),
+    namespaceId: namespaceIdOf(params),
+  });
+  resourceRoutes(app, deps, {
+    path: "agents",
+    idParam: "agentId",
+    itemParams: AgentParamsSchema,
+    isId: isAgentId,
+    schema: AgentSchema,
+    present: presentAgent,
+    bodies: { create: CreateAgentBodySchema },
+    service: { create: agents.create, list: agents.list, read: agents.read },
+    summaries: {
+      create: "Create an Agent (201); nothing runs until it is deployed.",
+      list: "List a Namespace's Agents.",
+      read: "Read one Agent.",
     },
-    async (request, reply) => {
-      const agent = await createAgent(
-        deps,
-        callerOf(request),
-        namespaceIdOf(request.params),
-        request.body,
-      );
-      return reply.status(201).send(envelope(request, presentAgent(agent)));
-    },
-  );
-  app.get(
-    AGENTS,
-    {
-      schema: {
-        tags,
-        security,
-        summary: "List a Namespace's Agents.",
-        params: NamespaceScopedParamsSchema,
-        querystring: PageQuerySchema,
-        response: { 200: PageEnvelope(AgentSchema), ...errorResponses(403, 404) },
-      },
-    },
-    async (request) => {
-      const page = await listNamespaceAgents(
-        deps,
-        callerOf(request),
-        namespaceIdOf(request.params),
-        {
-          limit: pageLimit(request.query.limit),
-          after: after(request.query.cursor, isAgentId),
-        },
-      );
-      return pageEnvelope(request, page.items.map(presentAgent), nextOf(page.next));
-    },
-  );
-  app.get(
-    AGENT,
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Read one Agent.",
-        params: AgentParamsSchema,
-        response: { 200: DataEnvelope(AgentSchema), ...errorResponses(403, 404) },
-      },
-    },
-    async (request) => {
-      const agent = await readAgent(
-        deps,
-        callerOf(request),
-        namespaceIdOf(request.params),
-        request.params.agentId,
-      );
-      return envelope(request, presentAgent(agent));
-    },
-  );
+  });
   app.delete(
     AGENT,
     {
@@ -128,12 +74,7 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
       },
     },
     async (request, reply) => {
-      const agent = await deleteAgent(
-        deps,
-        callerOf(request),
-        namespaceIdOf(request.params),
-        request.params.agentId,
-      );
+      const agent = await agents.remove(callOf(request, request.params), request.params.agentId);
       return reply.status(202).send(envelope(request, presentAgent(agent)));
     },
   );
@@ -149,12 +90,8 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
       },
     },
     async (request, reply) => {
-      const revision = await deployAgent(
-        deps,
-        callerOf(request),
-        namespaceIdOf(request.params),
-        request.params.agentId,
-      );
+      const call = callOf(request, request.params);
+      const revision = await agents.deploy(call, request.params.agentId);
       return reply.status(202).send(envelope(request, presentRevision(revision)));
     },
   );
@@ -171,16 +108,10 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
       },
     },
     async (request) => {
-      const page = await listRevisions(
-        deps,
-        callerOf(request),
-        namespaceIdOf(request.params),
-        request.params.agentId,
-        {
-          limit: pageLimit(request.query.limit),
-          after: after(request.query.cursor, isRevisionId),
-        },
-      );
+      const page = await listRevisions(callOf(request, request.params), request.params.agentId, {
+        limit: pageLimit(request.query.limit),
+        after: after(request.query.cursor, isRevisionId),
+      });
       return pageEnvelope(request, page.items.map(presentRevision), nextOf(page.next));
     },
   );
@@ -197,13 +128,7 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
     },
     async (request) => {
       const p = request.params;
-      const revision = await readRevision(
-        deps,
-        callerOf(request),
-        namespaceIdOf(p),
-        p.agentId,
-        p.revisionId,
-      );
+      const revision = await readRevision(callOf(request, p), p.agentId, p.revisionId);
       return envelope(request, presentRevision(revision));
     },
   );

@@ -1,18 +1,12 @@
 /**
- * The Secret routes (drivers.md §2): metadata out, values only in. Handlers only translate: HTTP in, a service call,
- * the envelope out; the check order lives in `service.ts`.
+ * The Secret routes (drivers.md §2): metadata out, values only in. Handlers only translate:
+ * HTTP in, a service call, the envelope out; the check order lives in
+ * `services/tenant/secrets.ts`.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { SecretRecord } from "../../store/secrets.js";
 import type { TenantServiceDeps } from "../../services/tenant/access.js";
-import {
-  createRoute,
-  deleteRoute,
-  listRoute,
-  readRoute,
-  updateRoute,
-  type TenantResource,
-} from "../tenant/resource-routes.js";
+import { resourceRoutes } from "../tenant/resource-routes.js";
+import { isResourceId } from "../tenant/params.js";
 import {
   SecretParamsSchema,
   SecretSchema,
@@ -20,46 +14,25 @@ import {
   UpdateSecretBodySchema,
 } from "../../contract/secrets.js";
 import { presentSecret } from "./present.js";
-import {
-  createSecret,
-  deleteSecret,
-  listNamespaceSecrets,
-  readSecret,
-  updateSecret,
-} from "../../services/tenant/secrets.js";
-
-const resource: TenantResource<SecretRecord, typeof SecretSchema> = {
-  tags: ["secrets"],
-  kind: "secret",
-  collection: "/namespaces/:id/secrets",
-  idParam: "secretId",
-  itemParams: SecretParamsSchema,
-  schema: SecretSchema,
-  present: presentSecret,
-};
+import { secrets } from "../../services/tenant/secrets.js";
 
 export const secretRoutes: FastifyPluginCallbackTypebox<TenantServiceDeps> = (app, deps, done) => {
-  createRoute(app, deps, resource, {
-    summary: "Create a Secret (201); the value goes to a Kubernetes Secret and is never returned.",
-    body: CreateSecretBodySchema,
-    create: createSecret,
-  });
-  listRoute(app, deps, resource, {
-    summary: "List a Namespace's Secrets (metadata), each verified against its Kubernetes Secret.",
-    list: listNamespaceSecrets,
-  });
-  readRoute(app, deps, resource, {
-    summary: "Read one Secret's metadata (503 when its Kubernetes Secret was altered).",
-    read: readSecret,
-  });
-  updateRoute(app, deps, resource, {
-    summary: "Replace a Secret's value (version + 1).",
-    body: UpdateSecretBodySchema,
-    update: updateSecret,
-  });
-  deleteRoute(app, deps, resource, {
-    summary: "Delete a Secret and its Kubernetes Secret (204).",
-    remove: deleteSecret,
+  resourceRoutes(app, deps, {
+    path: "secrets",
+    idParam: "secretId",
+    itemParams: SecretParamsSchema,
+    isId: isResourceId("secret"),
+    schema: SecretSchema,
+    present: presentSecret,
+    bodies: { create: CreateSecretBodySchema, update: UpdateSecretBodySchema },
+    service: secrets,
+    summaries: {
+      create: "Create a Secret (201); the value goes to a Kubernetes Secret and is never returned.",
+      list: "List a Namespace's Secrets (metadata), each verified against its Kubernetes Secret.",
+      read: "Read one Secret's metadata (503 when its Kubernetes Secret was altered).",
+      update: "Replace a Secret's value (version + 1).",
+      remove: "Delete a Secret and its Kubernetes Secret (204).",
+    },
   });
   done();
 };

@@ -1,61 +1,40 @@
 /**
- * The ServiceAccount routes (drivers.md §3): records only. Handlers only translate: HTTP in, a service call,
- * the envelope out; the check order lives in `service.ts`.
+ * The ServiceAccount routes (drivers.md §3): records only. Handlers only translate: HTTP in,
+ * a service call, the envelope out; the check order lives in
+ * `services/tenant/service-accounts.ts`.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { ServiceAccountRecord } from "../../store/service-accounts.js";
 import type { TenantServiceDeps } from "../../services/tenant/access.js";
-import {
-  createRoute,
-  deleteRoute,
-  listRoute,
-  readRoute,
-  type TenantResource,
-} from "../tenant/resource-routes.js";
+import { resourceRoutes } from "../tenant/resource-routes.js";
+import { isResourceId } from "../tenant/params.js";
 import {
   ServiceAccountParamsSchema,
   ServiceAccountSchema,
   CreateServiceAccountBodySchema,
 } from "../../contract/service-accounts.js";
 import { presentServiceAccount } from "./present.js";
-import {
-  createServiceAccount,
-  deleteServiceAccount,
-  listNamespaceServiceAccounts,
-  readServiceAccount,
-} from "../../services/tenant/service-accounts.js";
-
-const resource: TenantResource<ServiceAccountRecord, typeof ServiceAccountSchema> = {
-  tags: ["service-accounts"],
-  kind: "serviceAccount",
-  collection: "/namespaces/:id/service-accounts",
-  idParam: "serviceAccountId",
-  itemParams: ServiceAccountParamsSchema,
-  schema: ServiceAccountSchema,
-  present: presentServiceAccount,
-};
+import { serviceAccounts } from "../../services/tenant/service-accounts.js";
 
 export const serviceAccountRoutes: FastifyPluginCallbackTypebox<TenantServiceDeps> = (
   app,
   deps,
   done,
 ) => {
-  createRoute(app, deps, resource, {
-    summary: "Create a ServiceAccount record (201).",
-    body: CreateServiceAccountBodySchema,
-    create: createServiceAccount,
-  });
-  listRoute(app, deps, resource, {
-    summary: "List a Namespace's ServiceAccounts.",
-    list: listNamespaceServiceAccounts,
-  });
-  readRoute(app, deps, resource, {
-    summary: "Read one ServiceAccount.",
-    read: readServiceAccount,
-  });
-  deleteRoute(app, deps, resource, {
-    summary: "Delete a ServiceAccount record (204).",
-    remove: deleteServiceAccount,
+  resourceRoutes(app, deps, {
+    path: "service-accounts",
+    idParam: "serviceAccountId",
+    itemParams: ServiceAccountParamsSchema,
+    isId: isResourceId("serviceAccount"),
+    schema: ServiceAccountSchema,
+    present: presentServiceAccount,
+    bodies: { create: CreateServiceAccountBodySchema },
+    service: serviceAccounts,
+    summaries: {
+      create: "Create a ServiceAccount record (201).",
+      list: "List a Namespace's ServiceAccounts.",
+      read: "Read one ServiceAccount.",
+      remove: "Delete a ServiceAccount record (204).",
+    },
   });
   done();
 };

@@ -33,20 +33,22 @@ import {
 } from "../../store/agents.js";
 import { getConfiguration } from "../../store/configurations.js";
 import type { Queryable } from "../../store/db.js";
-import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import { getServiceAccount } from "../../store/service-accounts.js";
-import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
 import type { ComputeSelection } from "../compute-selection.js";
 import { ServiceError } from "../errors.js";
 import {
-  compensatedTransaction,
+  bindDriver,
   driversOf,
   liveNamespace,
+  namespaceTransaction,
   requireWritable,
-  tenantPlacementOf,
   type TenantServiceDeps,
 } from "../tenant/access.js";
-import { resourceAccess } from "../tenant/resource-access.js";
+import {
+  resourceAccess,
+  type NamespaceCall,
+  type ResourceService,
+} from "../tenant/resource-access.js";
 import type { CreateAgentBody } from "../../contract/agents.js";
 
 /** What the Agent services need beyond the tenant resources' dependencies. */
@@ -54,6 +56,9 @@ export interface AgentServiceDeps extends TenantServiceDeps {
   readonly agentQueue: QueueConfig<AgentWorkKind>;
   readonly compute: ComputeSelection;
 }
+
+/** One Agent service call. */
+type AgentCall = NamespaceCall<AgentServiceDeps>;
 
 export const agentAccess = resourceAccess<"create" | "read" | "delete" | "deploy">(
   "agent",
@@ -75,162 +80,141 @@ export async function foundAgent(
 const invalid = (path: string, message: string) =>
   new ServiceError("INVALID_REQUEST", message, { details: [{ path, code: "invalid_value" }] });
 
-export function createAgent(
-  deps: AgentServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  body: CreateAgentBody,
-): Promise<AgentRecord> {
-  return recordingDenials(deps.db, caller, async () => {
-    const grant = await agentAccess.authorize(deps, caller, namespaceId, "create");
-    return deps.db.transaction(async (tx) => {
-      const ns = await liveNamespace(tx, namespaceId, { lock: true });
-      requireWritable(ns, { recordsOnly: true });
-      if ((await getConfiguration(tx, namespaceId, body.configurationId)) === undefined) {
-        throw invalid(
-          "/body/configurationId",
-          "configurationId names no Configuration of this Namespace.",
-        );
-      }
-      const sa = body.serviceAccountId;
-      if (sa !== undefined && (await getServiceAccount(tx, namespaceId, sa)) === undefined) {
-        throw invalid(
-          "/body/serviceAccountId",
-          "serviceAccountId names no ServiceAccount of this Namespace.",
-        );
-      }
-      const id = newAgentId();
-      const inserted = await insertAgent(tx, {
-        id,
-        namespaceId,
-        name: body.name,
-        configurationId: body.configurationId,
-        executionMode: body.executionMode,
-        serviceAccountId: sa ?? null,
-      });
-      if (inserted.outcome === "name_in_use") {
-        throw new ServiceError(
-          "RESOURCE_CONFLICT",
-          "An Agent with this name already exists in the Namespace.",
-        );
-      }
-      await recordMutation(tx, caller, agentAccess.subjectOf("create", id), grant, {
-        namespaceId,
-        name: body.name,
-        executionMode: body.executionMode,
-      });
-      return inserted.agent;
-    });
-  });
+/** The Agent use cases: a resource service whose delete answers the Agent, plus deploy. */
+export interface AgentService extends Omit<
+  ResourceService<AgentRecord, CreateAgentBody, unknown, AgentServiceDeps>,
+  "remove"
+> {
+  /** Marks the Agent `deleting` and queues its teardown; answers the Agent. */
+  readonly remove: (call: AgentCall, id: string) => Promise<AgentRecord>;
+  /** Admits an AgentRevision and queues its rollout. */
+  readonly deploy: (call: AgentCall, id: string) => Promise<AgentRevisionRecord>;
 }
 
-export function readAgent(
-  deps: AgentServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  id: string,
-): Promise<AgentRecord> {
-  return agentAccess.read(deps, caller, namespaceId, id, () =>
-    foundAgent(deps.db, namespaceId, id),
-  );
-}
-
-export function listNamespaceAgents(
-  deps: AgentServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  opts: ResourcePageOptions,
-): Promise<ResourcePage<AgentRecord>> {
-  return agentAccess.read(deps, caller, namespaceId, undefined, () =>
-    listAgents(deps.db, namespaceId, opts),
-  );
-}
-
-export function deployAgent(
-  deps: AgentServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  id: string,
-): Promise<AgentRevisionRecord> {
-  return recordingDenials(deps.db, caller, async () => {
-    const grant = await agentAccess.authorize(deps, caller, namespaceId, "deploy", id);
-    return compensatedTransaction(deps, async (tx) => {
-      const ns = await liveNamespace(tx, namespaceId, { lock: true });
-      const agent = await foundAgent(tx, namespaceId, id, true);
-      requireWritable(ns);
-      if (agent.status === "deleting") {
-        throw new ServiceError(
-          "RESOURCE_CONFLICT",
-          "The Agent is being deleted; it takes no deploys.",
-        );
-      }
-      const configuration = await getConfiguration(tx, namespaceId, agent.configurationId);
-      if (configuration === undefined) {
-        throw new ServiceError("RESOURCE_CONFLICT", "The Agent's Configuration no longer exists.");
-      }
-      const sa = agent.serviceAccountId;
-      if (sa !== null && (await getServiceAccount(tx, namespaceId, sa)) === undefined) {
-        throw new ServiceError("RESOURCE_CONFLICT", "The Agent's ServiceAccount no longer exists.");
-      }
-      const driver = driversOf(deps).configurations;
-      const bound = await driver.resolve(tenantPlacementOf(ns));
-      const document = await driver.read(bound, namespaceId, configuration);
-      const revision = await insertAgentRevision(tx, {
-        id: newRevisionId(),
-        agentId: agent.id,
-        namespaceId,
-        configurationId: configuration.id,
-        configurationGeneration: configuration.generation,
-        configurationDocument: document,
-        executionMode: agent.executionMode,
-        serviceAccountId: sa,
-        compute: { ...deps.compute },
-      });
-      await enqueueWork(deps.agentQueue, tx, {
-        kind: "agent.deploy",
-        subject: agentWorkSubject(agent.id),
-        key: revisionWorkKey(agent.id, revision.id),
-        actor: caller.principalId,
-      });
-      await recordMutation(tx, caller, agentAccess.subjectOf("deploy", agent.id), grant, {
-        namespaceId,
-        revisionId: revision.id,
-        number: revision.number,
-        configurationGeneration: configuration.generation,
-      });
-      return revision;
-    });
-  });
-}
-
-export function deleteAgent(
-  deps: AgentServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  id: string,
-): Promise<AgentRecord> {
-  return recordingDenials(deps.db, caller, async () => {
-    const grant = await agentAccess.authorize(deps, caller, namespaceId, "delete", id);
-    return deps.db.transaction(async (tx) => {
-      await liveNamespace(tx, namespaceId, { lock: true });
-      const agent = await foundAgent(tx, namespaceId, id, true);
-      const key = agentTeardownWorkKey(agent.id);
-      if (agent.status === "deleting") {
-        const reopened = await reopen(deps.agentQueue, tx, { key, actor: caller.principalId });
-        if (reopened.outcome !== "reopened") return agent;
-      } else {
-        await enqueueWork(deps.agentQueue, tx, {
-          kind: "agent.teardown",
-          subject: agentWorkSubject(agent.id),
-          key,
-          actor: caller.principalId,
+export const agents: AgentService = {
+  create: (call, body) =>
+    agentAccess.write(call, "create", undefined, (audit) =>
+      call.deps.db.transaction(async (tx) => {
+        const ns = await liveNamespace(tx, call.namespaceId, { lock: true });
+        requireWritable(ns, { recordsOnly: true });
+        if ((await getConfiguration(tx, ns.id, body.configurationId)) === undefined) {
+          throw invalid(
+            "/body/configurationId",
+            "configurationId names no Configuration of this Namespace.",
+          );
+        }
+        const sa = body.serviceAccountId;
+        if (sa !== undefined && (await getServiceAccount(tx, ns.id, sa)) === undefined) {
+          throw invalid(
+            "/body/serviceAccountId",
+            "serviceAccountId names no ServiceAccount of this Namespace.",
+          );
+        }
+        const id = newAgentId();
+        const inserted = await insertAgent(tx, {
+          id,
+          namespaceId: ns.id,
+          name: body.name,
+          configurationId: body.configurationId,
+          executionMode: body.executionMode,
+          serviceAccountId: sa ?? null,
         });
-      }
-      const deleting = agent.status === "deleting" ? agent : await markAgentDeleting(tx, agent.id);
-      await recordMutation(tx, caller, agentAccess.subjectOf("delete", agent.id), grant, {
-        namespaceId,
-      });
-      return deleting;
-    });
-  });
-}
+        if (inserted.outcome === "name_in_use") {
+          throw new ServiceError(
+            "RESOURCE_CONFLICT",
+            "An Agent with this name already exists in the Namespace.",
+          );
+        }
+        await audit(tx, id, {
+          namespaceId: ns.id,
+          name: body.name,
+          executionMode: body.executionMode,
+        });
+        return inserted.agent;
+      }),
+    ),
+
+  read: (call, id) => agentAccess.read(call, id, (ns) => foundAgent(call.deps.db, ns.id, id)),
+
+  list: (call, opts) =>
+    agentAccess.read(call, undefined, (ns) => listAgents(call.deps.db, ns.id, opts)),
+
+  deploy: (call, id) =>
+    agentAccess.write(call, "deploy", id, (audit) =>
+      namespaceTransaction(call, async (tx, ns) => {
+        const agent = await foundAgent(tx, ns.id, id, true);
+        requireWritable(ns);
+        if (agent.status === "deleting") {
+          throw new ServiceError(
+            "RESOURCE_CONFLICT",
+            "The Agent is being deleted; it takes no deploys.",
+          );
+        }
+        const configuration = await getConfiguration(tx, ns.id, agent.configurationId);
+        if (configuration === undefined) {
+          throw new ServiceError(
+            "RESOURCE_CONFLICT",
+            "The Agent's Configuration no longer exists.",
+          );
+        }
+        const sa = agent.serviceAccountId;
+        if (sa !== null && (await getServiceAccount(tx, ns.id, sa)) === undefined) {
+          throw new ServiceError(
+            "RESOURCE_CONFLICT",
+            "The Agent's ServiceAccount no longer exists.",
+          );
+        }
+        const { driver, bound } = await bindDriver(driversOf(call.deps).configurations, ns);
+        const document = await driver.read(bound, ns.id, configuration);
+        const revision = await insertAgentRevision(tx, {
+          id: newRevisionId(),
+          agentId: agent.id,
+          namespaceId: ns.id,
+          configurationId: configuration.id,
+          configurationGeneration: configuration.generation,
+          configurationDocument: document,
+          executionMode: agent.executionMode,
+          serviceAccountId: sa,
+          compute: { ...call.deps.compute },
+        });
+        await enqueueWork(call.deps.agentQueue, tx, {
+          kind: "agent.deploy",
+          subject: agentWorkSubject(agent.id),
+          key: revisionWorkKey(agent.id, revision.id),
+          actor: call.caller.principalId,
+        });
+        await audit(tx, agent.id, {
+          namespaceId: ns.id,
+          revisionId: revision.id,
+          number: revision.number,
+          configurationGeneration: configuration.generation,
+        });
+        return revision;
+      }),
+    ),
+
+  remove: (call, id) =>
+    agentAccess.write(call, "delete", id, (audit) =>
+      call.deps.db.transaction(async (tx) => {
+        const { deps, caller, namespaceId } = call;
+        await liveNamespace(tx, namespaceId, { lock: true });
+        const agent = await foundAgent(tx, namespaceId, id, true);
+        const key = agentTeardownWorkKey(agent.id);
+        if (agent.status === "deleting") {
+          const reopened = await reopen(deps.agentQueue, tx, { key, actor: caller.principalId });
+          if (reopened.outcome !== "reopened") return agent;
+        } else {
+          await enqueueWork(deps.agentQueue, tx, {
+            kind: "agent.teardown",
+            subject: agentWorkSubject(agent.id),
+            key,
+            actor: caller.principalId,
+          });
+        }
+        const deleting =
+          agent.status === "deleting" ? agent : await markAgentDeleting(tx, agent.id);
+        await audit(tx, agent.id, { namespaceId });
+        return deleting;
+      }),
+    ),
+};

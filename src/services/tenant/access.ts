@@ -13,6 +13,8 @@ import type { ConfigurationDriver } from "../../drivers/configurations.js";
 import type { SecretDriver } from "../../drivers/secrets.js";
 import {
   TenantObjectError,
+  type BoundNamespace,
+  type BoundNamespaceResolver,
   type TenantObjectFailure,
   type TenantPlacement,
 } from "../../drivers/tenant-objects.js";
@@ -103,6 +105,14 @@ export function tenantPlacementOf(ns: NamespaceRecord): TenantPlacement {
   };
 }
 
+/** `driver` with the tenant's bound namespace, resolved afresh for one operation. */
+export async function bindDriver<D extends BoundNamespaceResolver>(
+  driver: D,
+  ns: NamespaceRecord,
+): Promise<{ readonly driver: D; readonly bound: BoundNamespace }> {
+  return { driver, bound: await driver.resolve(tenantPlacementOf(ns)) };
+}
+
 /**
  * The API code of each driver failure: 503 always (drivers.md), but the specific reason —
  * a missing RoleBinding or an ownership refusal is not a dependency that will come back.
@@ -156,6 +166,19 @@ export async function compensatedTransaction<T>(
     }
     throw apiErrorOf(err);
   }
+}
+
+/**
+ * {@link compensatedTransaction} on the live Namespace `namespaceId`, held (`FOR SHARE`) until
+ * the transaction ends; 404 when it is gone.
+ */
+export function namespaceTransaction<T>(
+  { deps, namespaceId }: { readonly deps: TenantServiceDeps; readonly namespaceId: NamespaceId },
+  fn: (tx: Queryable, ns: NamespaceRecord, onRollback: OnRollback) => Promise<T>,
+): Promise<T> {
+  return compensatedTransaction(deps, async (tx, onRollback) =>
+    fn(tx, await liveNamespace(tx, namespaceId, { lock: true }), onRollback),
+  );
 }
 
 /** Runs a read-only driver step, answering its failures as 503. */

@@ -1,5 +1,5 @@
 /**
- * The Configuration services (drivers.md §1), shared by the routes. Each: authorize
+ * The Configuration services (drivers.md §1), as the routes call them. Each: authorize
  * `configuration:<action>` on the Namespace first; look up (404); check the Namespace's state
  * for writes; resolve the bound namespace afresh; then touch the ConfigMap and the metadata.
  *
@@ -20,19 +20,21 @@ import {
   recordConfigurationUpdate,
   type ConfigurationRecord,
 } from "../../store/configurations.js";
-import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
-import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
+import type { Queryable } from "../../store/db.js";
+import type { NamespaceRecord } from "../../store/namespaces.js";
 import { ServiceError } from "../errors.js";
 import {
-  compensatedTransaction,
+  bindDriver,
   driverStep,
   driversOf,
-  liveNamespace,
+  namespaceTransaction,
   requireWritable,
-  tenantPlacementOf,
-  type TenantServiceDeps,
 } from "../tenant/access.js";
-import { resourceAccess } from "../tenant/resource-access.js";
+import {
+  resourceAccess,
+  type NamespaceCall,
+  type ResourceService,
+} from "../tenant/resource-access.js";
 import type {
   CreateConfigurationBody,
   UpdateConfigurationBody,
@@ -48,8 +50,6 @@ const access = resourceAccess<"create" | "read" | "update" | "delete">(
   "configuration",
   "configurations",
 );
-
-const driverOf = (deps: TenantServiceDeps) => driversOf(deps).configurations;
 
 const LIMIT_TEXT = {
   depth: `${DOCUMENT_LIMITS.depth} levels of nesting`,
@@ -73,141 +73,97 @@ function documentOf(values: Record<string, unknown>): string {
   );
 }
 
-async function found(
-  q: Parameters<typeof getConfiguration>[0],
-  ns: NamespaceId,
-  id: string,
-  forUpdate = false,
-) {
+async function found(q: Queryable, ns: NamespaceId, id: string, forUpdate = false) {
   const row = await getConfiguration(q, ns, id, { forUpdate });
   if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Configuration.");
   return row;
 }
 
-export function createConfiguration(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  body: CreateConfigurationBody,
-): Promise<ConfigurationWithDocument> {
-  return recordingDenials(deps.db, caller, async () => {
-    const grant = await access.authorize(deps, caller, namespaceId, "create");
-    const id = newTenantResourceId("configuration");
-    const document = documentOf(body.values);
-    return compensatedTransaction(deps, async (tx, onRollback) => {
-      const ns = await liveNamespace(tx, namespaceId, { lock: true });
-      requireWritable(ns, { whileManagedProvisioning: true });
-      const driver = driverOf(deps);
-      const bound = await driver.resolve(tenantPlacementOf(ns));
-      const pin = await driver.create(bound, namespaceId, { id, kind: body.kind, document });
-      onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
-      const record = await insertConfiguration(tx, {
-        ...pin,
-        id,
-        namespaceId,
-        kind: body.kind,
-        contentSha256: contentDigest(document),
+/** The Configuration driver with the Namespace's bound namespace (503 when none). */
+const bind = (call: NamespaceCall, ns: NamespaceRecord) =>
+  bindDriver(driversOf(call.deps).configurations, ns);
+
+export const configurations: ResourceService<
+  ConfigurationWithDocument,
+  CreateConfigurationBody,
+  UpdateConfigurationBody
+> = {
+  create: (call, body) =>
+    access.write(call, "create", undefined, async (audit) => {
+      const id = newTenantResourceId("configuration");
+      const document = documentOf(body.values);
+      return namespaceTransaction(call, async (tx, ns, onRollback) => {
+        requireWritable(ns, { whileManagedProvisioning: true });
+        const { driver, bound } = await bind(call, ns);
+        const pin = await driver.create(bound, ns.id, { id, kind: body.kind, document });
+        onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
+        const record = await insertConfiguration(tx, {
+          ...pin,
+          id,
+          namespaceId: ns.id,
+          kind: body.kind,
+          contentSha256: contentDigest(document),
+        });
+        await audit(tx, id, { namespaceId: ns.id, generation: 1 });
+        return { record, document };
       });
-      await recordMutation(tx, caller, access.subjectOf("create", id), grant, {
-        namespaceId,
-        generation: 1,
+    }),
+
+  read: (call, id) =>
+    access.read(call, id, async (ns) => {
+      const record = await found(call.deps.db, ns.id, id);
+      const document = await driverStep(async () => {
+        const { driver, bound } = await bind(call, ns);
+        return driver.read(bound, ns.id, record);
       });
       return { record, document };
-    });
-  });
-}
+    }),
 
-export function readConfiguration(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  id: string,
-): Promise<ConfigurationWithDocument> {
-  return access.read(deps, caller, namespaceId, id, async (ns) => {
-    const record = await found(deps.db, namespaceId, id);
-    const driver = driverOf(deps);
-    const document = await driverStep(async () =>
-      driver.read(await driver.resolve(tenantPlacementOf(ns)), namespaceId, record),
-    );
-    return { record, document };
-  });
-}
+  list: (call, opts) =>
+    access.read(call, undefined, async (ns) => {
+      const page = await listConfigurations(call.deps.db, ns.id, opts);
+      const documents = await driverStep(async () => {
+        const { driver, bound } = await bind(call, ns);
+        return driver.readAll(bound, ns.id, page.items);
+      });
+      return {
+        items: page.items.map((record) => ({ record, document: documents.get(record.id) ?? "" })),
+        next: page.next,
+      };
+    }),
 
-export function listNamespaceConfigurations(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  opts: ResourcePageOptions,
-): Promise<ResourcePage<ConfigurationWithDocument>> {
-  return access.read(deps, caller, namespaceId, undefined, async (ns) => {
-    const page = await listConfigurations(deps.db, namespaceId, opts);
-    const driver = driverOf(deps);
-    const documents = await driverStep(async () =>
-      driver.readAll(await driver.resolve(tenantPlacementOf(ns)), namespaceId, page.items),
-    );
-    return {
-      items: page.items.map((record) => ({ record, document: documents.get(record.id) ?? "" })),
-      next: page.next,
-    };
-  });
-}
+  update: (call, id, body) =>
+    access.write(call, "update", id, async (audit) => {
+      const document = documentOf(body.values);
+      return namespaceTransaction(call, async (tx, ns, onRollback) => {
+        const current = await found(tx, ns.id, id, true);
+        requireWritable(ns, { whileManagedProvisioning: true });
+        const { driver, bound } = await bind(call, ns);
+        const previous = await driver.read(bound, ns.id, current);
+        const written = await driver.update(bound, ns.id, current, document);
+        onRollback(async () => {
+          await driver.restore(bound, ns.id, current, previous, written);
+        });
+        const record = await recordConfigurationUpdate(tx, id, {
+          generation: current.generation + 1,
+          resourceVersion: written.resourceVersion,
+          contentSha256: contentDigest(document),
+        });
+        await audit(tx, id, { namespaceId: ns.id, generation: record.generation });
+        return { record, document };
+      });
+    }),
 
-export function updateConfiguration(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  id: string,
-  body: UpdateConfigurationBody,
-): Promise<ConfigurationWithDocument> {
-  return recordingDenials(deps.db, caller, async () => {
-    const grant = await access.authorize(deps, caller, namespaceId, "update", id);
-    const document = documentOf(body.values);
-    return compensatedTransaction(deps, async (tx, onRollback) => {
-      const ns = await liveNamespace(tx, namespaceId, { lock: true });
-      const current = await found(tx, namespaceId, id, true);
-      requireWritable(ns, { whileManagedProvisioning: true });
-      const driver = driverOf(deps);
-      const bound = await driver.resolve(tenantPlacementOf(ns));
-      const previous = await driver.read(bound, namespaceId, current);
-      const written = await driver.update(bound, namespaceId, current, document);
-      onRollback(async () => {
-        await driver.restore(bound, namespaceId, current, previous, written);
-      });
-      const record = await recordConfigurationUpdate(tx, id, {
-        generation: current.generation + 1,
-        resourceVersion: written.resourceVersion,
-        contentSha256: contentDigest(document),
-      });
-      await recordMutation(tx, caller, access.subjectOf("update", id), grant, {
-        namespaceId,
-        generation: record.generation,
-      });
-      return { record, document };
-    });
-  });
-}
-
-export function deleteConfiguration(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  id: string,
-): Promise<void> {
-  return recordingDenials(deps.db, caller, async () => {
-    const grant = await access.authorize(deps, caller, namespaceId, "delete", id);
-    await compensatedTransaction(deps, async (tx) => {
-      const ns = await liveNamespace(tx, namespaceId, { lock: true });
-      const current = await found(tx, namespaceId, id, true);
-      await refuseWhileAgentsReference(tx, namespaceId, { configurationId: id }, "Configuration");
-      const driver = driverOf(deps);
-      const bound = await driver.resolve(tenantPlacementOf(ns));
-      await driver.read(bound, namespaceId, current);
-      await deleteConfigurationRow(tx, id);
-      await recordMutation(tx, caller, access.subjectOf("delete", id), grant, {
-        namespaceId,
-        generation: current.generation,
-      });
-      await driver.delete(bound.name, current);
-    });
-  });
-}
+  remove: (call, id) =>
+    access.write(call, "delete", id, (audit) =>
+      namespaceTransaction(call, async (tx, ns) => {
+        const current = await found(tx, ns.id, id, true);
+        await refuseWhileAgentsReference(tx, ns.id, { configurationId: id }, "Configuration");
+        const { driver, bound } = await bind(call, ns);
+        await driver.read(bound, ns.id, current);
+        await deleteConfigurationRow(tx, id);
+        await audit(tx, id, { namespaceId: ns.id, generation: current.generation });
+        await driver.delete(bound.name, current);
+      }),
+    ),
+};

@@ -1,66 +1,97 @@
 /**
- * The per-Namespace authorization preamble every resource service (Configurations, Secrets,
- * ServiceAccounts) shares, stated once from what differs between them: the permission kind
- * and the audit action prefix. The check order is the one in `access.ts`: authorize on the
- * Namespace first (no existence oracle), then look the Namespace up.
+ * What every Namespace resource service (Configurations, Secrets, ServiceAccounts, Agents,
+ * AgentRevisions) shares, stated once from what differs between them: the call on a
+ * Namespace, and the authorization and audit of a kind — its permission kind and audit action
+ * prefix. The check order is the one in `access.ts`: authorize on the Namespace first (no
+ * existence oracle), then look the Namespace up.
  */
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { PermissionAction, PermissionKind } from "../../iam/vocabulary.js";
+import type { JsonObject } from "../../store/columns.js";
+import type { Queryable } from "../../store/db.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
+import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import {
+  recordMutation,
   recordingDenials,
   requirePermission,
   type AuditSubject,
   type Caller,
-  type Grant,
 } from "../authorization.js";
 import { liveNamespace, type TenantServiceDeps } from "./access.js";
 
+/** One service call on a Namespace's resources: the process's deps, who asks, and where. */
+export interface NamespaceCall<D extends TenantServiceDeps = TenantServiceDeps> {
+  readonly deps: D;
+  readonly caller: Caller;
+  readonly namespaceId: NamespaceId;
+}
+
+/**
+ * The use cases of one Namespace resource kind, as the routes call them. `R` is the resource
+ * as a service returns it, `C` and `U` the create and update bodies (a kind without updates
+ * has no `update`), `D` the deps its calls need.
+ */
+export interface ResourceService<
+  R,
+  C,
+  U = unknown,
+  D extends TenantServiceDeps = TenantServiceDeps,
+> {
+  readonly create: (call: NamespaceCall<D>, body: C) => Promise<R>;
+  readonly list: (call: NamespaceCall<D>, opts: ResourcePageOptions) => Promise<ResourcePage<R>>;
+  readonly read: (call: NamespaceCall<D>, id: string) => Promise<R>;
+  readonly update?: (call: NamespaceCall<D>, id: string, body: U) => Promise<R>;
+  readonly remove: (call: NamespaceCall<D>, id: string) => Promise<void>;
+}
+
+/** Appends the success event of a write on resource `id`, in the write's transaction `tx`. */
+export type Audit = (tx: Queryable, id: string, details: JsonObject) => Promise<void>;
+
 /** How one resource kind is authorized and audited on a Namespace. */
 export interface ResourceAccess<A extends PermissionAction> {
-  /** The audit subject of a mutation (`configurations.update` of `id`, kind `configuration`). */
-  readonly subjectOf: (action: A, id: string) => AuditSubject & { readonly resourceId: string };
-  /** Requires `<kind>:<action>` on the Namespace; a denial is audited against `id`. */
-  readonly authorize: (
-    deps: TenantServiceDeps,
-    caller: Caller,
-    namespaceId: NamespaceId,
-    action: A,
-    id?: string,
-  ) => Promise<Grant>;
   /**
-   * A read: authorizes `<kind>:read` (denials recorded), then finds the live Namespace (404)
-   * and hands it to `fn`, outside any transaction.
+   * A read: authorizes `<kind>:read` (denials recorded against `id`), then finds the live
+   * Namespace (404) and hands it to `fn`, outside any transaction.
    */
   readonly read: <T>(
-    deps: TenantServiceDeps,
-    caller: Caller,
-    namespaceId: NamespaceId,
+    call: NamespaceCall,
     id: string | undefined,
     fn: (ns: NamespaceRecord) => Promise<T>,
+  ) => Promise<T>;
+  /**
+   * A write: authorizes `<kind>:<action>` (denials recorded against `id`), then runs `fn`,
+   * which records its success with `audit` (the event carries the grant as evidence).
+   */
+  readonly write: <T>(
+    call: NamespaceCall,
+    action: A,
+    id: string | undefined,
+    fn: (audit: Audit) => Promise<T>,
   ) => Promise<T>;
 }
 
 /**
  * The access rules of permission kind `kind`, whose audit actions are `<auditPrefix>.<action>`
- * and whose audit resource kind is `kind` itself.
+ * (`configurations.update`) and whose audit resource kind is `kind` itself.
  */
 export function resourceAccess<A extends PermissionAction>(
   kind: PermissionKind,
   auditPrefix: string,
 ): ResourceAccess<A> {
-  const subjectOf = <I extends string | undefined>(action: PermissionAction, resourceId: I) => ({
+  const subjectOf = <I extends string | undefined>(
+    action: PermissionAction,
+    resourceId: I,
+  ): AuditSubject & { readonly resourceId: I } => ({
     action: `${auditPrefix}.${action}`,
     resourceKind: kind,
     resourceId,
   });
   const authorize = (
-    deps: TenantServiceDeps,
-    caller: Caller,
-    namespaceId: NamespaceId,
+    { deps, caller, namespaceId }: NamespaceCall,
     action: PermissionAction,
-    id?: string,
-  ): Promise<Grant> =>
+    id: string | undefined,
+  ) =>
     requirePermission(
       deps.db,
       caller,
@@ -68,12 +99,17 @@ export function resourceAccess<A extends PermissionAction>(
       subjectOf(action, id),
     );
   return {
-    subjectOf,
-    authorize,
-    read: (deps, caller, namespaceId, id, fn) =>
-      recordingDenials(deps.db, caller, async () => {
-        await authorize(deps, caller, namespaceId, "read", id);
-        return fn(await liveNamespace(deps.db, namespaceId));
+    read: (call, id, fn) =>
+      recordingDenials(call.deps.db, call.caller, async () => {
+        await authorize(call, "read", id);
+        return fn(await liveNamespace(call.deps.db, call.namespaceId));
+      }),
+    write: (call, action, id, fn) =>
+      recordingDenials(call.deps.db, call.caller, async () => {
+        const grant = await authorize(call, action, id);
+        return fn((tx, resourceId, details) =>
+          recordMutation(tx, call.caller, subjectOf(action, resourceId), grant, details),
+        );
       }),
   };
 }

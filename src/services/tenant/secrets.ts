@@ -10,7 +10,7 @@
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import { newTenantResourceId } from "../../domain/tenant/resources.js";
 import type { Queryable } from "../../store/db.js";
-import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
+import type { NamespaceRecord } from "../../store/namespaces.js";
 import {
   deleteSecretRow,
   getSecret,
@@ -21,25 +21,24 @@ import {
   secretNameTaken,
   type SecretRecord,
 } from "../../store/secrets.js";
-import { recordMutation, recordingDenials, type Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
 import {
-  compensatedTransaction,
+  bindDriver,
   driverStep,
   driversOf,
-  liveNamespace,
+  namespaceTransaction,
   requireWritable,
-  tenantPlacementOf,
-  type TenantServiceDeps,
 } from "../tenant/access.js";
-import { resourceAccess } from "../tenant/resource-access.js";
+import {
+  resourceAccess,
+  type NamespaceCall,
+  type ResourceService,
+} from "../tenant/resource-access.js";
 import type { CreateSecretBody, UpdateSecretBody } from "../../contract/secrets.js";
 
 const NAME_IN_USE = "A Secret with this name already exists in the Namespace.";
 
 const access = resourceAccess<"create" | "read" | "update" | "delete">("secret", "secrets");
-
-const driverOf = (deps: TenantServiceDeps) => driversOf(deps).secrets;
 
 async function found(q: Queryable, ns: NamespaceId, id: string, forUpdate = false) {
   const row = await getSecret(q, ns, id, { forUpdate });
@@ -47,124 +46,87 @@ async function found(q: Queryable, ns: NamespaceId, id: string, forUpdate = fals
   return row;
 }
 
-export function createSecret(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  body: CreateSecretBody,
-): Promise<SecretRecord> {
-  return recordingDenials(deps.db, caller, async () => {
-    const grant = await access.authorize(deps, caller, namespaceId, "create");
-    const id = newTenantResourceId("secret");
-    return compensatedTransaction(deps, async (tx, onRollback) => {
-      const ns = await liveNamespace(tx, namespaceId, { lock: true });
-      requireWritable(ns);
-      if (await secretNameTaken(tx, namespaceId, body.name)) {
-        throw new ServiceError("RESOURCE_CONFLICT", NAME_IN_USE);
-      }
-      const driver = driverOf(deps);
-      const bound = await driver.resolve(tenantPlacementOf(ns));
-      const pin = await driver.create(bound, namespaceId, id, body.value);
-      onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
-      const inserted = await insertSecret(tx, { ...pin, id, namespaceId, name: body.name });
-      if (inserted.outcome === "name_in_use")
-        throw new ServiceError("RESOURCE_CONFLICT", NAME_IN_USE);
-      await recordMutation(tx, caller, access.subjectOf("create", id), grant, {
-        namespaceId,
-        name: body.name,
+/** The Secret driver with the Namespace's bound namespace (503 when none). */
+const bind = (call: NamespaceCall, ns: NamespaceRecord) =>
+  bindDriver(driversOf(call.deps).secrets, ns);
+
+export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecretBody> = {
+  create: (call, body) =>
+    access.write(call, "create", undefined, async (audit) => {
+      const id = newTenantResourceId("secret");
+      return namespaceTransaction(call, async (tx, ns, onRollback) => {
+        requireWritable(ns);
+        if (await secretNameTaken(tx, ns.id, body.name)) {
+          throw new ServiceError("RESOURCE_CONFLICT", NAME_IN_USE);
+        }
+        const { driver, bound } = await bind(call, ns);
+        const pin = await driver.create(bound, ns.id, id, body.value);
+        onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
+        const inserted = await insertSecret(tx, {
+          ...pin,
+          id,
+          namespaceId: ns.id,
+          name: body.name,
+        });
+        if (inserted.outcome === "name_in_use")
+          throw new ServiceError("RESOURCE_CONFLICT", NAME_IN_USE);
+        await audit(tx, id, { namespaceId: ns.id, name: body.name });
+        return inserted.secret;
       });
-      return inserted.secret;
-    });
-  });
-}
+    }),
 
-export function readSecret(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  id: string,
-): Promise<SecretRecord> {
-  return access.read(deps, caller, namespaceId, id, async (ns) => {
-    const record = await found(deps.db, namespaceId, id);
-    const driver = driverOf(deps);
-    await driverStep(async () =>
-      driver.verify(await driver.resolve(tenantPlacementOf(ns)), namespaceId, record),
-    );
-    return record;
-  });
-}
-
-export function listNamespaceSecrets(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  opts: ResourcePageOptions,
-): Promise<ResourcePage<SecretRecord>> {
-  return access.read(deps, caller, namespaceId, undefined, async (ns) => {
-    const page = await listSecrets(deps.db, namespaceId, opts);
-    const driver = driverOf(deps);
-    await driverStep(async () =>
-      driver.verifyAll(await driver.resolve(tenantPlacementOf(ns)), namespaceId, page.items),
-    );
-    return page;
-  });
-}
-
-export function updateSecret(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  id: string,
-  body: UpdateSecretBody,
-): Promise<SecretRecord> {
-  return recordingDenials(deps.db, caller, async () => {
-    const grant = await access.authorize(deps, caller, namespaceId, "update", id);
-    return compensatedTransaction(deps, async (tx, onRollback) => {
-      const ns = await liveNamespace(tx, namespaceId, { lock: true });
-      const current = await found(tx, namespaceId, id, true);
-      requireWritable(ns);
-      const driver = driverOf(deps);
-      const bound = await driver.resolve(tenantPlacementOf(ns));
-      const previous = await driver.verify(bound, namespaceId, current);
-      const written = await driver.update(bound, namespaceId, current, body.value);
-      onRollback(async () => {
-        await driver.restore(bound, namespaceId, id, previous, written);
-      });
-      const record = await recordSecretUpdate(tx, id, written.resourceVersion);
-      await recordMutation(tx, caller, access.subjectOf("update", id), grant, {
-        namespaceId,
-        version: record.version,
+  read: (call, id) =>
+    access.read(call, id, async (ns) => {
+      const record = await found(call.deps.db, ns.id, id);
+      await driverStep(async () => {
+        const { driver, bound } = await bind(call, ns);
+        return driver.verify(bound, ns.id, record);
       });
       return record;
-    });
-  });
-}
+    }),
 
-export function deleteSecret(
-  deps: TenantServiceDeps,
-  caller: Caller,
-  namespaceId: NamespaceId,
-  id: string,
-): Promise<void> {
-  return recordingDenials(deps.db, caller, async () => {
-    const grant = await access.authorize(deps, caller, namespaceId, "delete", id);
-    await compensatedTransaction(deps, async (tx) => {
-      const ns = await liveNamespace(tx, namespaceId, { lock: true });
-      const current = await found(tx, namespaceId, id, true);
-      if (await secretInUse(tx, id)) {
-        throw new ServiceError(
-          "RESOURCE_CONFLICT",
-          "A ServiceAccount uses this Secret as its credential; delete it first.",
-        );
-      }
-      const driver = driverOf(deps);
-      const bound = await driver.resolve(tenantPlacementOf(ns));
-      await driver.verify(bound, namespaceId, current);
-      await deleteSecretRow(tx, id);
-      await recordMutation(tx, caller, access.subjectOf("delete", id), grant, {
-        namespaceId,
+  list: (call, opts) =>
+    access.read(call, undefined, async (ns) => {
+      const page = await listSecrets(call.deps.db, ns.id, opts);
+      await driverStep(async () => {
+        const { driver, bound } = await bind(call, ns);
+        return driver.verifyAll(bound, ns.id, page.items);
       });
-      await driver.delete(bound.name, current);
-    });
-  });
-}
+      return page;
+    }),
+
+  update: (call, id, body) =>
+    access.write(call, "update", id, (audit) =>
+      namespaceTransaction(call, async (tx, ns, onRollback) => {
+        const current = await found(tx, ns.id, id, true);
+        requireWritable(ns);
+        const { driver, bound } = await bind(call, ns);
+        const previous = await driver.verify(bound, ns.id, current);
+        const written = await driver.update(bound, ns.id, current, body.value);
+        onRollback(async () => {
+          await driver.restore(bound, ns.id, id, previous, written);
+        });
+        const record = await recordSecretUpdate(tx, id, written.resourceVersion);
+        await audit(tx, id, { namespaceId: ns.id, version: record.version });
+        return record;
+      }),
+    ),
+
+  remove: (call, id) =>
+    access.write(call, "delete", id, (audit) =>
+      namespaceTransaction(call, async (tx, ns) => {
+        const current = await found(tx, ns.id, id, true);
+        if (await secretInUse(tx, id)) {
+          throw new ServiceError(
+            "RESOURCE_CONFLICT",
+            "A ServiceAccount uses this Secret as its credential; delete it first.",
+          );
+        }
+        const { driver, bound } = await bind(call, ns);
+        await driver.verify(bound, ns.id, current);
+        await deleteSecretRow(tx, id);
+        await audit(tx, id, { namespaceId: ns.id });
+        await driver.delete(bound.name, current);
+      }),
+    ),
+};
