@@ -5,9 +5,11 @@
  * OCC_MODEL_PATH and OCC_MODEL_REPLAY_PATH replay a failure
  * (`npm run test:model -- --seed <n> --path <p> --replay-path <r>`). See docs/reliability.md.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../harness/stack.js";
-import { runModel } from "./run.js";
+import { AddForeignPolicy, Grants, InjectFault } from "./operator-commands.js";
+import { runModel, runSequence } from "./run.js";
+import { CreateExternal, DeleteTenant } from "./tenant-commands.js";
 
 let stack: Stack;
 
@@ -23,6 +25,40 @@ const number = (name: string): number | undefined => {
   const v = process.env[name];
   return v === undefined || v === "" ? undefined : Number(v);
 };
+
+/**
+ * The shrunk sequences the model found, kept as they were printed (fault, its position, the
+ * commands) and run first, so that each stays fixed whatever the generators become.
+ */
+describe("regressions: sequences the model shrank", () => {
+  const settleMs = 60_000;
+  it.each([
+    {
+      name: "a ready external tenant whose worker RoleBinding is revoked is no longer ready (seed -324924573, product fix 6763e19)",
+      fault: new InjectFault("kill-worker", 0),
+      at: 2,
+      commands: [new CreateExternal(0, "ok", true), new Grants(0, "revoke")],
+    },
+    {
+      name: "the worker survives a PostgreSQL restart (seed -1018325604, product fix 0b906be)",
+      fault: new InjectFault("restart-postgres", 0),
+      at: 2,
+      commands: [new CreateExternal(0, "allow-all", true), new AddForeignPolicy(0)],
+    },
+    {
+      name: "deleting a tenant whose selected namespace carries another tenant's marker fails permanently and leaves it untouched (seed -1224182469)",
+      fault: new InjectFault("kill-api", 0),
+      at: 0,
+      commands: [new CreateExternal(0, "foreign-marker", false), new DeleteTenant(0, 0)],
+    },
+  ])("$name", async ({ fault, at, commands }) => {
+    const exitsBefore = stack.unexpectedExits.length;
+    const m = await runSequence(stack, fault, at, commands, settleMs);
+    expect(m.faults).toBe(1);
+    expect(m.commands).toBe(commands.length);
+    expect(stack.unexpectedExits.slice(exitsBefore)).toEqual([]);
+  });
+});
 
 it("every sequence of commands and faults leaves every invariant holding", async () => {
   const runs = number("OCC_MODEL_RUNS") ?? 200;
