@@ -5,20 +5,16 @@
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Option, type Command } from "commander";
-import {
-  AgentSchema,
-  RevisionSchema,
-  type AgentView,
-  type RevisionView,
-} from "../contract/agents.js";
+import { AgentSchema, RevisionSchema } from "../contract/agents.js";
+import type { AgentView, RevisionView } from "../contract/agents.js";
 import {
   apiClientFrom,
   getOrNull,
   listAll,
   requestAs,
   withApiClientOptions,
-  type ApiClient,
 } from "./api-client.js";
+import type { ApiClient } from "./api-client.js";
 import { outputOption, print, render, say, type Column, type OutputFormat } from "./output.js";
 import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
 

@@ -12,16 +12,16 @@ import { NamespaceSchema, type NamespaceView } from "../contract/namespaces.js";
 import {
   openshellTenantRoleBinding,
   tenantRoleBinding,
-  type RbacSubject,
 } from "../drivers/kubernetes/rbac-objects.js";
+import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
 import {
   apiClientFrom,
   getOrNull,
   listAll,
   requestAs,
   withApiClientOptions,
-  type ApiClient,
 } from "./api-client.js";
+import type { ApiClient } from "./api-client.js";
 import { outputOption, print, render, say, type Column, type OutputFormat } from "./output.js";
 import { registerPreflightCommand } from "./preflight-command.js";
 import { grantHintOf } from "./grant-hint.js";

@@ -3,15 +3,8 @@
  * delete that also revokes its API keys, so the frozen actor of queued work and of audit
  * events still names a row, while the principal can no longer authenticate or be authorized.
  */
-import {
-  branded,
-  defineTable,
-  nullable,
-  oneOf,
-  text,
-  timestamp,
-  type RowOf,
-} from "../store/columns.js";
+import { branded, defineTable, nullable, oneOf, text, timestamp } from "../store/columns.js";
+import type { RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { isPrincipalId, newIamId, type PrincipalId } from "./ids.js";

@@ -5,31 +5,15 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
-import {
-  branded,
-  defineTable,
-  nullable,
-  oneOf,
-  text,
-  timestamp,
-  type RowOf,
-} from "../store/columns.js";
+import { branded, defineTable, nullable, oneOf, text, timestamp } from "../store/columns.js";
+import type { RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
-import {
-  isPrincipalId,
-  isRestrictionId,
-  newIamId,
-  type PrincipalId,
-  type RestrictionId,
-} from "./ids.js";
-import {
-  PERMISSION_ACTIONS,
-  PERMISSION_KINDS,
-  type PermissionAction,
-  type PermissionKind,
-} from "./vocabulary.js";
+import { isPrincipalId, isRestrictionId, newIamId } from "./ids.js";
+import type { PrincipalId, RestrictionId } from "./ids.js";
+import { PERMISSION_ACTIONS, PERMISSION_KINDS } from "./vocabulary.js";
+import type { PermissionAction, PermissionKind } from "./vocabulary.js";
 
 export const restrictionsTable = defineTable("restrictions", {
   id: branded(isRestrictionId, "a restriction ID"),

@@ -3,15 +3,8 @@
  * out, and the configuration every queue operation reads. Generic over the kind vocabulary
  * `K`, which the caller supplies; the queue never interprets kinds or subjects.
  */
-import {
-  defineTable,
-  integer,
-  nullable,
-  oneOf,
-  text,
-  timestamp,
-  type RowOf,
-} from "../store/columns.js";
+import { defineTable, integer, nullable, oneOf, text, timestamp } from "../store/columns.js";
+import type { RowOf } from "../store/columns.js";
 import type { QueueClock } from "./clock.js";
 import type { WorkQueuePolicy } from "./policy.js";
 

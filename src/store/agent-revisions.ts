@@ -16,10 +16,9 @@ import {
   oneOf,
   text,
   timestamp,
-  type JsonObject,
-  type RowOf,
   namespaceIdColumn,
 } from "./columns.js";
+import type { JsonObject, RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { listPage, type Page, type PageOptions } from "./paging.js";
 

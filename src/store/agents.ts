@@ -16,11 +16,11 @@ import {
   oneOf,
   text,
   timestamp,
-  type RowOf,
   namespaceIdColumn,
 } from "./columns.js";
+import type { RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
-import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
+import { namespaceRows } from "./resource-paging.js";
 
 export const EXECUTION_MODES = ["embedded", "dedicated"] as const;
 export type ExecutionMode = (typeof EXECUTION_MODES)[number];
@@ -47,6 +47,9 @@ export const agentsTable = defineTable("agents", {
 export type AgentRecord = RowOf<typeof agentsTable.columns>;
 
 const COLUMNS = agentsTable.select();
+
+/** A Namespace's Agents by ID, and their pages. */
+export const agentRows = namespaceRows(agentsTable);
 
 export interface NewAgent {
   readonly id: AgentId;
@@ -82,28 +85,10 @@ export async function insertAgent(
     : { outcome: "inserted", agent: agentsTable.decode(row) };
 }
 
-/** The Agent `id` (of `namespaceId` when given), optionally locked for update. */
-export async function getAgent(
-  q: Queryable,
-  namespaceId: NamespaceId | null,
-  id: string,
-  opts: { readonly forUpdate?: boolean } = {},
-): Promise<AgentRecord | undefined> {
-  const lock = opts.forUpdate === true ? " FOR UPDATE" : "";
-  const res = await q.query(
-    `SELECT ${COLUMNS} FROM agents WHERE id = $1 AND ($2::text IS NULL OR namespace_id = $2)${lock}`,
-    [id, namespaceId],
-  );
+/** The Agent `id` of whichever Namespace (the worker's lookup from a work item). */
+export async function getAgent(q: Queryable, id: string): Promise<AgentRecord | undefined> {
+  const res = await q.query(`SELECT ${COLUMNS} FROM agents WHERE id = $1`, [id]);
   return agentsTable.decodeFirst(res.rows);
-}
-
-/** One page of a Namespace's Agents, oldest first. */
-export function listAgents(
-  q: Queryable,
-  namespaceId: NamespaceId,
-  opts: ResourcePageOptions,
-): Promise<ResourcePage<AgentRecord>> {
-  return pageOf(q, agentsTable, namespaceId, opts);
 }
 
 /** How many Agents (any status) the Namespace holds, and the first `limit` IDs. */

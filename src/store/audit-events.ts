@@ -6,16 +6,8 @@
  * so both commit or neither does. A denial is appended on its own; if that fails the caller
  * answers 503, never 403. Callers must keep secret values out of `details`.
  */
-import {
-  defineTable,
-  jsonObject,
-  nullable,
-  oneOf,
-  text,
-  timestamp,
-  type JsonObject,
-  type RowOf,
-} from "./columns.js";
+import { defineTable, jsonObject, nullable, oneOf, text, timestamp } from "./columns.js";
+import type { JsonObject, RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { checkPageLimit, keysetPage } from "./paging.js";
 

@@ -6,17 +6,10 @@
  * compensation in one transaction.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
-import {
-  defineTable,
-  integer,
-  oneOf,
-  text,
-  timestamp,
-  type RowOf,
-  namespaceIdColumn,
-} from "./columns.js";
+import { defineTable, integer, oneOf, text, timestamp, namespaceIdColumn } from "./columns.js";
+import type { RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
-import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
+import { namespaceRows } from "./resource-paging.js";
 
 /** The kinds of Configuration there are. */
 export const CONFIGURATION_KINDS = ["agent"] as const;
@@ -50,6 +43,9 @@ export interface StoredObject {
 
 const COLUMNS = configurationsTable.select();
 
+/** A Namespace's Configurations by ID, and their pages. */
+export const configurationRows = namespaceRows(configurationsTable);
+
 export async function insertConfiguration(
   q: Queryable,
   input: StoredObject & {
@@ -77,30 +73,6 @@ export async function insertConfiguration(
     ],
   );
   return configurationsTable.decode(res.rows[0]);
-}
-
-/** The Configuration `id` of Namespace `namespaceId`, optionally locked for update. */
-export async function getConfiguration(
-  q: Queryable,
-  namespaceId: NamespaceId,
-  id: string,
-  opts: { readonly forUpdate?: boolean } = {},
-): Promise<ConfigurationRecord | undefined> {
-  const lock = opts.forUpdate === true ? " FOR UPDATE" : "";
-  const res = await q.query(
-    `SELECT ${COLUMNS} FROM configurations WHERE namespace_id = $1 AND id = $2${lock}`,
-    [namespaceId, id],
-  );
-  return configurationsTable.decodeFirst(res.rows);
-}
-
-/** One page of a Namespace's Configurations, oldest first. */
-export async function listConfigurations(
-  q: Queryable,
-  namespaceId: NamespaceId,
-  opts: ResourcePageOptions,
-): Promise<ResourcePage<ConfigurationRecord>> {
-  return pageOf(q, configurationsTable, namespaceId, opts);
 }
 
 /** Records generation + 1 with the new object version and digest. */

@@ -1,7 +1,8 @@
 /**
- * Keyset paging over the per-Namespace resource tables (configurations, secrets,
- * service_accounts): oldest first by (created_at, id), one row more than the page to know
- * whether another page follows. The table name comes from a definition, never from input.
+ * The reads every per-Namespace resource table (configurations, secrets, service_accounts,
+ * agents) has: a row by Namespace and ID, and keyset paging, oldest first by (created_at, id),
+ * one row more than the page to know whether another page follows. The table name comes from
+ * a definition, never from input.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Codec, Columns, RowOf, Table } from "./columns.js";
@@ -22,6 +23,37 @@ export function pageOf<
   opts: ResourcePageOptions,
 ): Promise<ResourcePage<RowOf<C>>> {
   return listPage(q, table, { where: "namespace_id = $1", params: [namespaceId] }, opts);
+}
+
+/** A per-Namespace resource table's lookup by ID and its pages. */
+export interface NamespaceRows<R> {
+  /** The row `id` of Namespace `namespaceId` (none of another), optionally locked for update. */
+  get(
+    q: Queryable,
+    namespaceId: NamespaceId,
+    id: string,
+    opts?: { readonly forUpdate?: boolean },
+  ): Promise<R | undefined>;
+  /** One page of the Namespace's rows, oldest first. */
+  list(q: Queryable, namespaceId: NamespaceId, opts: ResourcePageOptions): Promise<ResourcePage<R>>;
+}
+
+/** The reads of `table`, a table with `namespace_id`, `id` and `created_at` columns. */
+export function namespaceRows<
+  C extends Columns & { readonly createdAt: Codec<Date>; readonly id: Codec<string> },
+>(table: Table<C>): NamespaceRows<RowOf<C>> {
+  const columns = table.select();
+  return {
+    async get(q, namespaceId, id, opts = {}) {
+      const lock = opts.forUpdate === true ? " FOR UPDATE" : "";
+      const res = await q.query(
+        `SELECT ${columns} FROM ${table.name} WHERE namespace_id = $1 AND id = $2${lock}`,
+        [namespaceId, id],
+      );
+      return table.decodeFirst(res.rows);
+    },
+    list: (q, namespaceId, opts) => pageOf(q, table, namespaceId, opts),
+  };
 }
 
 /** The first `limit` IDs of `table`'s rows of `namespaceId`, oldest first. */

@@ -7,7 +7,7 @@ import type { NamespaceId } from "../domain/placement/ids.js";
 import { defineTable, integer, text, timestamp, type RowOf, namespaceIdColumn } from "./columns.js";
 import type { StoredObject } from "./configurations.js";
 import type { Queryable } from "./db.js";
-import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
+import { namespaceRows } from "./resource-paging.js";
 
 export const secretsTable = defineTable("secrets", {
   id: text,
@@ -26,6 +26,9 @@ export const secretsTable = defineTable("secrets", {
 export type SecretRecord = RowOf<typeof secretsTable.columns>;
 
 const COLUMNS = secretsTable.select();
+
+/** A Namespace's Secrets by ID, and their pages. */
+export const secretRows = namespaceRows(secretsTable);
 
 /**
  * Inserts a Secret row; `name_in_use` when the Namespace already has one of that name
@@ -73,28 +76,6 @@ export async function secretNameTaken(
     name,
   ]);
   return res.rows.length > 0;
-}
-
-export async function getSecret(
-  q: Queryable,
-  namespaceId: NamespaceId,
-  id: string,
-  opts: { readonly forUpdate?: boolean } = {},
-): Promise<SecretRecord | undefined> {
-  const lock = opts.forUpdate === true ? " FOR UPDATE" : "";
-  const res = await q.query(
-    `SELECT ${COLUMNS} FROM secrets WHERE namespace_id = $1 AND id = $2${lock}`,
-    [namespaceId, id],
-  );
-  return secretsTable.decodeFirst(res.rows);
-}
-
-export function listSecrets(
-  q: Queryable,
-  namespaceId: NamespaceId,
-  opts: ResourcePageOptions,
-): Promise<ResourcePage<SecretRecord>> {
-  return pageOf(q, secretsTable, namespaceId, opts);
 }
 
 /** Records a new value's object version (version + 1). */

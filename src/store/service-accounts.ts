@@ -4,17 +4,10 @@
  * Agent uses one; they block the deletion of their Namespace.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
-import {
-  defineTable,
-  nullable,
-  oneOf,
-  text,
-  timestamp,
-  type RowOf,
-  namespaceIdColumn,
-} from "./columns.js";
+import { defineTable, nullable, oneOf, text, timestamp, namespaceIdColumn } from "./columns.js";
+import type { RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
-import { pageOf, type ResourcePage, type ResourcePageOptions } from "./resource-paging.js";
+import { namespaceRows } from "./resource-paging.js";
 
 /** The kinds of credential a ServiceAccount may reference. */
 export const CREDENTIAL_KINDS = ["api_key", "oauth_token"] as const;
@@ -32,6 +25,9 @@ export const serviceAccountsTable = defineTable("service_accounts", {
 export type ServiceAccountRecord = RowOf<typeof serviceAccountsTable.columns>;
 
 const COLUMNS = serviceAccountsTable.select();
+
+/** A Namespace's ServiceAccounts by ID, and their pages. */
+export const serviceAccountRows = namespaceRows(serviceAccountsTable);
 
 export interface NewServiceAccount {
   readonly id: string;
@@ -64,26 +60,6 @@ export async function insertServiceAccount(
   return row === undefined
     ? { outcome: "name_in_use" }
     : { outcome: "inserted", serviceAccount: serviceAccountsTable.decode(row) };
-}
-
-export async function getServiceAccount(
-  q: Queryable,
-  namespaceId: NamespaceId,
-  id: string,
-): Promise<ServiceAccountRecord | undefined> {
-  const res = await q.query(
-    `SELECT ${COLUMNS} FROM service_accounts WHERE namespace_id = $1 AND id = $2`,
-    [namespaceId, id],
-  );
-  return serviceAccountsTable.decodeFirst(res.rows);
-}
-
-export function listServiceAccounts(
-  q: Queryable,
-  namespaceId: NamespaceId,
-  opts: ResourcePageOptions,
-): Promise<ResourcePage<ServiceAccountRecord>> {
-  return pageOf(q, serviceAccountsTable, namespaceId, opts);
 }
 
 /** Deletes; false when there was no such row. */

@@ -16,8 +16,8 @@ import { latestAgentRevision, type AgentRevisionRecord } from "../store/agent-re
 import { getAgent, type AgentRecord } from "../store/agents.js";
 import type { Db } from "../store/db.js";
 import { getNamespace, placementOf } from "../store/namespaces.js";
-import { getSecret } from "../store/secrets.js";
-import { getServiceAccount } from "../store/service-accounts.js";
+import { secretRows } from "../store/secrets.js";
+import { serviceAccountRows } from "../store/service-accounts.js";
 import type { AgentWorkKind } from "../work/agent-work.js";
 import { agentIdOfSubject } from "../work/lanes.js";
 import {
@@ -42,7 +42,7 @@ export function agentWork(
     superseded: "the Agent is no longer in the state this work expects",
     async load(db, item) {
       const agentId = agentIdOfSubject(item.subject);
-      const agent = agentId === null ? undefined : await getAgent(db, null, agentId);
+      const agent = agentId === null ? undefined : await getAgent(db, agentId);
       if (agent === undefined) return null;
       if (item.kind === "agent.teardown") {
         return agent.status === "deleting" ? { agent, revision: undefined } : null;
@@ -119,10 +119,10 @@ async function credentialOf(
 ): Promise<CredentialSource | null | "missing"> {
   if (revision.serviceAccountId === null) return null;
   const ns = revision.namespaceId;
-  const sa = await getServiceAccount(db, ns, revision.serviceAccountId);
+  const sa = await serviceAccountRows.get(db, ns, revision.serviceAccountId);
   if (sa === undefined) return "missing";
   if (sa.credentialKind === null || sa.credentialSecretId === null) return null;
-  const secret = await getSecret(db, ns, sa.credentialSecretId);
+  const secret = await secretRows.get(db, ns, sa.credentialSecretId);
   if (secret === undefined) return "missing";
   return {
     secretId: secret.id,

@@ -2,23 +2,14 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Static } from "@sinclair/typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
-import {
-  getBinding,
-  listBindings,
-  type BindingFilter,
-  type BindingRecord,
-} from "../../iam/bindings.js";
+import { getBinding, listBindings } from "../../iam/bindings.js";
+import type { BindingFilter, BindingRecord } from "../../iam/bindings.js";
 import { asIamId } from "../../iam/ids.js";
 import type { Db } from "../../store/db.js";
 import { createBindingAsAdministrator, removeBinding } from "../../services/iam/bindings.js";
 import { presentBinding } from "./present.js";
-import {
-  createOneRoute,
-  deleteOneRoute,
-  getOneRoute,
-  listPageRoute,
-  type IamResource,
-} from "./resource-routes.js";
+import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
+import type { IamResource } from "./resource-routes.js";
 import {
   BindingIdSchema,
   BindingQuerySchema,

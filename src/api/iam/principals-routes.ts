@@ -4,13 +4,8 @@ import { getPrincipal, listPrincipals, type PrincipalRecord } from "../../iam/pr
 import type { Db } from "../../store/db.js";
 import { createPrincipalAsAdministrator, removePrincipal } from "../../services/iam/principals.js";
 import { presentPrincipal } from "./present.js";
-import {
-  createOneRoute,
-  deleteOneRoute,
-  getOneRoute,
-  listPageRoute,
-  type IamResource,
-} from "./resource-routes.js";
+import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
+import type { IamResource } from "./resource-routes.js";
 import {
   CreatePrincipalBodySchema,
   PrincipalIdSchema,

@@ -4,13 +4,8 @@ import { getRole, listRoles, type RoleRecord } from "../../iam/roles.js";
 import type { Db } from "../../store/db.js";
 import { createRoleAsAdministrator, removeRole } from "../../services/iam/roles.js";
 import { presentRole } from "./present.js";
-import {
-  createOneRoute,
-  deleteOneRoute,
-  getOneRoute,
-  listPageRoute,
-  type IamResource,
-} from "./resource-routes.js";
+import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
+import type { IamResource } from "./resource-routes.js";
 import { CreateRoleBodySchema, RoleIdSchema, RoleSchema } from "../../contract/iam.js";
 
 const role: IamResource<"role", RoleRecord, typeof RoleSchema> = {

@@ -24,16 +24,10 @@ import { enqueueWork } from "../../work/work-config.js";
 import { reopen } from "../../queue/enqueue.js";
 import type { QueueConfig } from "../../queue/work-items.js";
 import { insertAgentRevision, type AgentRevisionRecord } from "../../store/agent-revisions.js";
-import {
-  getAgent,
-  insertAgent,
-  listAgents,
-  markAgentDeleting,
-  type AgentRecord,
-} from "../../store/agents.js";
-import { getConfiguration } from "../../store/configurations.js";
+import { agentRows, insertAgent, markAgentDeleting, type AgentRecord } from "../../store/agents.js";
+import { configurationRows } from "../../store/configurations.js";
 import type { Queryable } from "../../store/db.js";
-import { getServiceAccount } from "../../store/service-accounts.js";
+import { serviceAccountRows } from "../../store/service-accounts.js";
 import type { ComputeSelection } from "../compute-selection.js";
 import { ServiceError } from "../errors.js";
 import {
@@ -72,7 +66,7 @@ export async function foundAgent(
   id: string,
   forUpdate = false,
 ): Promise<AgentRecord> {
-  const row = await getAgent(q, namespaceId, id, { forUpdate });
+  const row = await agentRows.get(q, namespaceId, id, { forUpdate });
   if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Agent.");
   return row;
 }
@@ -97,14 +91,14 @@ export const agents: AgentService = {
       call.deps.db.transaction(async (tx) => {
         const ns = await liveNamespace(tx, call.namespaceId, { lock: true });
         requireWritable(ns, { recordsOnly: true });
-        if ((await getConfiguration(tx, ns.id, body.configurationId)) === undefined) {
+        if ((await configurationRows.get(tx, ns.id, body.configurationId)) === undefined) {
           throw invalid(
             "/body/configurationId",
             "configurationId names no Configuration of this Namespace.",
           );
         }
         const sa = body.serviceAccountId;
-        if (sa !== undefined && (await getServiceAccount(tx, ns.id, sa)) === undefined) {
+        if (sa !== undefined && (await serviceAccountRows.get(tx, ns.id, sa)) === undefined) {
           throw invalid(
             "/body/serviceAccountId",
             "serviceAccountId names no ServiceAccount of this Namespace.",
@@ -137,7 +131,7 @@ export const agents: AgentService = {
   read: (call, id) => agentAccess.read(call, id, (ns) => foundAgent(call.deps.db, ns.id, id)),
 
   list: (call, opts) =>
-    agentAccess.read(call, undefined, (ns) => listAgents(call.deps.db, ns.id, opts)),
+    agentAccess.read(call, undefined, (ns) => agentRows.list(call.deps.db, ns.id, opts)),
 
   deploy: (call, id) =>
     agentAccess.write(call, "deploy", id, (audit) =>
@@ -150,7 +144,7 @@ export const agents: AgentService = {
             "The Agent is being deleted; it takes no deploys.",
           );
         }
-        const configuration = await getConfiguration(tx, ns.id, agent.configurationId);
+        const configuration = await configurationRows.get(tx, ns.id, agent.configurationId);
         if (configuration === undefined) {
           throw new ServiceError(
             "RESOURCE_CONFLICT",
@@ -158,7 +152,7 @@ export const agents: AgentService = {
           );
         }
         const sa = agent.serviceAccountId;
-        if (sa !== null && (await getServiceAccount(tx, ns.id, sa)) === undefined) {
+        if (sa !== null && (await serviceAccountRows.get(tx, ns.id, sa)) === undefined) {
           throw new ServiceError(
             "RESOURCE_CONFLICT",
             "The Agent's ServiceAccount no longer exists.",

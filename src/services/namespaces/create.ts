@@ -18,18 +18,10 @@
  * The result does not wait for the worker: the Namespace is returned in `provisioning`.
  */
 import { newNamespaceId } from "../../domain/placement/ids.js";
-import {
-  insertNamespace,
-  type NamespaceInsertConflict,
-  type NamespaceRecord,
-} from "../../store/namespaces.js";
-import {
-  recordMutation,
-  recordingDenials,
-  requirePermission,
-  type AuditSubject,
-  type Caller,
-} from "../authorization.js";
+import { insertNamespace } from "../../store/namespaces.js";
+import type { NamespaceInsertConflict, NamespaceRecord } from "../../store/namespaces.js";
+import { recordMutation, recordingDenials, requirePermission } from "../authorization.js";
+import type { AuditSubject, Caller } from "../authorization.js";
 import { ADOPTION_REQUIRES_KUBERNETES, isBundledKubernetes } from "../compute-selection.js";
 import { ServiceError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";

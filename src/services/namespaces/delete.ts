@@ -15,18 +15,10 @@ import type { NamespaceId } from "../../domain/placement/ids.js";
 import { reopen } from "../../queue/enqueue.js";
 import type { Queryable } from "../../store/db.js";
 import type { JsonObject } from "../../store/columns.js";
-import {
-  getNamespace,
-  markNamespaceDeleting,
-  type NamespaceRecord,
-} from "../../store/namespaces.js";
-import {
-  recordMutation,
-  recordingDenials,
-  requirePermission,
-  type AuditSubject,
-  type Caller,
-} from "../authorization.js";
+import { getNamespace, markNamespaceDeleting } from "../../store/namespaces.js";
+import type { NamespaceRecord } from "../../store/namespaces.js";
+import { recordMutation, recordingDenials, requirePermission } from "../authorization.js";
+import type { AuditSubject, Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
 import { teardownPermission } from "./permissions.js";
 import { notEmptyMessage, remainingContents } from "./contents.js";

@@ -19,13 +19,8 @@ import { namespaceWorkSubject } from "../../work/lanes.js";
 import { ensureWorkKey } from "../../work/namespace-work.js";
 import { retryNamespace } from "../../store/namespace-lifecycle.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
-import {
-  recordMutation,
-  recordingDenials,
-  requirePermission,
-  type AuditSubject,
-  type Caller,
-} from "../authorization.js";
+import { recordMutation, recordingDenials, requirePermission } from "../authorization.js";
+import type { AuditSubject, Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 

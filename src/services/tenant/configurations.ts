@@ -14,12 +14,11 @@ import { contentDigest, newTenantResourceId } from "../../domain/tenant/resource
 import { DOCUMENT_LIMITS, serializeDocument } from "../../domain/input/json-documents.js";
 import {
   deleteConfigurationRow,
-  getConfiguration,
   insertConfiguration,
-  listConfigurations,
+  configurationRows,
   recordConfigurationUpdate,
-  type ConfigurationRecord,
 } from "../../store/configurations.js";
+import type { ConfigurationRecord } from "../../store/configurations.js";
 import type { Queryable } from "../../store/db.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import { ServiceError } from "../errors.js";
@@ -30,11 +29,8 @@ import {
   namespaceTransaction,
   requireWritable,
 } from "../tenant/access.js";
-import {
-  resourceAccess,
-  type NamespaceCall,
-  type ResourceService,
-} from "../tenant/resource-access.js";
+import { resourceAccess } from "../tenant/resource-access.js";
+import type { NamespaceCall, ResourceService } from "../tenant/resource-access.js";
 import type {
   CreateConfigurationBody,
   UpdateConfigurationBody,
@@ -74,7 +70,7 @@ function documentOf(values: Record<string, unknown>): string {
 }
 
 async function found(q: Queryable, ns: NamespaceId, id: string, forUpdate = false) {
-  const row = await getConfiguration(q, ns, id, { forUpdate });
+  const row = await configurationRows.get(q, ns, id, { forUpdate });
   if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Configuration.");
   return row;
 }
@@ -121,7 +117,7 @@ export const configurations: ResourceService<
 
   list: (call, opts) =>
     access.read(call, undefined, async (ns) => {
-      const page = await listConfigurations(call.deps.db, ns.id, opts);
+      const page = await configurationRows.list(call.deps.db, ns.id, opts);
       const documents = await driverStep(async () => {
         const { driver, bound } = await bind(call, ns);
         return driver.readAll(bound, ns.id, page.items);

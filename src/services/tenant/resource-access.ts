@@ -11,13 +11,8 @@ import type { JsonObject } from "../../store/columns.js";
 import type { Queryable } from "../../store/db.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
-import {
-  recordMutation,
-  recordingDenials,
-  requirePermission,
-  type AuditSubject,
-  type Caller,
-} from "../authorization.js";
+import { recordMutation, recordingDenials, requirePermission } from "../authorization.js";
+import type { AuditSubject, Caller } from "../authorization.js";
 import { liveNamespace, type TenantServiceDeps } from "./access.js";
 
 /** One service call on a Namespace's resources: the process's deps, who asks, and where. */

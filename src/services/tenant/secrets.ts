@@ -13,14 +13,13 @@ import type { Queryable } from "../../store/db.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import {
   deleteSecretRow,
-  getSecret,
   insertSecret,
-  listSecrets,
+  secretRows,
   recordSecretUpdate,
   secretInUse,
   secretNameTaken,
-  type SecretRecord,
 } from "../../store/secrets.js";
+import type { SecretRecord } from "../../store/secrets.js";
 import { ServiceError } from "../errors.js";
 import {
   bindDriver,
@@ -29,11 +28,8 @@ import {
   namespaceTransaction,
   requireWritable,
 } from "../tenant/access.js";
-import {
-  resourceAccess,
-  type NamespaceCall,
-  type ResourceService,
-} from "../tenant/resource-access.js";
+import { resourceAccess } from "../tenant/resource-access.js";
+import type { NamespaceCall, ResourceService } from "../tenant/resource-access.js";
 import type { CreateSecretBody, UpdateSecretBody } from "../../contract/secrets.js";
 
 const NAME_IN_USE = "A Secret with this name already exists in the Namespace.";
@@ -41,7 +37,7 @@ const NAME_IN_USE = "A Secret with this name already exists in the Namespace.";
 const access = resourceAccess<"create" | "read" | "update" | "delete">("secret", "secrets");
 
 async function found(q: Queryable, ns: NamespaceId, id: string, forUpdate = false) {
-  const row = await getSecret(q, ns, id, { forUpdate });
+  const row = await secretRows.get(q, ns, id, { forUpdate });
   if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Secret.");
   return row;
 }
@@ -87,7 +83,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
 
   list: (call, opts) =>
     access.read(call, undefined, async (ns) => {
-      const page = await listSecrets(call.deps.db, ns.id, opts);
+      const page = await secretRows.list(call.deps.db, ns.id, opts);
       await driverStep(async () => {
         const { driver, bound } = await bind(call, ns);
         return driver.verifyAll(bound, ns.id, page.items);

@@ -6,12 +6,11 @@
  */
 import { refuseWhileAgentsReference } from "../tenant/in-use.js";
 import { newTenantResourceId } from "../../domain/tenant/resources.js";
-import { getSecret } from "../../store/secrets.js";
+import { secretRows } from "../../store/secrets.js";
 import {
   deleteServiceAccountRow,
-  getServiceAccount,
   insertServiceAccount,
-  listServiceAccounts,
+  serviceAccountRows,
   type ServiceAccountRecord,
 } from "../../store/service-accounts.js";
 import { ServiceError } from "../errors.js";
@@ -32,7 +31,7 @@ export const serviceAccounts: ResourceService<ServiceAccountRecord, CreateServic
         const credential = body.credential;
         if (
           credential !== undefined &&
-          (await getSecret(tx, ns.id, credential.secretRef)) === undefined
+          (await secretRows.get(tx, ns.id, credential.secretRef)) === undefined
         ) {
           throw new ServiceError(
             "INVALID_REQUEST",
@@ -63,13 +62,13 @@ export const serviceAccounts: ResourceService<ServiceAccountRecord, CreateServic
 
   read: (call, id) =>
     access.read(call, id, async (ns) => {
-      const found = await getServiceAccount(call.deps.db, ns.id, id);
+      const found = await serviceAccountRows.get(call.deps.db, ns.id, id);
       if (found === undefined) throw new ServiceError("NOT_FOUND", NOT_FOUND);
       return found;
     }),
 
   list: (call, opts) =>
-    access.read(call, undefined, (ns) => listServiceAccounts(call.deps.db, ns.id, opts)),
+    access.read(call, undefined, (ns) => serviceAccountRows.list(call.deps.db, ns.id, opts)),
 
   remove: (call, id) =>
     access.write(call, "delete", id, (audit) =>

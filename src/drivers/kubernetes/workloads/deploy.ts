@@ -14,22 +14,20 @@ import {
   workloadNotDone,
   workloadObjectAction,
   renderClaim,
-  type DeployRevisionResult,
-  type DeploymentState,
-  type DesiredWorkloadObject,
-  type PersistentVolumeClaim,
-  type WorkloadNotDone,
+} from "../../../domain/index.js";
+import type {
+  DeployRevisionResult,
+  DeploymentState,
+  DesiredWorkloadObject,
+  PersistentVolumeClaim,
+  WorkloadNotDone,
 } from "../../../domain/index.js";
 import type { RevisionPassInput } from "../../workloads.js";
 import { isKubeError, type ObjectClient } from "../client/index.js";
 import { convergeObject } from "../converge.js";
 import type { BoundNamespace } from "../../tenant-objects.js";
-import {
-  isNotDone,
-  kubeFailure,
-  resolveForWorkload,
-  type KubernetesWorkloadDriverOptions,
-} from "./context.js";
+import { isNotDone, kubeFailure, resolveForWorkload } from "./context.js";
+import type { KubernetesWorkloadDriverOptions } from "./context.js";
 import { readCredential } from "./credential.js";
 import { removeEgressPolicy, retireOthers } from "./retire.js";
 

@@ -13,19 +13,17 @@ import {
   workloadMarkers,
   agentObjectNames,
   workloadNotDone,
-  type HasMetadata,
-  type ObservedByKind,
-  type TeardownAgentResult,
-  type WorkloadNotDone,
+} from "../../../domain/index.js";
+import type {
+  HasMetadata,
+  ObservedByKind,
+  TeardownAgentResult,
+  WorkloadNotDone,
 } from "../../../domain/index.js";
 import type { AgentTeardownInput } from "../../workloads.js";
 import { isKubeError } from "../client/index.js";
-import {
-  isNotDone,
-  kubeFailure,
-  resolveForWorkload,
-  type KubernetesWorkloadDriverOptions,
-} from "./context.js";
+import { isNotDone, kubeFailure, resolveForWorkload } from "./context.js";
+import type { KubernetesWorkloadDriverOptions } from "./context.js";
 
 export async function teardownAgent(
   opts: KubernetesWorkloadDriverOptions,
