@@ -126,8 +126,14 @@ export function cachedObjectClient(
       ) {
         return inner.list(kind, opts);
       }
-      return cache.reflector.store
-        .list(opts.namespace)
+      const store = cache.reflector.store;
+      // A term `indexLabel=value` narrows the candidates to one index entry.
+      const indexed = query.find((t) => t.op === "=" && t.key === store.indexLabel);
+      const value = indexed !== undefined && "value" in indexed ? indexed.value : undefined;
+      const candidates =
+        (value === undefined ? undefined : store.withLabel(value, opts.namespace)) ??
+        store.list(opts.namespace);
+      return candidates
         .filter((o) => matches(query, o.metadata.labels ?? {}))
         .map((o) =>
           parseCached(

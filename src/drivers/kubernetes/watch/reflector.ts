@@ -18,6 +18,8 @@ export interface ReflectorOptions {
   readonly kind: Kind;
   /** Server-side label selector of the list and the watch; absent = every object. */
   readonly labelSelector?: string;
+  /** A label whose value the cache indexes (`ObjectStore.withLabel`); absent = no index. */
+  readonly indexLabel?: string;
   /**
    * Every change after the first list: a watch event (`watch`: one version of one object, in
    * the server's order), or a difference a relist found (`relist`: the versions between are
@@ -61,7 +63,7 @@ class Expired extends Error {
  * cache answers reads only while `ready`: listed once and the last request did not fail.
  */
 export class Reflector {
-  readonly store = new ObjectStore();
+  readonly store: ObjectStore;
   private readonly abort = new AbortController();
   private stream: AbortController | null = null;
   private synced = false;
@@ -70,7 +72,9 @@ export class Reflector {
   private loop: Promise<void> | null = null;
   private readonly syncWaiters: (() => void)[] = [];
 
-  constructor(readonly opts: ReflectorOptions) {}
+  constructor(readonly opts: ReflectorOptions) {
+    this.store = new ObjectStore(opts.indexLabel);
+  }
 
   get kind(): Kind {
     return this.opts.kind;

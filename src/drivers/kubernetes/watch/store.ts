@@ -87,10 +87,19 @@ export interface StoreChange {
   readonly current: Cached | null;
 }
 
-/** Objects of one kind by namespace (`""` for cluster-scoped kinds) and name. */
+/**
+ * Objects of one kind by namespace (`""` for cluster-scoped kinds) and name; optionally also
+ * by the value of one label (`indexLabel`), so a label-selected read — a pass looking for its
+ * tenant's namespace — costs one lookup instead of a scan of every cached object (which made
+ * each pass's cost grow with the number of tenants).
+ */
 export class ObjectStore {
   private readonly byNamespace = new Map<string, Map<string, Cached>>();
+  /** `indexLabel`'s value → `namespace/name` → object. */
+  private readonly byLabel = new Map<string, Map<string, Cached>>();
   private count = 0;
+
+  constructor(readonly indexLabel?: string) {}
 
   get size(): number {
     return this.count;
@@ -106,6 +115,18 @@ export class ObjectStore {
     return [...this.byNamespace.values()].flatMap((m) => [...m.values()]);
   }
 
+  /**
+   * The objects whose `indexLabel` is `value` (in `namespace` when given); `undefined` when
+   * the store keeps no index (the caller then scans {@link list}).
+   */
+  withLabel(value: string, namespace?: string): Cached[] | undefined {
+    if (this.indexLabel === undefined) return undefined;
+    const found = [...(this.byLabel.get(value)?.values() ?? [])];
+    return namespace === undefined
+      ? found
+      : found.filter((o) => (o.metadata.namespace ?? "") === namespace);
+  }
+
   upsert(obj: Cached): StoreChange {
     const namespace = obj.metadata.namespace ?? "";
     let names = this.byNamespace.get(namespace);
@@ -115,7 +136,9 @@ export class ObjectStore {
     }
     const previous = names.get(obj.metadata.name) ?? null;
     if (previous === null) this.count++;
+    else if (this.labelOf(previous) !== this.labelOf(obj)) this.unindex(namespace, previous);
     names.set(obj.metadata.name, obj);
+    this.index(namespace, obj);
     return { namespace, name: obj.metadata.name, previous, current: obj };
   }
 
@@ -124,10 +147,34 @@ export class ObjectStore {
     const previous = names?.get(name) ?? null;
     if (previous !== null) {
       names?.delete(name);
+      this.unindex(namespace, previous);
       this.count--;
       if (names?.size === 0) this.byNamespace.delete(namespace);
     }
     return { namespace, name, previous, current: null };
+  }
+
+  private index(namespace: string, obj: Cached): void {
+    const value = this.labelOf(obj);
+    if (value === undefined) return;
+    let objects = this.byLabel.get(value);
+    if (objects === undefined) {
+      objects = new Map();
+      this.byLabel.set(value, objects);
+    }
+    objects.set(`${namespace}/${obj.metadata.name}`, obj);
+  }
+
+  private unindex(namespace: string, obj: Cached): void {
+    const value = this.labelOf(obj);
+    if (value === undefined) return;
+    const objects = this.byLabel.get(value);
+    objects?.delete(`${namespace}/${obj.metadata.name}`);
+    if (objects?.size === 0) this.byLabel.delete(value);
+  }
+
+  private labelOf(obj: Cached): string | undefined {
+    return this.indexLabel === undefined ? undefined : obj.metadata.labels?.[this.indexLabel];
   }
 
   /**

@@ -90,7 +90,9 @@ export function startWatchSet(opts: WatchSetOptions): WatchSet {
       new Reflector({
         transport,
         kind,
-        ...(labelSelector !== undefined ? { labelSelector } : {}),
+        // A label-selected cache is indexed by its label: a pass finds its tenant's
+        // namespace (`openclaw.dev/namespace=<id>`) by lookup, not by a scan of every tenant.
+        ...(labelSelector !== undefined ? { labelSelector, indexLabel: labelSelector } : {}),
         onChange: (change, source) => {
           touched(kind, change, source);
         },
