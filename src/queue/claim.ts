@@ -14,6 +14,25 @@ export interface ClaimOptions<K extends string> {
   readonly kinds?: readonly K[];
 }
 
+/**
+ * The oldest item matching `state` (over alias `w`, with `n.t` the claim's now) whose lane has
+ * no other claim, locked (`SKIP LOCKED`: rows another claimer holds are passed over). Queued
+ * items and expired leases are looked up separately so that each follows its own partial index
+ * (`work_items_queued` in claim order, `work_items_leases`) and stops at the first eligible
+ * row; one condition over both (`queued OR expired`) read and sorted every row of the table,
+ * finished ones included, on every claim.
+ */
+function oldestEligible(state: string): string {
+  return `SELECT w.id, w.available_at, w.created_at FROM work_items AS w, n
+           WHERE ${state} AND w.kind = ANY($2::text[])
+             AND NOT EXISTS (
+               SELECT 1 FROM work_items AS o
+               WHERE o.subject = w.subject AND o.state = 'claimed' AND o.id <> w.id)
+           ORDER BY w.available_at, w.created_at, w.id
+           LIMIT 1
+           FOR UPDATE OF w SKIP LOCKED`;
+}
+
 /** Two claimers racing for one lane: the loser's statement fails and it simply looks again. */
 const LANE_RACE_ROUNDS = 8;
 
@@ -49,17 +68,12 @@ export async function claim<K extends string>(
     try {
       const res = await db.query(
         `WITH n AS (SELECT ${nowSql(1)} AS t),
+         queued AS (${oldestEligible("w.state = 'queued' AND w.available_at <= n.t")}),
+         expired AS (${oldestEligible("w.state = 'claimed' AND w.lease_expires_at <= n.t")}),
          candidate AS (
-           SELECT w.id FROM work_items AS w, n
-           WHERE w.kind = ANY($2::text[])
-             AND ((w.state = 'queued' AND w.available_at <= n.t)
-                  OR (w.state = 'claimed' AND w.lease_expires_at <= n.t))
-             AND NOT EXISTS (
-               SELECT 1 FROM work_items AS o
-               WHERE o.subject = w.subject AND o.state = 'claimed' AND o.id <> w.id)
-           ORDER BY w.available_at, w.created_at, w.id
+           SELECT c.id FROM (SELECT * FROM queued UNION ALL SELECT * FROM expired) AS c
+           ORDER BY c.available_at, c.created_at, c.id
            LIMIT 1
-           FOR UPDATE OF w SKIP LOCKED
          )
          UPDATE work_items AS w
          SET state = 'claimed', claim_token = $3::uuid, claimed_by = $4,
