@@ -58,16 +58,22 @@ export function ownedObjectAction(
   tenantId: string,
 ): WriteDecision<NotDone> {
   const label = `${desired.kind} ${desired.metadata.name ?? ""}`;
+  // The stops are getters: a reason is built (and sanitized) only when a pass stops on it, not
+  // for each of the five objects of every pass.
   return decideWrite(observed, {
     owned: (o) => isOwnedBy(o.metadata, tenantId),
-    notOwned: notDone(
-      "KUBERNETES_OWNERSHIP_CONFLICT",
-      `${label} exists in the namespace without this tenant's ownership markers; OCC never overwrites an object it does not own — remove or rename it`,
-    ),
-    terminating: notDone(
-      "KUBERNETES_NAMESPACE_PENDING",
-      `${label} is being deleted; it will be recreated`,
-    ),
+    get notOwned() {
+      return notDone(
+        "KUBERNETES_OWNERSHIP_CONFLICT",
+        `${label} exists in the namespace without this tenant's ownership markers; OCC never overwrites an object it does not own — remove or rename it`,
+      );
+    },
+    get terminating() {
+      return notDone(
+        "KUBERNETES_NAMESPACE_PENDING",
+        `${label} is being deleted; it will be recreated`,
+      );
+    },
     differs: (o) => needsWrite(o, desired),
   });
 }

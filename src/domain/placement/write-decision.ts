@@ -38,8 +38,9 @@ export function decideWrite<T extends HasMetadata, Stop>(
 ): WriteDecision<Stop> {
   if (observed === null) return { action: "create" };
   if (!rules.owned(observed)) return { action: "stop", result: rules.notOwned };
-  if (rules.terminating !== undefined && isTerminating(observed)) {
-    return { action: "stop", result: rules.terminating };
+  if (isTerminating(observed)) {
+    const terminating = rules.terminating;
+    if (terminating !== undefined) return { action: "stop", result: terminating };
   }
   return rules.differs(observed)
     ? { action: "update", resourceVersion: observed.metadata?.resourceVersion }
