@@ -4,7 +4,7 @@
  */
 import { ANNOTATIONS, LABELS, MARKER_VALUES } from "../../src/domain/index.js";
 import type { Stack } from "../harness/stack.js";
-import { matches, type Model, type Tenant } from "./model.js";
+import { matches, OUTAGE_OUTCOMES, type Model, type Tenant } from "./model.js";
 import { RESTRICTED } from "./operator.js";
 
 interface Meta {
@@ -79,9 +79,10 @@ async function tenant(stack: Stack, t: Tenant, all: readonly Meta[]): Promise<st
   const row = rows[0];
   if (row === undefined) return ["no row"];
   const settled = { status: row.status, code: row.status_code, deletedAt: row.deleted_at };
-  if (!matches(t.expect, settled)) {
+  const expect = t.outage ? [...t.expect, ...OUTAGE_OUTCOMES] : t.expect;
+  if (!matches(expect, settled)) {
     out.push(
-      `settled ${row.status}${row.status_code === null ? "" : `:${row.status_code}`}, expected ${t.expect.join(" | ")}`,
+      `settled ${row.status}${row.status_code === null ? "" : `:${row.status_code}`}, expected ${expect.join(" | ")}`,
     );
   }
   const open =

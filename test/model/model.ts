@@ -12,8 +12,24 @@ export type Settled =
   | "failed"
   | "failed:KUBERNETES_OWNERSHIP_CONFLICT"
   | "pending:KUBERNETES_PERMISSION_PENDING"
+  | "failed:KUBERNETES_API_UNAVAILABLE"
+  | "failed:KUBERNETES_API_TIMEOUT"
+  | "failed:KUBERNETES_API_REJECTED"
   | "gone"
   | "deleting:failed";
+
+/**
+ * What a kube-apiserver restart may leave of a first placement or a teardown in flight, as the
+ * spec stands: each retry spends one of the 5 attempts (control-plane.md §5: "retryable on the
+ * last attempt → failed"), and a just-restarted server answers 403 until its RBAC caches are
+ * filled, which before verification is permanent (placement.md §7). docs/reliability.md.
+ */
+export const OUTAGE_OUTCOMES: readonly Settled[] = [
+  "failed:KUBERNETES_API_UNAVAILABLE",
+  "failed:KUBERNETES_API_TIMEOUT",
+  "failed:KUBERNETES_API_REJECTED",
+  "deleting:failed",
+];
 
 export type Preparation =
   "ok" | "no-pod-security" | "no-lifecycle" | "foreign-marker" | "allow-all";
@@ -37,6 +53,8 @@ export interface Tenant {
   operatorAnnotations: Record<string, string>;
   /** An operator change that OCC may not repair touched the namespace. */
   tampered: boolean;
+  /** A kube-apiserver restart met its first placement or its teardown ({@link OUTAGE_OUTCOMES}). */
+  outage: boolean;
   readonly configurations: string[];
   readonly secrets: string[];
   readonly agents: { readonly id: string; readonly configurationId: string; deleted: boolean }[];

@@ -178,6 +178,20 @@ export class Grants implements Cmd {
   toString = () => `${this.to}(#${this.index})`;
 }
 
+/** Tenants whose first placement or teardown is still open when kube-apiserver restarts. */
+async function markInFlight(m: Model, r: Real): Promise<void> {
+  const rows = await r.stack.query<{ id: string; status: string; deleted_at: Date | null }>(
+    "SELECT id, status, deleted_at FROM namespaces WHERE id = ANY($1::text[])",
+    [m.tenants.map((t) => t.id)],
+  );
+  for (const row of rows) {
+    const open =
+      row.status === "provisioning" || (row.status === "deleting" && row.deleted_at === null);
+    const t = m.tenants.find((x) => x.id === row.id);
+    if (open && t !== undefined) t.outage = true;
+  }
+}
+
 export type Fault = "kill-worker" | "kill-api" | "restart-postgres" | "restart-apiserver";
 
 export class InjectFault implements Cmd {
@@ -191,7 +205,10 @@ export class InjectFault implements Cmd {
     if (this.fault === "kill-worker") await r.stack.killAndRestart("worker", this.index);
     else if (this.fault === "kill-api") await r.stack.killAndRestart("api", this.index);
     else if (this.fault === "restart-postgres") await r.stack.restartPostgres();
-    else await r.stack.restartApiServer();
+    else {
+      await markInFlight(m, r);
+      await r.stack.restartApiServer();
+    }
   }
   toString = () =>
     this.fault.startsWith("kill") ? `${this.fault}(${this.index % 2})` : `${this.fault}()`;
