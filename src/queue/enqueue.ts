@@ -53,13 +53,18 @@ export async function enqueue<K extends string>(
   input: EnqueueInput<K>,
 ): Promise<EnqueueResult<K>> {
   const cols = config.table.select();
+  // The NOTIFY rides on the insert (one round trip, not two): it is sent for an inserted row
+  // only, and like any NOTIFY it is delivered when the caller's transaction commits.
   const inserted = await q.query(
-    `INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts,
-                             available_at, deadline_at, created_at, updated_at)
-     SELECT $2, $3, $4, $5, $6, n.t, n.t + $7::float8 * interval '1 millisecond', n.t, n.t
-     FROM (SELECT ${nowSql(1)} AS t) AS n
-     ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING ${cols}`,
+    `WITH inserted AS (
+       INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts,
+                               available_at, deadline_at, created_at, updated_at)
+       SELECT $2, $3, $4, $5, $6, n.t, n.t + $7::float8 * interval '1 millisecond', n.t, n.t
+       FROM (SELECT ${nowSql(1)} AS t) AS n
+       ON CONFLICT (idempotency_key) DO NOTHING
+       RETURNING ${cols}
+     )
+     SELECT inserted.*, pg_notify($8, inserted.kind)::text AS notified FROM inserted`,
     [
       nowParam(config.clock),
       input.key,
@@ -68,13 +73,11 @@ export async function enqueue<K extends string>(
       input.actor,
       input.maxAttempts ?? config.policy.maxAttempts,
       input.convergenceMs ?? config.policy.convergenceMs,
+      WORK_CHANNEL,
     ],
   );
   const row = inserted.rows[0];
-  if (row !== undefined) {
-    await notify(q, input.kind);
-    return { outcome: "created", item: config.table.decode(row) };
-  }
+  if (row !== undefined) return { outcome: "created", item: config.table.decode(row) };
   const found = await q.query<Record<IdentityField | "id", string>>(
     "SELECT id::text AS id, kind, subject, actor FROM work_items WHERE idempotency_key = $1",
     [input.key],
