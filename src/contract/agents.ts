@@ -9,7 +9,7 @@ import { AGENT_STATUSES, EXECUTION_MODES } from "../store/agents.js";
 import { ConfigurationIdSchema } from "./configurations.js";
 import { NamespaceIdSchema } from "./namespaces.js";
 import { ServiceAccountIdSchema } from "./service-accounts.js";
-import { DisplayName, DateTime, IdString, literalUnion, Nullable } from "./envelopes.js";
+import { Closed, DisplayName, DateTime, IdString, literalUnion, Nullable } from "./envelopes.js";
 
 export const AgentIdSchema = IdString(AGENT_ID_PATTERN.source, "An Agent ID (`agt_…`).");
 export const RevisionIdSchema = IdString(
@@ -17,64 +17,51 @@ export const RevisionIdSchema = IdString(
   "An AgentRevision ID (`rev_…`).",
 );
 
-export const CreateAgentBodySchema = Type.Object(
-  {
-    name: DisplayName({ maxLength: 200 }),
-    configurationId: ConfigurationIdSchema,
-    executionMode: literalUnion(EXECUTION_MODES),
-    serviceAccountId: Type.Optional(ServiceAccountIdSchema),
-  },
-  { additionalProperties: false },
-);
+export const CreateAgentBodySchema = Closed({
+  name: DisplayName({ maxLength: 200 }),
+  configurationId: ConfigurationIdSchema,
+  executionMode: literalUnion(EXECUTION_MODES),
+  serviceAccountId: Type.Optional(ServiceAccountIdSchema),
+});
 export type CreateAgentBody = Static<typeof CreateAgentBodySchema>;
 
-export const AgentParamsSchema = Type.Object(
-  { id: NamespaceIdSchema, agentId: AgentIdSchema },
-  { additionalProperties: false },
-);
+export const AgentParamsSchema = Closed({ id: NamespaceIdSchema, agentId: AgentIdSchema });
 
-export const RevisionParamsSchema = Type.Object(
-  { id: NamespaceIdSchema, agentId: AgentIdSchema, revisionId: RevisionIdSchema },
-  { additionalProperties: false },
-);
+export const RevisionParamsSchema = Closed({
+  id: NamespaceIdSchema,
+  agentId: AgentIdSchema,
+  revisionId: RevisionIdSchema,
+});
 
-const StatusReason = Nullable(
-  Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }),
-);
+const StatusReason = Nullable(Closed({ code: Type.String(), message: Type.String() }));
 
-export const AgentSchema = Type.Object(
-  {
-    id: AgentIdSchema,
-    namespaceId: NamespaceIdSchema,
-    name: Type.String(),
-    configurationId: ConfigurationIdSchema,
-    executionMode: literalUnion(EXECUTION_MODES),
-    serviceAccountId: Nullable(ServiceAccountIdSchema),
-    status: literalUnion(AGENT_STATUSES),
-    currentRevisionId: Nullable(RevisionIdSchema),
-    statusReason: StatusReason,
-    createdAt: DateTime,
-  },
-  { additionalProperties: false },
-);
+export const AgentSchema = Closed({
+  id: AgentIdSchema,
+  namespaceId: NamespaceIdSchema,
+  name: Type.String(),
+  configurationId: ConfigurationIdSchema,
+  executionMode: literalUnion(EXECUTION_MODES),
+  serviceAccountId: Nullable(ServiceAccountIdSchema),
+  status: literalUnion(AGENT_STATUSES),
+  currentRevisionId: Nullable(RevisionIdSchema),
+  statusReason: StatusReason,
+  createdAt: DateTime,
+});
 export type AgentView = Static<typeof AgentSchema>;
 
-export const RevisionSchema = Type.Object(
-  {
-    id: RevisionIdSchema,
-    agentId: AgentIdSchema,
-    namespaceId: NamespaceIdSchema,
-    number: Type.Integer({ minimum: 1 }),
-    configurationId: ConfigurationIdSchema,
-    configurationGeneration: Type.Integer({ minimum: 1 }),
-    executionMode: literalUnion(EXECUTION_MODES),
-    serviceAccountId: Nullable(ServiceAccountIdSchema),
-    compute: Type.Record(Type.String(), Type.String()),
-    status: literalUnion(REVISION_STATUSES),
-    statusReason: StatusReason,
-    createdAt: DateTime,
-    activatedAt: Nullable(DateTime),
-  },
-  { additionalProperties: false },
-);
+export const RevisionSchema = Closed({
+  id: RevisionIdSchema,
+  agentId: AgentIdSchema,
+  namespaceId: NamespaceIdSchema,
+  number: Type.Integer({ minimum: 1 }),
+  configurationId: ConfigurationIdSchema,
+  configurationGeneration: Type.Integer({ minimum: 1 }),
+  executionMode: literalUnion(EXECUTION_MODES),
+  serviceAccountId: Nullable(ServiceAccountIdSchema),
+  compute: Type.Record(Type.String(), Type.String()),
+  status: literalUnion(REVISION_STATUSES),
+  statusReason: StatusReason,
+  createdAt: DateTime,
+  activatedAt: Nullable(DateTime),
+});
 export type RevisionView = Static<typeof RevisionSchema>;

@@ -8,7 +8,7 @@ import { DOCUMENT_LIMITS } from "../domain/input/json-documents.js";
 import { tenantResourceIdPattern } from "../domain/tenant/resources.js";
 import { CONFIGURATION_KINDS } from "../store/configurations.js";
 import { NamespaceIdSchema } from "./namespaces.js";
-import { DateTime, IdString, literalUnion } from "./envelopes.js";
+import { Closed, DateTime, IdString, literalUnion } from "./envelopes.js";
 
 export const ConfigurationIdSchema = IdString(
   tenantResourceIdPattern("configuration").source,
@@ -25,33 +25,27 @@ const Values = Type.Record(Type.String(), Type.Unknown(), {
     "exactly as sent, never altered.",
 });
 
-export const CreateConfigurationBodySchema = Type.Object(
-  { kind: literalUnion(CONFIGURATION_KINDS), values: Values },
-  { additionalProperties: false },
-);
+export const CreateConfigurationBodySchema = Closed({
+  kind: literalUnion(CONFIGURATION_KINDS),
+  values: Values,
+});
 export type CreateConfigurationBody = Static<typeof CreateConfigurationBodySchema>;
 
-export const UpdateConfigurationBodySchema = Type.Object(
-  { values: Values },
-  { additionalProperties: false },
-);
+export const UpdateConfigurationBodySchema = Closed({ values: Values });
 export type UpdateConfigurationBody = Static<typeof UpdateConfigurationBodySchema>;
 
-export const ConfigurationParamsSchema = Type.Object(
-  { id: NamespaceIdSchema, configurationId: ConfigurationIdSchema },
-  { additionalProperties: false },
-);
+export const ConfigurationParamsSchema = Closed({
+  id: NamespaceIdSchema,
+  configurationId: ConfigurationIdSchema,
+});
 
-export const ConfigurationSchema = Type.Object(
-  {
-    id: ConfigurationIdSchema,
-    namespaceId: NamespaceIdSchema,
-    kind: literalUnion(CONFIGURATION_KINDS),
-    generation: Type.Integer({ minimum: 1 }),
-    values: Values,
-    createdAt: DateTime,
-    updatedAt: DateTime,
-  },
-  { additionalProperties: false },
-);
+export const ConfigurationSchema = Closed({
+  id: ConfigurationIdSchema,
+  namespaceId: NamespaceIdSchema,
+  kind: literalUnion(CONFIGURATION_KINDS),
+  generation: Type.Integer({ minimum: 1 }),
+  values: Values,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
 export type ConfigurationView = Static<typeof ConfigurationSchema>;

@@ -4,7 +4,8 @@
  * by the server (route schemas) and by the CLI (to parse responses); types are derived from
  * these with `Static`, nothing is declared twice.
  */
-import { Type, type Static, type TLiteral, type TSchema } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
+import type { ObjectOptions, Static, TLiteral, TProperties, TSchema } from "@sinclair/typebox";
 import { DETAIL_CODES, ERROR_CODES } from "./errors.js";
 import { DISPLAY_NAME_FORMAT, PLAIN_TEXT_FORMAT } from "./formats.js";
 
@@ -15,6 +16,11 @@ export function literalUnion<const V extends readonly string[]>(
 ) {
   const literals: TLiteral<V[number]>[] = values.map((v) => Type.Literal(v));
   return Type.Union(literals, opts);
+}
+
+/** An object of exactly `properties`: any other property is refused (`additionalProperties: false`). */
+export function Closed<T extends TProperties>(properties: T, options: ObjectOptions = {}) {
+  return Type.Object(properties, { ...options, additionalProperties: false });
 }
 
 /** `T | null`. */
@@ -55,38 +61,28 @@ export function IdString(pattern: string, description: string) {
   return Type.String({ pattern, maxLength: 80, description });
 }
 
-export const MetaSchema = Type.Object(
-  { requestId: Type.String({ description: "The request's ID, also sent as x-request-id." }) },
-  { additionalProperties: false },
-);
+export const MetaSchema = Closed({
+  requestId: Type.String({ description: "The request's ID, also sent as x-request-id." }),
+});
 
 /** `{ data, meta }` around one resource. */
 export function DataEnvelope<T extends TSchema>(data: T) {
-  return Type.Object({ data, meta: MetaSchema }, { additionalProperties: false });
+  return Closed({ data, meta: MetaSchema });
 }
 
-export const PageMetaSchema = Type.Object(
-  {
-    requestId: Type.String(),
-    nextCursor: Nullable(
-      Type.String({ description: "Pass as `cursor` for the next page; null on the last page." }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const PageMetaSchema = Closed({
+  requestId: Type.String(),
+  nextCursor: Nullable(
+    Type.String({ description: "Pass as `cursor` for the next page; null on the last page." }),
+  ),
+});
 
 /** `{ data: [...], meta: { requestId, nextCursor } }` around one page of a collection. */
 export function PageEnvelope<T extends TSchema>(item: T) {
-  return Type.Object(
-    { data: Type.Array(item), meta: PageMetaSchema },
-    { additionalProperties: false },
-  );
+  return Closed({ data: Type.Array(item), meta: PageMetaSchema });
 }
 
-export const ErrorDetailSchema = Type.Object(
-  { path: Type.String(), code: literalUnion(DETAIL_CODES) },
-  { additionalProperties: false },
-);
+export const ErrorDetailSchema = Closed({ path: Type.String(), code: literalUnion(DETAIL_CODES) });
 
 export const ErrorEnvelopeSchema = Type.Object(
   {
@@ -105,16 +101,11 @@ export const ErrorEnvelopeSchema = Type.Object(
 export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
 
 /** The query of a route that takes no query parameters. */
-export const NoQuerySchema = Type.Object({}, { additionalProperties: false });
+export const NoQuerySchema = Closed({});
 
 /** `limit` and `cursor`, for every paged collection. */
-export const PageQuerySchema = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const PageQuerySchema = Closed({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" })),
+});
 export type PageQuery = Static<typeof PageQuerySchema>;

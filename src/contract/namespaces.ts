@@ -10,7 +10,7 @@ import {
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
 } from "../store/namespace-vocabulary.js";
-import { DateTime, DisplayName, IdString, literalUnion, Nullable } from "./envelopes.js";
+import { Closed, DateTime, DisplayName, IdString, literalUnion, Nullable } from "./envelopes.js";
 
 /** The longest Namespace name, in characters (code points). */
 export const MAX_NAMESPACE_NAME_LENGTH = 200;
@@ -22,85 +22,67 @@ export const NamespaceIdSchema = IdString(
 );
 
 /** The path parameters of every route under `/namespaces/{id}/…`. */
-export const NamespaceScopedParamsSchema = Type.Object(
-  { id: NamespaceIdSchema },
-  { additionalProperties: false },
-);
+export const NamespaceScopedParamsSchema = Closed({ id: NamespaceIdSchema });
 
 const DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
 
-export const CreateNamespaceBodySchema = Type.Object(
-  {
-    name: DisplayName({
-      maxLength: MAX_NAMESPACE_NAME_LENGTH,
-      description: "Unique in the Installation for ever; a deleted Namespace's name is retired.",
+export const CreateNamespaceBodySchema = Closed({
+  name: DisplayName({
+    maxLength: MAX_NAMESPACE_NAME_LENGTH,
+    description: "Unique in the Installation for ever; a deleted Namespace's name is retired.",
+  }),
+  existingNamespace: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 63,
+      pattern: DNS_LABEL,
+      description:
+        "An operator-owned Kubernetes namespace to adopt (administrators only). Not a reserved name: default, kube-*, openshift-*, oce-*, or the controller's own namespace.",
     }),
-    existingNamespace: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 63,
-        pattern: DNS_LABEL,
-        description:
-          "An operator-owned Kubernetes namespace to adopt (administrators only). Not a reserved name: default, kube-*, openshift-*, oce-*, or the controller's own namespace.",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+  ),
+});
 export type CreateNamespaceBody = Static<typeof CreateNamespaceBodySchema>;
 
-export const NamespaceParamsSchema = Type.Object(
-  { id: NamespaceIdSchema },
-  { additionalProperties: false },
-);
+export const NamespaceParamsSchema = Closed({ id: NamespaceIdSchema });
 export type NamespaceParams = Static<typeof NamespaceParamsSchema>;
 
-export const PlacementSchema = Type.Object(
-  {
-    mode: literalUnion(PLACEMENT_MODES),
-    kubernetesNamespace: Nullable(
-      Type.String({
-        description:
-          "The Kubernetes namespace the tenant is (or will be) placed in: the bound one once the worker recorded it, else the selected or derived name.",
-      }),
-    ),
-    uid: Nullable(Type.String({ description: "metadata.uid of the bound namespace, once bound." })),
-    observedUid: Nullable(
-      Type.String({
-        description:
-          "metadata.uid of the Kubernetes namespace the last pass saw; null when it was absent or not read. Differs from `uid` when the namespace was recreated.",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const PlacementSchema = Closed({
+  mode: literalUnion(PLACEMENT_MODES),
+  kubernetesNamespace: Nullable(
+    Type.String({
+      description:
+        "The Kubernetes namespace the tenant is (or will be) placed in: the bound one once the worker recorded it, else the selected or derived name.",
+    }),
+  ),
+  uid: Nullable(Type.String({ description: "metadata.uid of the bound namespace, once bound." })),
+  observedUid: Nullable(
+    Type.String({
+      description:
+        "metadata.uid of the Kubernetes namespace the last pass saw; null when it was absent or not read. Differs from `uid` when the namespace was recreated.",
+    }),
+  ),
+});
 
-export const StatusReasonSchema = Type.Object(
-  {
-    code: literalUnion(NAMESPACE_STATUS_CODES),
-    message: Type.String({ maxLength: 256 }),
-    since: DateTime,
-  },
-  { additionalProperties: false },
-);
+export const StatusReasonSchema = Closed({
+  code: literalUnion(NAMESPACE_STATUS_CODES),
+  message: Type.String({ maxLength: 256 }),
+  since: DateTime,
+});
 
-export const NamespaceSchema = Type.Object(
-  {
-    id: NamespaceIdSchema,
-    name: Type.String(),
-    existingNamespace: Type.Optional(Type.String()),
-    status: literalUnion(NAMESPACE_STATUSES),
-    placement: PlacementSchema,
-    statusReason: Nullable(StatusReasonSchema),
-    lastReconciledAt: Nullable(
-      Type.String({
-        format: "date-time",
-        description:
-          "When the worker's last pass over this Namespace reached a verdict (lifecycle.md §2); null before the first.",
-      }),
-    ),
-    createdAt: DateTime,
-  },
-  { additionalProperties: false },
-);
+export const NamespaceSchema = Closed({
+  id: NamespaceIdSchema,
+  name: Type.String(),
+  existingNamespace: Type.Optional(Type.String()),
+  status: literalUnion(NAMESPACE_STATUSES),
+  placement: PlacementSchema,
+  statusReason: Nullable(StatusReasonSchema),
+  lastReconciledAt: Nullable(
+    Type.String({
+      format: "date-time",
+      description:
+        "When the worker's last pass over this Namespace reached a verdict (lifecycle.md §2); null before the first.",
+    }),
+  ),
+  createdAt: DateTime,
+});
 export type NamespaceView = Static<typeof NamespaceSchema>;

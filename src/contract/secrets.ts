@@ -6,7 +6,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { tenantResourceIdPattern } from "../domain/tenant/resources.js";
 import { NamespaceIdSchema } from "./namespaces.js";
-import { DisplayName, DateTime, IdString } from "./envelopes.js";
+import { Closed, DisplayName, DateTime, IdString } from "./envelopes.js";
 
 export const SecretIdSchema = IdString(
   tenantResourceIdPattern("secret").source,
@@ -19,32 +19,23 @@ const Value = Type.String({
   description: "The secret value. Write-only: never returned, logged or audited.",
 });
 
-export const CreateSecretBodySchema = Type.Object(
-  { name: DisplayName({ maxLength: 200 }), value: Value },
-  { additionalProperties: false },
-);
+export const CreateSecretBodySchema = Closed({
+  name: DisplayName({ maxLength: 200 }),
+  value: Value,
+});
 export type CreateSecretBody = Static<typeof CreateSecretBodySchema>;
 
-export const UpdateSecretBodySchema = Type.Object(
-  { value: Value },
-  { additionalProperties: false },
-);
+export const UpdateSecretBodySchema = Closed({ value: Value });
 export type UpdateSecretBody = Static<typeof UpdateSecretBodySchema>;
 
-export const SecretParamsSchema = Type.Object(
-  { id: NamespaceIdSchema, secretId: SecretIdSchema },
-  { additionalProperties: false },
-);
+export const SecretParamsSchema = Closed({ id: NamespaceIdSchema, secretId: SecretIdSchema });
 
-export const SecretSchema = Type.Object(
-  {
-    id: SecretIdSchema,
-    namespaceId: NamespaceIdSchema,
-    name: Type.String(),
-    version: Type.Integer({ minimum: 1, description: "Grows by one with every new value." }),
-    createdAt: DateTime,
-    updatedAt: DateTime,
-  },
-  { additionalProperties: false },
-);
+export const SecretSchema = Closed({
+  id: SecretIdSchema,
+  namespaceId: NamespaceIdSchema,
+  name: Type.String(),
+  version: Type.Integer({ minimum: 1, description: "Grows by one with every new value." }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
 export type SecretView = Static<typeof SecretSchema>;

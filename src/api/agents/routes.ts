@@ -5,12 +5,12 @@
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import type { TSchema } from "@sinclair/typebox";
 import { isAgentId, isRevisionId } from "../../domain/workloads/ids.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../../services/cursor.js";
 import { errorResponses } from "../schemas.js";
-import type { PageCursor } from "../../store/paging.js";
 import { namespaceIdOf } from "../tenant/params.js";
 import { listRevisions, readRevision } from "../../services/agents/revisions.js";
 import {
@@ -29,17 +29,18 @@ const security = [{ apiKey: [] }];
 const AGENTS = "/namespaces/:id/agents";
 const AGENT = `${AGENTS}/:agentId`;
 
-function after(
-  cursor: string | undefined,
-  guard: (v: unknown) => v is string,
-): PageCursor | undefined {
-  if (cursor === undefined) return undefined;
-  const position = decodeCursor(cursor, guard);
-  return { createdAt: position.time, id: position.id };
-}
-
-const nextOf = (next: PageCursor | null) =>
-  next === null ? null : encodeCursor(next.createdAt, next.id);
+/** The OpenAPI description of an Agent route beyond create, list and read. */
+const schemaOf = <P extends TSchema, R extends object>(
+  summary: string,
+  params: P,
+  response: R,
+) => ({
+  tags,
+  security,
+  summary,
+  params,
+  response,
+});
 
 export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app, deps, done) => {
   const callOf = (request: FastifyRequest, params: { readonly id: string }) => ({
@@ -65,13 +66,11 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
   app.delete(
     AGENT,
     {
-      schema: {
-        tags,
-        security,
-        summary: "Delete an Agent (202, status deleting); its objects and claims are torn down.",
-        params: AgentParamsSchema,
-        response: { 202: DataEnvelope(AgentSchema), ...errorResponses(403, 404, 409) },
-      },
+      schema: schemaOf(
+        "Delete an Agent (202, status deleting); its objects and claims are torn down.",
+        AgentParamsSchema,
+        { 202: DataEnvelope(AgentSchema), ...errorResponses(403, 404, 409) },
+      ),
     },
     async (request, reply) => {
       const agent = await agents.remove(callOf(request, request.params), request.params.agentId);
@@ -81,13 +80,11 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
   app.post(
     `${AGENT}/deploy`,
     {
-      schema: {
-        tags,
-        security,
-        summary: "Deploy an Agent: admit an immutable AgentRevision and queue its rollout (202).",
-        params: AgentParamsSchema,
-        response: { 202: DataEnvelope(RevisionSchema), ...errorResponses(403, 404, 409) },
-      },
+      schema: schemaOf(
+        "Deploy an Agent: admit an immutable AgentRevision and queue its rollout (202).",
+        AgentParamsSchema,
+        { 202: DataEnvelope(RevisionSchema), ...errorResponses(403, 404, 409) },
+      ),
     },
     async (request, reply) => {
       const call = callOf(request, request.params);
@@ -99,32 +96,31 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
     `${AGENT}/revisions`,
     {
       schema: {
-        tags,
-        security,
-        summary: "List an Agent's revisions, oldest first.",
-        params: AgentParamsSchema,
+        ...schemaOf("List an Agent's revisions, oldest first.", AgentParamsSchema, {
+          200: PageEnvelope(RevisionSchema),
+          ...errorResponses(403, 404),
+        }),
         querystring: PageQuerySchema,
-        response: { 200: PageEnvelope(RevisionSchema), ...errorResponses(403, 404) },
       },
     },
     async (request) => {
+      const { cursor, limit } = request.query;
+      const after = cursor === undefined ? undefined : decodeCursor(cursor, isRevisionId);
       const page = await listRevisions(callOf(request, request.params), request.params.agentId, {
-        limit: pageLimit(request.query.limit),
-        after: after(request.query.cursor, isRevisionId),
+        limit: pageLimit(limit),
+        after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
       });
-      return pageEnvelope(request, page.items.map(presentRevision), nextOf(page.next));
+      const next = page.next === null ? null : encodeCursor(page.next.createdAt, page.next.id);
+      return pageEnvelope(request, page.items.map(presentRevision), next);
     },
   );
   app.get(
     `${AGENT}/revisions/:revisionId`,
     {
-      schema: {
-        tags,
-        security,
-        summary: "Read one AgentRevision.",
-        params: RevisionParamsSchema,
-        response: { 200: DataEnvelope(RevisionSchema), ...errorResponses(403, 404) },
-      },
+      schema: schemaOf("Read one AgentRevision.", RevisionParamsSchema, {
+        200: DataEnvelope(RevisionSchema),
+        ...errorResponses(403, 404),
+      }),
     },
     async (request) => {
       const p = request.params;

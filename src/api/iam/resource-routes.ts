@@ -55,6 +55,21 @@ interface RouteBase {
   readonly action: string;
 }
 
+/** The OpenAPI description of a route on one record (`…/:id`) that answers the record. */
+function itemSchema<V extends TSchema>(
+  resource: { readonly idSchema: TString; readonly schema: V },
+  summary: string,
+  statuses: readonly ErrorStatus[],
+) {
+  return {
+    tags,
+    security,
+    summary,
+    params: IdParams(resource.idSchema),
+    response: { 200: DataEnvelope(resource.schema), ...errorResponses(...statuses) },
+  };
+}
+
 /** `POST` a collection: 201 with the record the administered use case `create` made. */
 export function createOneRoute<K extends IamRecordKind, R, V extends TSchema, B extends TSchema>(
   app: IamApp,
@@ -98,13 +113,7 @@ export function getOneRoute<K extends IamRecordKind, R, V extends TSchema>(
   app.get<{ Params: { id: string }; Reply: DataOf<Static<V>> }>(
     route.url,
     {
-      schema: {
-        tags,
-        security,
-        summary: route.summary,
-        params: IdParams(resource.idSchema),
-        response: { 200: DataEnvelope(resource.schema), ...errorResponses(403, 404) },
-      },
+      schema: itemSchema(resource, route.summary, [403, 404]),
     },
     async (request) => {
       const id = asIamId(resource.idKind, request.params.id);
@@ -206,13 +215,7 @@ export function deleteOneRoute<K extends IamRecordKind, R, V extends TSchema>(
   app.delete<{ Params: { id: string }; Reply: DataOf<Static<V>> }>(
     route.url,
     {
-      schema: {
-        tags,
-        security,
-        summary: route.summary,
-        params: IdParams(resource.idSchema),
-        response: { 200: DataEnvelope(resource.schema), ...errorResponses(...route.statuses) },
-      },
+      schema: itemSchema(resource, route.summary, route.statuses),
     },
     async (request) => {
       const caller = callerOf(request);

@@ -12,7 +12,6 @@
  * - delete marks the Agent `deleting` and queues its teardown; the row goes once the worker
  *   removed everything (a repeat is a no-op, a teardown that failed permanently is requeued).
  */
-import type { NamespaceId } from "../../domain/placement/ids.js";
 import { newAgentId, newRevisionId } from "../../domain/workloads/ids.js";
 import {
   agentTeardownWorkKey,
@@ -26,19 +25,19 @@ import type { QueueConfig } from "../../queue/work-items.js";
 import { insertAgentRevision, type AgentRevisionRecord } from "../../store/agent-revisions.js";
 import { agentRows, insertAgent, markAgentDeleting, type AgentRecord } from "../../store/agents.js";
 import { configurationRows } from "../../store/configurations.js";
-import type { Queryable } from "../../store/db.js";
 import { serviceAccountRows } from "../../store/service-accounts.js";
 import type { ComputeSelection } from "../compute-selection.js";
 import { ServiceError } from "../errors.js";
 import {
-  bindDriver,
-  driversOf,
+  boundDriver,
   liveNamespace,
   namespaceTransaction,
   requireWritable,
   type TenantServiceDeps,
 } from "../tenant/access.js";
 import {
+  foundIn,
+  rowReads,
   resourceAccess,
   type NamespaceCall,
   type ResourceService,
@@ -60,16 +59,7 @@ export const agentAccess = resourceAccess<"create" | "read" | "delete" | "deploy
 );
 
 /** The Agent `id` of the Namespace, or 404. */
-export async function foundAgent(
-  q: Queryable,
-  namespaceId: NamespaceId,
-  id: string,
-  forUpdate = false,
-): Promise<AgentRecord> {
-  const row = await agentRows.get(q, namespaceId, id, { forUpdate });
-  if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Agent.");
-  return row;
-}
+export const foundAgent = foundIn(agentRows, "Agent");
 
 const invalid = (path: string, message: string) =>
   new ServiceError("INVALID_REQUEST", message, { details: [{ path, code: "invalid_value" }] });
@@ -128,10 +118,7 @@ export const agents: AgentService = {
       }),
     ),
 
-  read: (call, id) => agentAccess.read(call, id, (ns) => foundAgent(call.deps.db, ns.id, id)),
-
-  list: (call, opts) =>
-    agentAccess.read(call, undefined, (ns) => agentRows.list(call.deps.db, ns.id, opts)),
+  ...rowReads(agentAccess, agentRows, "Agent"),
 
   deploy: (call, id) =>
     agentAccess.write(call, "deploy", id, (audit) =>
@@ -158,7 +145,7 @@ export const agents: AgentService = {
             "The Agent's ServiceAccount no longer exists.",
           );
         }
-        const { driver, bound } = await bindDriver(driversOf(call.deps).configurations, ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
         const document = await driver.read(bound, ns.id, configuration);
         const revision = await insertAgentRevision(tx, {
           id: newRevisionId(),

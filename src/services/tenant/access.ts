@@ -14,7 +14,6 @@ import type { SecretDriver } from "../../drivers/secrets.js";
 import {
   TenantObjectError,
   type BoundNamespace,
-  type BoundNamespaceResolver,
   type TenantObjectFailure,
   type TenantPlacement,
 } from "../../drivers/tenant-objects.js";
@@ -105,11 +104,16 @@ export function tenantPlacementOf(ns: NamespaceRecord): TenantPlacement {
   };
 }
 
-/** `driver` with the tenant's bound namespace, resolved afresh for one operation. */
-export async function bindDriver<D extends BoundNamespaceResolver>(
-  driver: D,
+/**
+ * The process's `kind` Driver (503 when it has none) with the tenant's bound namespace,
+ * resolved afresh for one operation.
+ */
+export async function boundDriver<K extends keyof TenantDrivers>(
+  deps: TenantServiceDeps,
+  kind: K,
   ns: NamespaceRecord,
-): Promise<{ readonly driver: D; readonly bound: BoundNamespace }> {
+): Promise<{ readonly driver: TenantDrivers[K]; readonly bound: BoundNamespace }> {
+  const driver = driversOf(deps)[kind];
   return { driver, bound: await driver.resolve(tenantPlacementOf(ns)) };
 }
 

@@ -9,7 +9,6 @@
  * row, then the ConfigMap as the last step before COMMIT, so a refused delete changes nothing.
  */
 import { refuseWhileAgentsReference } from "../tenant/in-use.js";
-import type { NamespaceId } from "../../domain/placement/ids.js";
 import { contentDigest, newTenantResourceId } from "../../domain/tenant/resources.js";
 import { DOCUMENT_LIMITS, serializeDocument } from "../../domain/input/json-documents.js";
 import {
@@ -19,18 +18,10 @@ import {
   recordConfigurationUpdate,
 } from "../../store/configurations.js";
 import type { ConfigurationRecord } from "../../store/configurations.js";
-import type { Queryable } from "../../store/db.js";
-import type { NamespaceRecord } from "../../store/namespaces.js";
 import { ServiceError } from "../errors.js";
-import {
-  bindDriver,
-  driverStep,
-  driversOf,
-  namespaceTransaction,
-  requireWritable,
-} from "../tenant/access.js";
-import { resourceAccess } from "../tenant/resource-access.js";
-import type { NamespaceCall, ResourceService } from "../tenant/resource-access.js";
+import { boundDriver, driverStep, namespaceTransaction, requireWritable } from "./access.js";
+import { foundIn, resourceAccess } from "../tenant/resource-access.js";
+import type { ResourceService } from "../tenant/resource-access.js";
 import type {
   CreateConfigurationBody,
   UpdateConfigurationBody,
@@ -69,15 +60,7 @@ function documentOf(values: Record<string, unknown>): string {
   );
 }
 
-async function found(q: Queryable, ns: NamespaceId, id: string, forUpdate = false) {
-  const row = await configurationRows.get(q, ns, id, { forUpdate });
-  if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Configuration.");
-  return row;
-}
-
-/** The Configuration driver with the Namespace's bound namespace (503 when none). */
-const bind = (call: NamespaceCall, ns: NamespaceRecord) =>
-  bindDriver(driversOf(call.deps).configurations, ns);
+const found = foundIn(configurationRows, "Configuration");
 
 export const configurations: ResourceService<
   ConfigurationWithDocument,
@@ -90,7 +73,7 @@ export const configurations: ResourceService<
       const document = documentOf(body.values);
       return namespaceTransaction(call, async (tx, ns, onRollback) => {
         requireWritable(ns, { whileManagedProvisioning: true });
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
         const pin = await driver.create(bound, ns.id, { id, kind: body.kind, document });
         onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
         const record = await insertConfiguration(tx, {
@@ -109,7 +92,7 @@ export const configurations: ResourceService<
     access.read(call, id, async (ns) => {
       const record = await found(call.deps.db, ns.id, id);
       const document = await driverStep(async () => {
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
         return driver.read(bound, ns.id, record);
       });
       return { record, document };
@@ -119,7 +102,7 @@ export const configurations: ResourceService<
     access.read(call, undefined, async (ns) => {
       const page = await configurationRows.list(call.deps.db, ns.id, opts);
       const documents = await driverStep(async () => {
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
         return driver.readAll(bound, ns.id, page.items);
       });
       return {
@@ -134,7 +117,7 @@ export const configurations: ResourceService<
       return namespaceTransaction(call, async (tx, ns, onRollback) => {
         const current = await found(tx, ns.id, id, true);
         requireWritable(ns, { whileManagedProvisioning: true });
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
         const previous = await driver.read(bound, ns.id, current);
         const written = await driver.update(bound, ns.id, current, document);
         onRollback(async () => {
@@ -155,7 +138,7 @@ export const configurations: ResourceService<
       namespaceTransaction(call, async (tx, ns) => {
         const current = await found(tx, ns.id, id, true);
         await refuseWhileAgentsReference(tx, ns.id, { configurationId: id }, "Configuration");
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
         await driver.read(bound, ns.id, current);
         await deleteConfigurationRow(tx, id);
         await audit(tx, id, { namespaceId: ns.id, generation: current.generation });

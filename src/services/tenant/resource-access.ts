@@ -10,7 +10,12 @@ import type { PermissionAction, PermissionKind } from "../../iam/vocabulary.js";
 import type { JsonObject } from "../../store/columns.js";
 import type { Queryable } from "../../store/db.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
-import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
+import type {
+  NamespaceRows,
+  ResourcePage,
+  ResourcePageOptions,
+} from "../../store/resource-paging.js";
+import { ServiceError } from "../errors.js";
 import { recordMutation, recordingDenials, requirePermission } from "../authorization.js";
 import type { AuditSubject, Caller } from "../authorization.js";
 import { liveNamespace, type TenantServiceDeps } from "./access.js";
@@ -38,6 +43,35 @@ export interface ResourceService<
   readonly read: (call: NamespaceCall<D>, id: string) => Promise<R>;
   readonly update?: (call: NamespaceCall<D>, id: string, body: U) => Promise<R>;
   readonly remove: (call: NamespaceCall<D>, id: string) => Promise<void>;
+}
+
+/**
+ * The lookup of `rows` that answers 404 `No such <noun>.` when the Namespace has no such row;
+ * `forUpdate` locks the row until the transaction ends.
+ */
+export function foundIn<R>(rows: NamespaceRows<R>, noun: string) {
+  return async (q: Queryable, namespaceId: NamespaceId, id: string, forUpdate = false) => {
+    const row = await rows.get(q, namespaceId, id, { forUpdate });
+    if (row === undefined) throw new ServiceError("NOT_FOUND", `No such ${noun}.`);
+    return row;
+  };
+}
+
+/**
+ * The read and list of a kind whose reads are its rows alone (ServiceAccounts, Agents): after
+ * `<kind>:read` on the live Namespace, the row (404 `No such <noun>.`) or one page of rows.
+ */
+export function rowReads<R>(
+  access: Pick<ResourceAccess<"read">, "read">,
+  rows: NamespaceRows<R>,
+  noun: string,
+): Pick<ResourceService<R, never>, "read" | "list"> {
+  const found = foundIn(rows, noun);
+  return {
+    read: (call, id) => access.read(call, id, (ns) => found(call.deps.db, ns.id, id)),
+    list: (call, opts) =>
+      access.read(call, undefined, (ns) => rows.list(call.deps.db, ns.id, opts)),
+  };
 }
 
 /** Appends the success event of a write on resource `id`, in the write's transaction `tx`. */

@@ -7,10 +7,7 @@
  * The value is handed to the driver and nothing else: audit details hold IDs and the name,
  * errors are the driver's fixed messages, and nothing here logs.
  */
-import type { NamespaceId } from "../../domain/placement/ids.js";
 import { newTenantResourceId } from "../../domain/tenant/resources.js";
-import type { Queryable } from "../../store/db.js";
-import type { NamespaceRecord } from "../../store/namespaces.js";
 import {
   deleteSecretRow,
   insertSecret,
@@ -21,30 +18,16 @@ import {
 } from "../../store/secrets.js";
 import type { SecretRecord } from "../../store/secrets.js";
 import { ServiceError } from "../errors.js";
-import {
-  bindDriver,
-  driverStep,
-  driversOf,
-  namespaceTransaction,
-  requireWritable,
-} from "../tenant/access.js";
-import { resourceAccess } from "../tenant/resource-access.js";
-import type { NamespaceCall, ResourceService } from "../tenant/resource-access.js";
+import { boundDriver, driverStep, namespaceTransaction, requireWritable } from "./access.js";
+import { foundIn, resourceAccess } from "../tenant/resource-access.js";
+import type { ResourceService } from "../tenant/resource-access.js";
 import type { CreateSecretBody, UpdateSecretBody } from "../../contract/secrets.js";
 
 const NAME_IN_USE = "A Secret with this name already exists in the Namespace.";
 
 const access = resourceAccess<"create" | "read" | "update" | "delete">("secret", "secrets");
 
-async function found(q: Queryable, ns: NamespaceId, id: string, forUpdate = false) {
-  const row = await secretRows.get(q, ns, id, { forUpdate });
-  if (row === undefined) throw new ServiceError("NOT_FOUND", "No such Secret.");
-  return row;
-}
-
-/** The Secret driver with the Namespace's bound namespace (503 when none). */
-const bind = (call: NamespaceCall, ns: NamespaceRecord) =>
-  bindDriver(driversOf(call.deps).secrets, ns);
+const found = foundIn(secretRows, "Secret");
 
 export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecretBody> = {
   create: (call, body) =>
@@ -55,7 +38,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
         if (await secretNameTaken(tx, ns.id, body.name)) {
           throw new ServiceError("RESOURCE_CONFLICT", NAME_IN_USE);
         }
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
         const pin = await driver.create(bound, ns.id, id, body.value);
         onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
         const inserted = await insertSecret(tx, {
@@ -75,7 +58,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
     access.read(call, id, async (ns) => {
       const record = await found(call.deps.db, ns.id, id);
       await driverStep(async () => {
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
         return driver.verify(bound, ns.id, record);
       });
       return record;
@@ -85,7 +68,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
     access.read(call, undefined, async (ns) => {
       const page = await secretRows.list(call.deps.db, ns.id, opts);
       await driverStep(async () => {
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
         return driver.verifyAll(bound, ns.id, page.items);
       });
       return page;
@@ -96,7 +79,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
       namespaceTransaction(call, async (tx, ns, onRollback) => {
         const current = await found(tx, ns.id, id, true);
         requireWritable(ns);
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
         const previous = await driver.verify(bound, ns.id, current);
         const written = await driver.update(bound, ns.id, current, body.value);
         onRollback(async () => {
@@ -118,7 +101,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
             "A ServiceAccount uses this Secret as its credential; delete it first.",
           );
         }
-        const { driver, bound } = await bind(call, ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
         await driver.verify(bound, ns.id, current);
         await deleteSecretRow(tx, id);
         await audit(tx, id, { namespaceId: ns.id });

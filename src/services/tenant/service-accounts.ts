@@ -15,12 +15,10 @@ import {
 } from "../../store/service-accounts.js";
 import { ServiceError } from "../errors.js";
 import { liveNamespace, requireWritable } from "../tenant/access.js";
-import { resourceAccess, type ResourceService } from "../tenant/resource-access.js";
+import { resourceAccess, rowReads, type ResourceService } from "./resource-access.js";
 import type { CreateServiceAccountBody } from "../../contract/service-accounts.js";
 
 const access = resourceAccess<"create" | "read" | "delete">("service_account", "service_accounts");
-
-const NOT_FOUND = "No such ServiceAccount.";
 
 export const serviceAccounts: ResourceService<ServiceAccountRecord, CreateServiceAccountBody> = {
   create: (call, body) =>
@@ -60,15 +58,7 @@ export const serviceAccounts: ResourceService<ServiceAccountRecord, CreateServic
       }),
     ),
 
-  read: (call, id) =>
-    access.read(call, id, async (ns) => {
-      const found = await serviceAccountRows.get(call.deps.db, ns.id, id);
-      if (found === undefined) throw new ServiceError("NOT_FOUND", NOT_FOUND);
-      return found;
-    }),
-
-  list: (call, opts) =>
-    access.read(call, undefined, (ns) => serviceAccountRows.list(call.deps.db, ns.id, opts)),
+  ...rowReads(access, serviceAccountRows, "ServiceAccount"),
 
   remove: (call, id) =>
     access.write(call, "delete", id, (audit) =>
@@ -82,7 +72,7 @@ export const serviceAccounts: ResourceService<ServiceAccountRecord, CreateServic
           "ServiceAccount",
         );
         if (!(await deleteServiceAccountRow(tx, namespaceId, id))) {
-          throw new ServiceError("NOT_FOUND", NOT_FOUND);
+          throw new ServiceError("NOT_FOUND", "No such ServiceAccount.");
         }
         await audit(tx, id, { namespaceId });
       }),
