@@ -17,10 +17,18 @@ export interface WorkSignal {
   /**
    * Resolves `notified` as soon as work of a watched kind is enqueued (immediately if a
    * notification arrived since the last wait returned, so none falls between two waits),
-   * `timeout` after `timeoutMs`, or `aborted` when `signal` aborts. Every pending waiter is
-   * woken by one notification.
+   * `timeout` after `timeoutMs`, or `aborted` when `signal` aborts. One notification wakes
+   * one waiter (the longest waiting): it announces one item, and waking every idle slot for it
+   * sent them all racing for that one item, each spending a claim and a wake-up query to find
+   * nothing. A slot that claimed something calls {@link wakeAnother}, so a burst of work (or
+   * notifications that arrived while no one waited) still fans out to every idle slot.
    */
   wait(timeoutMs: number, signal?: AbortSignal): Promise<WakeReason>;
+  /**
+   * Wakes one more waiter, if any is waiting (nothing is latched otherwise): the caller just
+   * claimed work, so there may be more.
+   */
+  wakeAnother(): void;
   /** Stops listening and resolves pending waits as `aborted`. */
   close(): Promise<void>;
 }
@@ -56,11 +64,17 @@ export async function listenForWork(db: Db, opts: ListenForWorkOptions = {}): Pr
     }
     for (const resolve of [...waiters]) resolve("notified");
   };
+  /** Wakes the longest-waiting waiter; `latch` when none waits. */
+  const wakeOne = (latch: boolean): void => {
+    const first = waiters.values().next();
+    if (first.done !== true) first.value("notified");
+    else if (latch) latched = true;
+  };
 
   const subscribe = async (): Promise<void> => {
     subscription = await db.listen(WORK_CHANNEL, {
       onNotify: (kind) => {
-        if (opts.kinds === undefined || opts.kinds.includes(kind)) wakeAll();
+        if (opts.kinds === undefined || opts.kinds.includes(kind)) wakeOne(true);
       },
       onError: (err) => {
         subscription = undefined;
@@ -111,6 +125,9 @@ export async function listenForWork(db: Db, opts: ListenForWorkOptions = {}): Pr
         signal?.addEventListener("abort", onAbort, { once: true });
         waiters.add(finish);
       });
+    },
+    wakeAnother() {
+      wakeOne(false);
     },
     async close() {
       closed = true;

@@ -99,6 +99,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       try {
         const claimed = await claimAny();
         if (claimed !== null) {
+          // There may be more: one idle slot looks too (one notification woke only this one).
+          signal.wakeAnother();
           const { claim } = claimed;
           const started = Date.now();
           const summary = await claimed.run();

@@ -59,6 +59,30 @@ describe("listenForWork on PGlite (NOTIFY in-process)", () => {
     }
   });
 
+  it("wakes one waiter per notification (the longest waiting); wakeAnother passes it on", async () => {
+    const kind = unique("wake");
+    const queue = createWorkQueue({ kinds: [kind] });
+    const signal = await listenForWork(db, { kinds: [kind] });
+    try {
+      const woken: string[] = [];
+      const first = signal.wait(5_000).then((r) => woken.push(`first ${r}`));
+      const second = signal.wait(5_000).then((r) => woken.push(`second ${r}`));
+      await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+      await first;
+      await new Promise((r) => setTimeout(r, 100));
+      expect(woken).toEqual(["first notified"]);
+      // The woken slot claimed something: one more slot looks.
+      signal.wakeAnother();
+      await second;
+      expect(woken).toEqual(["first notified", "second notified"]);
+      // With no one waiting, wakeAnother latches nothing.
+      signal.wakeAnother();
+      expect(await signal.wait(50)).toBe("timeout");
+    } finally {
+      await signal.close();
+    }
+  });
+
   it("resolves waits as aborted on abort and on close", async () => {
     const signal = await listenForWork(db);
     const ac = new AbortController();
