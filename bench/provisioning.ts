@@ -5,6 +5,7 @@ import type { Db } from "../src/store/db.js";
 import { bareProvisioning } from "./bare-provisioning.js";
 import { startBenchEnvironment, type BenchEnvironment } from "./environment.js";
 import { keepAliveClient } from "./keepalive-client.js";
+import { cpuBetween, cpuByGroup } from "./process-cpu.js";
 import { startOcc, type OccChild } from "./occ-process.js";
 import { apiServerCounts } from "./p8-idle-cost.js";
 
@@ -147,6 +148,11 @@ async function run(
   // (`fetch` cost about three times the CPU per request, keepalive-client.ts), while the bare
   // client's side of the ratio has no load generator at all.
   const client = keepAliveClient(api.announced, key, opts.concurrency);
+  const named = new Map([
+    [api.pid, "occ api"],
+    [worker.pid, "occ worker"],
+  ]);
+  const cpuBefore = await cpuByGroup(named);
   const start = performance.now();
   let next = 0;
   try {
@@ -169,6 +175,7 @@ async function run(
     await sleep(20);
   }
   const ms = performance.now() - start;
+  const occCpu = cpuBetween(cpuBefore, await cpuByGroup(named));
   const passes = await db.query<{ attempts: string; pendings: string }>(
     "SELECT sum(attempt_count) AS attempts, sum(pending_count) AS pendings FROM work_items",
   );
@@ -185,9 +192,19 @@ async function run(
   );
   opts.log(`scale ${opts.tenants}: the same writes from the bare client`);
   const bareBefore = await apiServerCounts(env);
+  const bareCpuBefore = await cpuByGroup(named);
   const bareMs = await bareProvisioning(env, opts.tenants, opts.concurrency);
+  const bareCpu = cpuBetween(bareCpuBefore, await cpuByGroup(named));
   const bareAfter = await apiServerCounts(env);
   opts.log(`scale ${opts.tenants}: bare ${(bareMs / 1000).toFixed(2)} s`);
+  // CPU seconds by process in each window (bench = the load generator, or the bare client).
+  const perNs = (total: number) => ((1000 * total) / opts.tenants).toFixed(1);
+  opts.log(
+    `scale ${opts.tenants}: CPU s, OCC window: ${occCpu.text} (total ${occCpu.total.toFixed(2)} s, ${perNs(occCpu.total)} ms / Namespace)`,
+  );
+  opts.log(
+    `scale ${opts.tenants}: CPU s, bare window: ${bareCpu.text} (total ${bareCpu.total.toFixed(2)} s, ${perNs(bareCpu.total)} ms / Namespace); OCC / bare CPU ${(occCpu.total / bareCpu.total).toFixed(2)}`,
+  );
   opts.log(
     `scale ${opts.tenants}: OCC window, requests by resource: ${countsBetween(before, after)}`,
   );

@@ -1,0 +1,69 @@
+import { readFile, readdir } from "node:fs/promises";
+
+/** CPU seconds (user + system, children reaped included) by process group. */
+export type CpuByGroup = ReadonlyMap<string, number>;
+
+interface Proc {
+  readonly ppid: number;
+  readonly comm: string;
+  readonly ticks: number;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+async function processes(): Promise<Map<number, Proc>> {
+  const out = new Map<number, Proc>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // utime, stime, cutime, cstime (fields 14–17 of proc(5)).
+      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i] ?? 0), 0);
+      out.set(Number(entry), { ppid: Number(f[1]), comm, ticks });
+    } catch {
+      // The process ended while /proc was read.
+    }
+  }
+  return out;
+}
+
+/**
+ * The CPU time used so far by this bench process (`bench`: the load generator and the bare
+ * client run in it) and by every process it started, grouped: the processes in `named` (and
+ * their children) under their name, every other descendant under its command name
+ * (kube-apiserver, etcd, postgres and its backends, …). On a 2-core machine P1 is CPU-bound on
+ * both sides, so where each window's CPU went says more than its wall time.
+ */
+export async function cpuByGroup(named: ReadonlyMap<number, string>): Promise<CpuByGroup> {
+  const all = await processes();
+  const groups = new Map<string, number>();
+  for (const [pid, proc] of all) {
+    let group: string | null = null;
+    for (let at: number | undefined = pid; at !== undefined && at > 1; at = all.get(at)?.ppid) {
+      const name = named.get(at);
+      if (name !== undefined) {
+        group = name;
+        break;
+      }
+      if (at === process.pid) {
+        group = pid === process.pid ? "bench" : proc.comm;
+        break;
+      }
+    }
+    if (group !== null) groups.set(group, (groups.get(group) ?? 0) + proc.ticks);
+  }
+  return new Map([...groups].map(([k, ticks]) => [k, ticks / TICKS_PER_SECOND]));
+}
+
+/** `name seconds` of what each group used between two readings, largest first, and the sum. */
+export function cpuBetween(from: CpuByGroup, to: CpuByGroup): { total: number; text: string } {
+  const used = [...to]
+    .map(([k, s]) => [k, s - (from.get(k) ?? 0)] as const)
+    .filter(([, s]) => s > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const total = used.reduce((sum, [, s]) => sum + s, 0);
+  return { total, text: used.map(([k, s]) => `${k} ${s.toFixed(2)}`).join(", ") };
+}
