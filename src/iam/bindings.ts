@@ -67,10 +67,8 @@ export async function createBinding(q: Queryable, input: NewBinding): Promise<Cr
      ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
     [newIamId("binding"), input.principalId, input.roleId, input.namespaceId],
   );
-  const row = res.rows[0];
-  return row === undefined
-    ? { outcome: "duplicate" }
-    : { outcome: "created", binding: bindingsTable.decode(row) };
+  const binding = bindingsTable.decodeFirst(res.rows);
+  return binding === undefined ? { outcome: "duplicate" } : { outcome: "created", binding };
 }
 
 export async function getBinding(q: Queryable, id: BindingId): Promise<BindingRecord | undefined> {

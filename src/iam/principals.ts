@@ -48,10 +48,8 @@ export async function createPrincipal(
      ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
     [newIamId("principal"), input.kind, input.name],
   );
-  const row = res.rows[0];
-  return row === undefined
-    ? { outcome: "name_in_use" }
-    : { outcome: "created", principal: principalsTable.decode(row) };
+  const principal = principalsTable.decodeFirst(res.rows);
+  return principal === undefined ? { outcome: "name_in_use" } : { outcome: "created", principal };
 }
 
 /** The live principal with `id`, or `undefined` (also when deleted). */

@@ -4,6 +4,7 @@
  * decode to a valid position is refused (`INVALID_REQUEST`), and a forged one can only move the
  * window over items the caller is allowed to see anyway (every listing filters before paging).
  */
+import type { PageCursor, PageOptions } from "../store/paging.js";
 import { ServiceError } from "./errors.js";
 
 /** A position in a collection ordered by (time, id). */
@@ -46,4 +47,24 @@ export function decodeCursor<I extends string>(
 /** The page size to use: the caller's `limit` or the default. */
 export function pageLimit(limit: number | undefined): number {
   return limit ?? 100;
+}
+
+/**
+ * The page a request's query asks for: its `limit` (or the default), after the position of its
+ * `cursor`, whose ID must satisfy `isId` (400 otherwise, see {@link decodeCursor}).
+ */
+export function pageOptions<I extends string>(
+  query: { readonly limit?: number | undefined; readonly cursor?: string | undefined },
+  isId: (v: unknown) => v is I,
+): PageOptions & { readonly after?: { readonly createdAt: Date; readonly id: I } | undefined } {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, isId);
+  return {
+    limit: pageLimit(query.limit),
+    after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
+  };
+}
+
+/** The cursor of the page after one that ended at `next` (`null` after the last page). */
+export function nextCursor(next: PageCursor | null): string | null {
+  return next === null ? null : encodeCursor(next.createdAt, next.id);
 }

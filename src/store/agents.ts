@@ -79,10 +79,8 @@ export async function insertAgent(
       input.serviceAccountId,
     ],
   );
-  const row = res.rows[0];
-  return row === undefined
-    ? { outcome: "name_in_use" }
-    : { outcome: "inserted", agent: agentsTable.decode(row) };
+  const agent = agentsTable.decodeFirst(res.rows);
+  return agent === undefined ? { outcome: "name_in_use" } : { outcome: "inserted", agent };
 }
 
 /** The Agent `id` of whichever Namespace (the worker's lookup from a work item). */

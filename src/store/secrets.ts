@@ -59,10 +59,8 @@ export async function insertSecret(
       input.resourceVersion,
     ],
   );
-  const row = res.rows[0];
-  return row === undefined
-    ? { outcome: "name_in_use" }
-    : { outcome: "inserted", secret: secretsTable.decode(row) };
+  const secret = secretsTable.decodeFirst(res.rows);
+  return secret === undefined ? { outcome: "name_in_use" } : { outcome: "inserted", secret };
 }
 
 /** True when Namespace `namespaceId` has a Secret named `name` (checked before any write). */

@@ -56,10 +56,10 @@ export async function insertServiceAccount(
       input.credential?.secretId ?? null,
     ],
   );
-  const row = res.rows[0];
-  return row === undefined
+  const serviceAccount = serviceAccountsTable.decodeFirst(res.rows);
+  return serviceAccount === undefined
     ? { outcome: "name_in_use" }
-    : { outcome: "inserted", serviceAccount: serviceAccountsTable.decode(row) };
+    : { outcome: "inserted", serviceAccount };
 }
 
 /** Deletes; false when there was no such row. */

@@ -5,12 +5,11 @@
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import type { TSchema } from "@sinclair/typebox";
 import { isAgentId, isRevisionId } from "../../domain/workloads/ids.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
-import { decodeCursor, encodeCursor, pageLimit } from "../../services/cursor.js";
-import { errorResponses } from "../schemas.js";
+import { nextCursor, pageOptions } from "../../services/cursor.js";
+import { errorResponses, routeSchema } from "../schemas.js";
 import { namespaceIdOf } from "../tenant/params.js";
 import { listRevisions, readRevision } from "../../services/agents/revisions.js";
 import {
@@ -25,22 +24,12 @@ import { agents, type AgentServiceDeps } from "../../services/agents/agents.js";
 import { resourceRoutes } from "../tenant/resource-routes.js";
 
 const tags = ["agents"];
-const security = [{ apiKey: [] }];
 const AGENTS = "/namespaces/:id/agents";
 const AGENT = `${AGENTS}/:agentId`;
 
-/** The OpenAPI description of an Agent route beyond create, list and read. */
-const schemaOf = <P extends TSchema, R extends object>(
-  summary: string,
-  params: P,
-  response: R,
-) => ({
-  tags,
-  security,
-  summary,
-  params,
-  response,
-});
+/** The OpenAPI description of a route on one Agent (`…/agents/:agentId…`). */
+const agentSchema = <R extends object>(summary: string, response: R) =>
+  routeSchema(tags, summary, AgentParamsSchema, response);
 
 export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app, deps, done) => {
   const callOf = (request: FastifyRequest, params: { readonly id: string }) => ({
@@ -66,9 +55,8 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
   app.delete(
     AGENT,
     {
-      schema: schemaOf(
+      schema: agentSchema(
         "Delete an Agent (202, status deleting); its objects and claims are torn down.",
-        AgentParamsSchema,
         { 202: DataEnvelope(AgentSchema), ...errorResponses(403, 404, 409) },
       ),
     },
@@ -80,9 +68,8 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
   app.post(
     `${AGENT}/deploy`,
     {
-      schema: schemaOf(
+      schema: agentSchema(
         "Deploy an Agent: admit an immutable AgentRevision and queue its rollout (202).",
-        AgentParamsSchema,
         { 202: DataEnvelope(RevisionSchema), ...errorResponses(403, 404, 409) },
       ),
     },
@@ -96,7 +83,7 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
     `${AGENT}/revisions`,
     {
       schema: {
-        ...schemaOf("List an Agent's revisions, oldest first.", AgentParamsSchema, {
+        ...agentSchema("List an Agent's revisions, oldest first.", {
           200: PageEnvelope(RevisionSchema),
           ...errorResponses(403, 404),
         }),
@@ -104,20 +91,18 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
       },
     },
     async (request) => {
-      const { cursor, limit } = request.query;
-      const after = cursor === undefined ? undefined : decodeCursor(cursor, isRevisionId);
-      const page = await listRevisions(callOf(request, request.params), request.params.agentId, {
-        limit: pageLimit(limit),
-        after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
-      });
-      const next = page.next === null ? null : encodeCursor(page.next.createdAt, page.next.id);
-      return pageEnvelope(request, page.items.map(presentRevision), next);
+      const page = await listRevisions(
+        callOf(request, request.params),
+        request.params.agentId,
+        pageOptions(request.query, isRevisionId),
+      );
+      return pageEnvelope(request, page.items.map(presentRevision), nextCursor(page.next));
     },
   );
   app.get(
     `${AGENT}/revisions/:revisionId`,
     {
-      schema: schemaOf("Read one AgentRevision.", RevisionParamsSchema, {
+      schema: routeSchema(tags, "Read one AgentRevision.", RevisionParamsSchema, {
         200: DataEnvelope(RevisionSchema),
         ...errorResponses(403, 404),
       }),

@@ -12,7 +12,7 @@ import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../../services/authorization.js";
 import { ServiceError } from "../../services/errors.js";
 import type { ErrorStatus } from "../errors.js";
-import { decodeCursor, pageLimit } from "../../services/cursor.js";
+import { nextCursor, pageOptions } from "../../services/cursor.js";
 import {
   DataEnvelope,
   PageEnvelope,
@@ -21,7 +21,7 @@ import {
 } from "../../contract/envelopes.js";
 import { errorResponses } from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
-import { administer, mutate, nextCursor, type Mutation } from "../../services/iam/administer.js";
+import { administer, mutate, type Mutation } from "../../services/iam/administer.js";
 import { IdParams } from "../../contract/iam.js";
 
 /** The Fastify instance an IAM routes plugin registers on. */
@@ -176,24 +176,14 @@ export function listPageRoute<
     async (request) => {
       // Fastify has validated both against the schemas above; the generics hide that from TS.
       const input = request as unknown as ListRequest<P, Q>;
-      const { cursor, limit } = input.query;
-      const after =
-        cursor === undefined ? undefined : decodeCursor(cursor, isIamId(resource.idKind));
-      const page = await administer(
+      const page = pageOptions(input.query, isIamId(resource.idKind));
+      const found = await administer(
         db,
         callerOf(request),
         { action: route.action, resourceKind: resource.resourceKind },
-        () =>
-          route.list(
-            db,
-            {
-              limit: pageLimit(limit),
-              after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
-            },
-            input,
-          ),
+        () => route.list(db, page, input),
       );
-      return pageEnvelope(request, page.items.map(resource.present), nextCursor(page.next));
+      return pageEnvelope(request, found.items.map(resource.present), nextCursor(found.next));
     },
   );
 }

@@ -5,10 +5,11 @@
  */
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
-import { encodeCursor, decodeCursor, pageLimit } from "../../services/cursor.js";
+import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
+import type { Caller } from "../../services/authorization.js";
+import { nextCursor, pageOptions } from "../../services/cursor.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
-import { errorResponses } from "../schemas.js";
+import { errorResponses, routeSchema, security } from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { createNamespace } from "../../services/namespaces/create.js";
 import { deleteNamespace } from "../../services/namespaces/delete.js";
@@ -21,9 +22,13 @@ import {
   NamespaceSchema,
 } from "../../contract/namespaces.js";
 import { presentNamespace } from "./present.js";
+import { namespaceIdOf } from "../tenant/params.js";
 
 const tags = ["namespaces"];
-const security = [{ apiKey: [] }];
+
+/** The OpenAPI description of a route on one Namespace (`/namespaces/:id…`). */
+const itemSchema = <R extends object>(summary: string, response: R) =>
+  routeSchema(tags, summary, NamespaceParamsSchema, response);
 
 export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps> = (
   app,
@@ -61,74 +66,59 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
       },
     },
     async (request) => {
-      const after =
-        request.query.cursor === undefined
-          ? undefined
-          : decodeCursor(request.query.cursor, isPreprovisionedNamespaceId);
-      const page = await listReadableNamespaces(deps, callerOf(request), {
-        limit: pageLimit(request.query.limit),
-        after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
-      });
-      const next = page.next === null ? null : encodeCursor(page.next.createdAt, page.next.id);
-      return pageEnvelope(request, page.items.map(present), next);
+      const page = await listReadableNamespaces(
+        deps,
+        callerOf(request),
+        pageOptions(request.query, isPreprovisionedNamespaceId),
+      );
+      return pageEnvelope(request, page.items.map(present), nextCursor(page.next));
     },
   );
 
   app.get(
     "/namespaces/:id",
     {
-      schema: {
-        tags,
-        security,
-        summary: "Read one Namespace, with its placement and status reason.",
-        params: NamespaceParamsSchema,
-        response: { 200: DataEnvelope(NamespaceSchema), ...errorResponses(403, 404) },
-      },
+      schema: itemSchema("Read one Namespace, with its placement and status reason.", {
+        200: DataEnvelope(NamespaceSchema),
+        ...errorResponses(403, 404),
+      }),
     },
     async (request) => {
-      const id = request.params.id;
-      if (!isPreprovisionedNamespaceId(id)) throw new Error("schema admitted a bad Namespace ID");
+      const id = namespaceIdOf(request.params);
       return envelope(request, present(await readNamespace(deps, callerOf(request), id)));
     },
   );
 
-  app.delete(
+  /** A change of one Namespace that the worker carries out: 202 with the Namespace as it is. */
+  const acceptedRoute = (
+    method: "DELETE" | "POST",
+    url: string,
+    summary: string,
+    change: (caller: Caller, id: NamespaceId) => Promise<NamespaceRecord>,
+  ) =>
+    app.route({
+      method,
+      url,
+      schema: itemSchema(summary, {
+        202: DataEnvelope(NamespaceSchema),
+        ...errorResponses(403, 404, 409),
+      }),
+      handler: async (request, reply) => {
+        const changed = await change(callerOf(request), namespaceIdOf(request.params));
+        return reply.status(202).send(envelope(request, present(changed)));
+      },
+    });
+  acceptedRoute(
+    "DELETE",
     "/namespaces/:id",
-    {
-      schema: {
-        tags,
-        security,
-        summary:
-          "Delete a Namespace (202, status deleting; repeat is a no-op, retries a failed teardown).",
-        params: NamespaceParamsSchema,
-        response: { 202: DataEnvelope(NamespaceSchema), ...errorResponses(403, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const id = request.params.id;
-      if (!isPreprovisionedNamespaceId(id)) throw new Error("schema admitted a bad Namespace ID");
-      const result = await deleteNamespace(deps, callerOf(request), id);
-      return reply.status(202).send(envelope(request, present(result.namespace)));
-    },
+    "Delete a Namespace (202, status deleting; repeat is a no-op, retries a failed teardown).",
+    async (caller, id) => (await deleteNamespace(deps, caller, id)).namespace,
   );
-  app.post(
+  acceptedRoute(
+    "POST",
     "/namespaces/:id/retry",
-    {
-      schema: {
-        tags,
-        security,
-        summary:
-          "Retry a failed or degraded Namespace (administrators; 202, status provisioning): every placement check runs again under the same ID.",
-        params: NamespaceParamsSchema,
-        response: { 202: DataEnvelope(NamespaceSchema), ...errorResponses(403, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const id = request.params.id;
-      if (!isPreprovisionedNamespaceId(id)) throw new Error("schema admitted a bad Namespace ID");
-      const retried = await retryNamespacePlacement(deps, callerOf(request), id);
-      return reply.status(202).send(envelope(request, present(retried)));
-    },
+    "Retry a failed or degraded Namespace (administrators; 202, status provisioning): every placement check runs again under the same ID.",
+    (caller, id) => retryNamespacePlacement(deps, caller, id),
   );
   done();
 };

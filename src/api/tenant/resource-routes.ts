@@ -11,8 +11,8 @@ import type { FastifyRequest } from "fastify";
 import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
-import { decodeCursor, encodeCursor, pageLimit } from "../../services/cursor.js";
-import { errorResponses } from "../schemas.js";
+import { nextCursor, pageOptions } from "../../services/cursor.js";
+import { errorResponses, routeSchema } from "../schemas.js";
 import type { TenantServiceDeps } from "../../services/tenant/access.js";
 import type { NamespaceCall } from "../../services/tenant/resource-access.js";
 import { namespaceIdOf } from "./params.js";
@@ -66,8 +66,6 @@ interface ItemParams {
   readonly [param: string]: string | undefined;
 }
 
-const security = [{ apiKey: [] }];
-
 /**
  * Registers the kind's routes: `POST` the collection (201), `GET` it one page at a time
  * (`limit`, `cursor`; a bad cursor is 400), `GET` one item, and where the kind has them
@@ -84,12 +82,7 @@ export function resourceRoutes<
   const collection = `/namespaces/:id/${r.path}`;
   const item = `${collection}/:${r.idParam}`;
   const data = DataEnvelope(r.schema);
-  const schema = <P extends TSchema>(summary: string, params: P) => ({
-    tags: [r.path],
-    security,
-    summary,
-    params,
-  });
+
   const callOf = (request: FastifyRequest, params: { readonly id: string }) => ({
     deps,
     caller: callerOf(request),
@@ -105,9 +98,11 @@ export function resourceRoutes<
     collection,
     {
       schema: {
-        ...schema(summaries.create, NamespaceScopedParamsSchema),
+        ...routeSchema([r.path], summaries.create, NamespaceScopedParamsSchema, {
+          201: data,
+          ...errorResponses(403, 404, 409, 413, 415),
+        }),
         body: r.bodies.create,
-        response: { 201: data, ...errorResponses(403, 404, 409, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -119,28 +114,29 @@ export function resourceRoutes<
     collection,
     {
       schema: {
-        ...schema(summaries.list, NamespaceScopedParamsSchema),
+        ...routeSchema([r.path], summaries.list, NamespaceScopedParamsSchema, {
+          200: PageEnvelope(r.schema),
+          ...errorResponses(403, 404),
+        }),
         querystring: PageQuerySchema,
-        response: { 200: PageEnvelope(r.schema), ...errorResponses(403, 404) },
       },
     },
     async (request) => {
-      const { cursor, limit } = request.query;
-      const after = cursor === undefined ? undefined : decodeCursor(cursor, r.isId);
-      const page = await service.list(callOf(request, request.params), {
-        limit: pageLimit(limit),
-        after: after === undefined ? undefined : { createdAt: after.time, id: after.id },
-      });
-      const next = page.next === null ? null : encodeCursor(page.next.createdAt, page.next.id);
-      return pageEnvelope(request, page.items.map(r.present), next);
+      const page = await service.list(
+        callOf(request, request.params),
+        pageOptions(request.query, r.isId),
+      );
+      return pageEnvelope(request, page.items.map(r.present), nextCursor(page.next));
     },
   );
   app.get<{ Params: ItemParams }>(
     item,
     {
       schema: {
-        ...schema(summaries.read, r.itemParams),
-        response: { 200: data, ...errorResponses(403, 404) },
+        ...routeSchema([r.path], summaries.read, r.itemParams, {
+          200: data,
+          ...errorResponses(403, 404),
+        }),
       },
     },
     async (request) => {
@@ -154,9 +150,11 @@ export function resourceRoutes<
       item,
       {
         schema: {
-          ...schema(summaries.update, r.itemParams),
+          ...routeSchema([r.path], summaries.update, r.itemParams, {
+            200: data,
+            ...errorResponses(403, 404, 409, 413, 415),
+          }),
           body: r.bodies.update,
-          response: { 200: data, ...errorResponses(403, 404, 409, 413, 415) },
         },
       },
       async (request) => {
@@ -171,8 +169,10 @@ export function resourceRoutes<
       item,
       {
         schema: {
-          ...schema(summaries.remove, r.itemParams),
-          response: { 204: { type: "null" }, ...errorResponses(403, 404, 409) },
+          ...routeSchema([r.path], summaries.remove, r.itemParams, {
+            204: { type: "null" },
+            ...errorResponses(403, 404, 409),
+          }),
         },
       },
       async (request, reply) => {

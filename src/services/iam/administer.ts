@@ -14,8 +14,6 @@ import {
   type Caller,
   type Grant,
 } from "../authorization.js";
-import { encodeCursor } from "../cursor.js";
-import type { PageCursor } from "../../store/paging.js";
 
 const ADMINISTER = { permission: { action: "administer", kind: "installation" } } as const;
 
@@ -63,9 +61,4 @@ export function mutate<T>(
       return done.result;
     }),
   );
-}
-
-/** The `nextCursor` for a page that ended at `next`. */
-export function nextCursor(next: PageCursor | null): string | null {
-  return next === null ? null : encodeCursor(next.createdAt, next.id);
 }
