@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../harness/stack.js";
 import { AddForeignPolicy, Grants, InjectFault } from "./operator-commands.js";
-import { runModel, runSequence } from "./run.js";
+import { runModel, runSequence, SETTLE_MS } from "./run.js";
 import { CreateExternal, DeleteTenant } from "./tenant-commands.js";
 
 let stack: Stack;
@@ -31,7 +31,6 @@ const number = (name: string): number | undefined => {
  * commands) and run first, so that each stays fixed whatever the generators become.
  */
 describe("regressions: sequences the model shrank", () => {
-  const settleMs = 60_000;
   it.each([
     {
       name: "a ready external tenant whose worker RoleBinding is revoked is no longer ready (seed -324924573, product fix 6763e19)",
@@ -53,7 +52,7 @@ describe("regressions: sequences the model shrank", () => {
     },
   ])("$name", async ({ fault, at, commands }) => {
     const exitsBefore = stack.unexpectedExits.length;
-    const m = await runSequence(stack, fault, at, commands, settleMs);
+    const m = await runSequence(stack, fault, at, commands, SETTLE_MS);
     expect(m.faults).toBe(1);
     expect(m.commands).toBe(commands.length);
     expect(stack.unexpectedExits.slice(exitsBefore)).toEqual([]);
