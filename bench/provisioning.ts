@@ -190,6 +190,10 @@ async function run(
     `scale ${opts.tenants}: OCC ${(ms / 1000).toFixed(2)} s; worker RSS median ` +
       `${(workerRss.median / 1e6).toFixed(0)} MB (peak ${(workerRss.peak / 1e6).toFixed(0)} MB)`,
   );
+  // The bare client runs alone: a running worker would watch its writes (and look their
+  // tenants up in PostgreSQL), taking CPU from the bare side's window on the same 2 cores.
+  await worker.stop();
+  await api.stop();
   opts.log(`scale ${opts.tenants}: the same writes from the bare client`);
   const bareBefore = await apiServerCounts(env);
   const bareCpuBefore = await cpuByGroup(named);
