@@ -1,28 +1,28 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ANNOTATIONS, LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { startFaultProxy } from "../../harness/fault-proxy.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import {
+  RESTRICTED,
   admin,
   external,
+  grantChartRolesBeforeAll,
   managed,
   newTenant,
+  passExternal,
+  prepareBoundExternal,
   prepareExternal,
   readNamespace,
+  readyManaged,
   workerDriver,
 } from "./fixtures.js";
 
-beforeAll(async () => {
-  await grantChartClusterRoles();
-});
+grantChartRolesBeforeAll();
 
 /** An external namespace bound to a fresh tenant, with the operator's own objects inside. */
 async function readyExternal() {
-  const ns = await prepareExternal();
-  const name = ns.metadata?.name ?? "";
+  const { ns, name } = await prepareBoundExternal();
   const id = newTenant();
-  await bindTenantRole(name, "occ-worker");
   await admin.create("Secret", {
     metadata: { name: "operator-secret", namespace: name },
     stringData: { token: "x" },
@@ -31,7 +31,7 @@ async function readyExternal() {
     metadata: { name: "operator-config", namespace: name },
     data: { a: "b" },
   });
-  expect((await workerDriver().driver.ensureNamespace(external(id, name))).outcome).toBe("ready");
+  expect((await passExternal(id, name)).outcome).toBe("ready");
   return { name, id, uid: ns.metadata?.uid ?? "" };
 }
 
@@ -153,14 +153,7 @@ describe("deleteNamespace", () => {
   });
 
   it("managed: pending until the namespace controller finishes, then deleted", async () => {
-    const id = newTenant();
-    const name = currentManagedName(id);
-    const { driver } = workerDriver();
-    await driver.ensureNamespace(managed(id));
-    await bindTenantRole(name, "occ-worker");
-    const placed = await driver.ensureNamespace(managed(id));
-    expect(placed.outcome).toBe("ready");
-    const uid = placed.outcome === "ready" ? placed.uid : null;
+    const { id, name, driver, uid } = await readyManaged();
 
     const first = await driver.deleteNamespace(managed(id, uid));
     expect(first).toMatchObject({ outcome: "pending", code: "KUBERNETES_NAMESPACE_PENDING" });
@@ -175,16 +168,10 @@ describe("deleteNamespace", () => {
 
 describe("UID pinning", () => {
   it("refuses a managed namespace deleted and recreated under the same name", async () => {
-    const id = newTenant();
-    const name = currentManagedName(id);
-    const { driver } = workerDriver();
-    await driver.ensureNamespace(managed(id));
-    await bindTenantRole(name, "occ-worker");
-    const placed = await driver.ensureNamespace(managed(id));
-    if (placed.outcome !== "ready") throw new Error("expected ready");
+    const { id, name, driver, uid } = await readyManaged();
     const original = await readNamespace(name);
 
-    await admin.delete("Namespace", { name }, { uid: placed.uid });
+    await admin.delete("Namespace", { name }, { uid });
     await eventually("namespace gone", async () => (await readNamespace(name)) === undefined);
     // Restored by someone else, markers and all: same name, new UID.
     await admin.create("Namespace", {
@@ -194,10 +181,10 @@ describe("UID pinning", () => {
         annotations: original?.metadata?.annotations,
       },
     });
-    const result = await driver.ensureNamespace(managed(id, placed.uid));
+    const result = await driver.ensureNamespace(managed(id, uid));
     expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_NAMESPACE_REPLACED" });
     if (result.outcome === "failed") expect(result.reason).toContain("uid");
-    expect(await driver.deleteNamespace(managed(id, placed.uid))).toMatchObject({
+    expect(await driver.deleteNamespace(managed(id, uid))).toMatchObject({
       outcome: "failed",
       code: "KUBERNETES_NAMESPACE_REPLACED",
     });
@@ -223,12 +210,7 @@ describe("UID pinning", () => {
     const recreated = await admin.create("Namespace", {
       metadata: {
         name,
-        labels: {
-          [LABELS.managedBy]: "Helm",
-          [LABELS.podSecurityEnforce]: "restricted",
-          [LABELS.podSecurityAudit]: "restricted",
-          [LABELS.podSecurityWarn]: "restricted",
-        },
+        labels: { [LABELS.managedBy]: "Helm", ...RESTRICTED },
         annotations: { [ANNOTATIONS.lifecycle]: "external" },
       },
     });

@@ -1,20 +1,21 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ANNOTATIONS, LABELS, type K8sNamespace } from "../../../src/domain/index.js";
 import { startFaultProxy, type Fault } from "../../harness/fault-proxy.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { bindTenantRole } from "../../harness/rbac.js";
 import {
   MEMBERSHIP,
   admin,
   external,
+  grantChartRolesBeforeAll,
   newTenant,
+  passExternal,
+  prepareBoundExternal,
   prepareExternal,
   readNamespace,
   workerDriver,
 } from "./fixtures.js";
 
-beforeAll(async () => {
-  await grantChartClusterRoles();
-});
+grantChartRolesBeforeAll();
 
 const nameOf = (ns: K8sNamespace) => ns.metadata?.name ?? "";
 
@@ -59,10 +60,8 @@ describe("external placement binding", () => {
   });
 
   it("binds with one guarded patch and preserves the operator's manager label and metadata", async () => {
-    const ns = await prepareExternal();
-    const name = nameOf(ns);
+    const { ns, name } = await prepareBoundExternal();
     const id = newTenant();
-    await bindTenantRole(name, "occ-worker");
     const { driver, client } = workerDriver();
 
     expect((await driver.ensureNamespace(external(id, name))).outcome).toBe("ready");
@@ -89,10 +88,8 @@ describe("external placement binding", () => {
   });
 
   it("a concurrent unrelated change makes the bind 409 and the pass retryable", async () => {
-    const ns = await prepareExternal();
-    const name = nameOf(ns);
+    const { name } = await prepareBoundExternal();
     const id = newTenant();
-    await bindTenantRole(name, "occ-worker");
     await withConcurrentChange(
       async () => {
         await admin.patch(
@@ -115,19 +112,15 @@ describe("external placement binding", () => {
     expect(after?.metadata?.labels?.cost).toBe("42");
     expect(after?.metadata?.labels?.[LABELS.namespace]).toBeUndefined();
     // The next pass binds.
-    expect((await workerDriver().driver.ensureNamespace(external(id, name))).outcome).toBe("ready");
+    expect((await passExternal(id, name)).outcome).toBe("ready");
   });
 
   it("a concurrent bind by the same tenant counts as success", async () => {
-    const ns = await prepareExternal();
-    const name = nameOf(ns);
+    const { ns, name } = await prepareBoundExternal();
     const id = newTenant();
-    await bindTenantRole(name, "occ-worker");
     await withConcurrentChange(
       async () => {
-        expect((await workerDriver().driver.ensureNamespace(external(id, name))).outcome).toBe(
-          "ready",
-        );
+        expect((await passExternal(id, name)).outcome).toBe("ready");
       },
       async (driver) => {
         const result = await driver.ensureNamespace(external(id, name));
@@ -137,15 +130,11 @@ describe("external placement binding", () => {
   });
 
   it("a concurrent bind by another tenant: exactly one wins, the other fails with an ownership conflict", async () => {
-    const ns = await prepareExternal();
-    const name = nameOf(ns);
+    const { name } = await prepareBoundExternal();
     const [a, b] = [newTenant(), newTenant()];
-    await bindTenantRole(name, "occ-worker");
     await withConcurrentChange(
       async () => {
-        expect((await workerDriver().driver.ensureNamespace(external(b, name))).outcome).toBe(
-          "ready",
-        );
+        expect((await passExternal(b, name)).outcome).toBe("ready");
       },
       async (driver) => {
         const result = await driver.ensureNamespace(external(a, name));
@@ -164,13 +153,9 @@ describe("external placement binding", () => {
 
   it("two tenants adopting the same namespace at once: one bound, markers consistent (R2)", async () => {
     for (let round = 0; round < 5; round++) {
-      const ns = await prepareExternal();
-      const name = nameOf(ns);
-      await bindTenantRole(name, "occ-worker");
+      const { name } = await prepareBoundExternal();
       const tenants = [newTenant(), newTenant()] as const;
-      const results = await Promise.all(
-        tenants.map((t) => workerDriver().driver.ensureNamespace(external(t, name))),
-      );
+      const results = await Promise.all(tenants.map((t) => passExternal(t, name)));
       const winners = results.filter((r) => r.outcome === "ready");
       const losers = results.filter((r) => r.outcome === "failed");
       expect(winners).toHaveLength(1);

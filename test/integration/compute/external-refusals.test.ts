@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ANNOTATIONS,
   LABELS,
@@ -6,20 +6,20 @@ import {
   type EnsureNamespaceResult,
   type K8sNamespace,
 } from "../../../src/domain/index.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { uniqueName } from "../../harness/kube.js";
 import {
   admin,
+  createAllowAllPolicy,
   external,
+  grantChartRolesBeforeAll,
   newTenant,
+  prepareBoundExternal,
   prepareExternal,
   readNamespace,
   workerDriver,
 } from "./fixtures.js";
 
-beforeAll(async () => {
-  await grantChartClusterRoles();
-});
+grantChartRolesBeforeAll();
 
 /**
  * Runs one pass and asserts the namespace is byte-for-byte unchanged (same resourceVersion).
@@ -123,13 +123,8 @@ describe("external placement refuses, permanently and without touching the names
   });
 
   it("a foreign allow-all NetworkPolicy (additive policies widen isolation)", async () => {
-    const ns = await prepareExternal();
-    const name = ns.metadata?.name ?? "";
-    await admin.create("NetworkPolicy", {
-      metadata: { name: "allow-all", namespace: name },
-      spec: { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}] },
-    });
-    await bindTenantRole(name, "occ-worker");
+    const { ns, name } = await prepareBoundExternal();
+    await createAllowAllPolicy(name);
     const result = await refusedUnchanged(ns);
     expect(result).toMatchObject(permanent("KUBERNETES_OWNERSHIP_CONFLICT"));
     if (result.outcome === "failed") {

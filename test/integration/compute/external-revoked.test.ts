@@ -1,6 +1,13 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { bindTenantRole, grantChartClusterRoles, revokeTenantRole } from "../../harness/rbac.js";
-import { admin, external, newTenant, prepareExternal, workerDriver } from "./fixtures.js";
+import { describe, expect, it } from "vitest";
+import { bindTenantRole, revokeTenantRole } from "../../harness/rbac.js";
+import {
+  admin,
+  external,
+  grantChartRolesBeforeAll,
+  newTenant,
+  prepareBoundExternal,
+  workerDriver,
+} from "./fixtures.js";
 
 /**
  * lifecycle.md §1–2: a tenant RoleBinding is watched and "authorization revoked" is a state a
@@ -12,16 +19,12 @@ import { admin, external, newTenant, prepareExternal, workerDriver } from "./fix
  * the 403 too; the cached path (where the bug was) is proven through the worker process by
  * test/integration/e2e/namespaces.e2e.test.ts.
  */
-beforeAll(async () => {
-  await grantChartClusterRoles();
-});
+grantChartRolesBeforeAll();
 
 describe("a bound external namespace whose worker grant is revoked", () => {
   it("is pending on permissions with nothing written, and ready once granted again", async () => {
-    const ns = await prepareExternal();
-    const name = ns.metadata?.name ?? "";
+    const { name } = await prepareBoundExternal();
     const id = newTenant();
-    await bindTenantRole(name, "occ-worker");
     const { driver, client } = workerDriver();
     try {
       const first = await driver.ensureNamespace(external(id, name));

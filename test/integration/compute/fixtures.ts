@@ -1,11 +1,13 @@
-import { inject } from "vitest";
+import { beforeAll, inject } from "vitest";
 import {
   ANNOTATIONS,
   LABELS,
   LIFECYCLE,
+  currentManagedName,
   newNamespaceId,
   validateComputeSettings,
   type ComputeSettings,
+  type EnsureNamespaceResult,
   type K8sNamespace,
   type NamespaceId,
   type Placement,
@@ -20,6 +22,7 @@ import {
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { KubernetesComputeDriver } from "../../../src/drivers/kubernetes/compute/driver.js";
 import { uniqueName } from "../../harness/kube.js";
+import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 
 export const ROUTING = {
   gatewayNamespace: "openclaw-system",
@@ -109,4 +112,52 @@ export async function prepareExternal(
 
 export async function readNamespace(name: string): Promise<K8sNamespace | undefined> {
   return admin.find("Namespace", { name });
+}
+
+/** Registers the file's one setup step: the chart's ClusterRoles the worker runs under. */
+export function grantChartRolesBeforeAll(): void {
+  beforeAll(async () => {
+    await grantChartClusterRoles();
+  });
+}
+
+/** An operator-prepared external namespace (see prepareExternal) with the worker's RoleBinding. */
+export async function prepareBoundExternal(
+  opts: Parameters<typeof prepareExternal>[0] = {},
+): Promise<{ ns: K8sNamespace; name: string }> {
+  const ns = await prepareExternal(opts);
+  const name = ns.metadata?.name ?? "";
+  await bindTenantRole(name, "occ-worker");
+  return { ns, name };
+}
+
+/** One external pass for tenant `id` by a fresh worker driver. */
+export function passExternal(id: NamespaceId, name: string): Promise<EnsureNamespaceResult> {
+  return workerDriver().driver.ensureNamespace(external(id, name));
+}
+
+/** A fresh tenant's managed namespace, created, bound to the worker and ready. */
+export async function readyManaged(): Promise<{
+  id: NamespaceId;
+  name: string;
+  driver: KubernetesComputeDriver;
+  client: ObjectClient;
+  uid: string;
+}> {
+  const id = newTenant();
+  const name = currentManagedName(id);
+  const { driver, client } = workerDriver();
+  await driver.ensureNamespace(managed(id));
+  await bindTenantRole(name, "occ-worker");
+  const placed = await driver.ensureNamespace(managed(id));
+  if (placed.outcome !== "ready") throw new Error(`expected ready, got ${placed.outcome}`);
+  return { id, name, driver, client, uid: placed.uid };
+}
+
+/** An operator's NetworkPolicy admitting all ingress (additive policies widen isolation). */
+export async function createAllowAllPolicy(namespace: string): Promise<void> {
+  await admin.create("NetworkPolicy", {
+    metadata: { name: "allow-all", namespace },
+    spec: { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}] },
+  });
 }

@@ -1,24 +1,37 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ANNOTATIONS,
   LABELS,
   currentManagedName,
   previousManagedName,
+  type NamespaceId,
+  type StringMap,
 } from "../../../src/domain/index.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { bindTenantRole } from "../../harness/rbac.js";
 import {
   MEMBERSHIP,
   RESTRICTED,
   admin,
+  grantChartRolesBeforeAll,
   managed,
   newTenant,
   readNamespace,
+  readyManaged,
   workerDriver,
 } from "./fixtures.js";
 
-beforeAll(async () => {
-  await grantChartClusterRoles();
-});
+grantChartRolesBeforeAll();
+
+/** A namespace under the tenant's previous managed name, with `labels` and its id annotation. */
+function createPreviousName(id: NamespaceId, labels: StringMap) {
+  return admin.create("Namespace", {
+    metadata: {
+      name: previousManagedName(id),
+      labels: { ...labels, ...RESTRICTED },
+      annotations: { [ANNOTATIONS.namespaceId]: id },
+    },
+  });
+}
 
 const OWNED = [
   ["ResourceQuota", "openclaw-quota"],
@@ -66,11 +79,7 @@ describe("managed placement", () => {
   });
 
   it("makes zero writes and at most five requests on a pass over an unchanged ready namespace", async () => {
-    const id = newTenant();
-    const { driver, client } = workerDriver();
-    await driver.ensureNamespace(managed(id));
-    await bindTenantRole(currentManagedName(id), "occ-worker");
-    expect((await driver.ensureNamespace(managed(id))).outcome).toBe("ready");
+    const { id, driver, client } = await readyManaged();
 
     client.counter.reset();
     expect((await driver.ensureNamespace(managed(id))).outcome).toBe("ready");
@@ -79,12 +88,7 @@ describe("managed placement", () => {
   });
 
   it("repairs an owned object that drifted, with one guarded write", async () => {
-    const id = newTenant();
-    const name = currentManagedName(id);
-    const { driver, client } = workerDriver();
-    await driver.ensureNamespace(managed(id));
-    await bindTenantRole(name, "occ-worker");
-    await driver.ensureNamespace(managed(id));
+    const { id, name, driver, client } = await readyManaged();
     await admin.patch(
       "ResourceQuota",
       { name: "openclaw-quota", namespace: name },
@@ -121,16 +125,9 @@ describe("managed placement", () => {
   it("uses a namespace found under the previous name with exact markers and the manager label", async () => {
     const id = newTenant();
     const previous = previousManagedName(id);
-    const created = await admin.create("Namespace", {
-      metadata: {
-        name: previous,
-        labels: {
-          [LABELS.managedBy]: "openclaw-enterprise",
-          [LABELS.namespace]: id,
-          ...RESTRICTED,
-        },
-        annotations: { [ANNOTATIONS.namespaceId]: id },
-      },
+    const created = await createPreviousName(id, {
+      [LABELS.managedBy]: "openclaw-enterprise",
+      [LABELS.namespace]: id,
     });
     await bindTenantRole(previous, "occ-worker");
     const { driver } = workerDriver();
@@ -146,13 +143,7 @@ describe("managed placement", () => {
   it("refuses a previous-name namespace without the manager label", async () => {
     const id = newTenant();
     const previous = previousManagedName(id);
-    const before = await admin.create("Namespace", {
-      metadata: {
-        name: previous,
-        labels: { [LABELS.namespace]: id, ...RESTRICTED },
-        annotations: { [ANNOTATIONS.namespaceId]: id },
-      },
-    });
+    const before = await createPreviousName(id, { [LABELS.namespace]: id });
     const { driver } = workerDriver();
     const result = await driver.ensureNamespace(managed(id));
     expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });

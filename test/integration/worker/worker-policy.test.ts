@@ -16,8 +16,14 @@ import { getNamespace } from "../../../src/store/namespaces.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { runNamespacePass } from "../../../src/worker/namespace-pass.js";
 import { createTestDatabase } from "../../harness/db.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
-import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
+import { grantChartClusterRoles } from "../../harness/rbac.js";
+import {
+  admin,
+  createAllowAllPolicy,
+  prepareBoundExternal,
+  prepareExternal,
+  readNamespace,
+} from "../compute/fixtures.js";
 import { eventually } from "../../harness/kube.js";
 
 const config = validateInstallationConfig(
@@ -173,13 +179,8 @@ describe("the worker's outcome table", () => {
 describe("Kubernetes Events", () => {
   it("records a Warning Event on the tenant namespace when a pass fails for a new reason", async () => {
     const who = await creator("event-admin");
-    const prepared = await prepareExternal();
-    const selected = prepared.metadata?.name ?? "";
-    await admin.create("NetworkPolicy", {
-      metadata: { name: "allow-all", namespace: selected },
-      spec: { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}] },
-    });
-    await bindTenantRole(selected, "occ-worker");
+    const { ns: prepared, name: selected } = await prepareBoundExternal();
+    await createAllowAllPolicy(selected);
     const ns = await createNamespace(
       deps(),
       { principalId: who.principalId },
