@@ -7,7 +7,9 @@ import {
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin } from "../../harness/preprovisioned.js";
 import {
+  closePrepared,
   driverFor,
+  expectOwnershipRefusal,
   passInput,
   prepare,
   profileConfig,
@@ -35,8 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client.close();
   await gw.stop();
-  p.worker.close();
-  p.api.close();
+  closePrepared(p);
 });
 
 const driver = () => driverFor(p, [], p.binding, client);
@@ -98,13 +99,8 @@ describe("the OpenShell Sandbox Driver, preprovisioned", () => {
       await admin().patch(kind, ref, patch, { type: "json" });
       try {
         const before = await versions();
-        const result = await driver().ensureNamespace(passInput(p.id));
-        expect(result).toMatchObject({
-          outcome: "failed",
-          code: "KUBERNETES_OWNERSHIP_CONFLICT",
-          retryable: false,
-        });
-        expect(result.outcome === "failed" && result.reason).toContain(
+        expectOwnershipRefusal(
+          await driver().ensureNamespace(passInput(p.id)),
           PREPROVISIONED_MESSAGES.operatorResource,
         );
         expect(await versions()).toEqual(before);

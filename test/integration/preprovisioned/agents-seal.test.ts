@@ -31,6 +31,7 @@ import {
   profileConfig,
   profileDocument,
   type Prepared,
+  closePrepared,
 } from "./fixtures.js";
 
 /** A NetworkPolicy declared in operatorWorkspaceResources (treated as declared by the seal). */
@@ -110,8 +111,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  p.worker.close();
-  p.api.close();
+  closePrepared(p);
   await drop();
 });
 

@@ -1,20 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PREPROVISIONED_MESSAGES } from "../../../src/domain/index.js";
 import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { driverFor, passInput, prepare, type Prepared } from "./fixtures.js";
+import { driverFor, expectOwnershipRefusal, passInput, preparedForFile } from "./fixtures.js";
 
-let p: Prepared;
-
-beforeAll(async () => {
-  p = await prepare();
-});
-
-afterAll(() => {
-  p.worker.close();
-  p.api.close();
-});
+const file = preparedForFile();
 
 async function resourceVersion(name: string): Promise<string | undefined> {
   return (await admin().get("Namespace", { name })).metadata.resourceVersion;
@@ -22,7 +13,7 @@ async function resourceVersion(name: string): Promise<string | undefined> {
 
 describe("preprovisioned placement (Compute)", () => {
   it("the worker identity may not list namespaces (so the driver never does)", async () => {
-    const err = await p.worker.list("Namespace").catch((e: unknown) => e);
+    const err = await file.p.worker.list("Namespace").catch((e: unknown) => e);
     expect(isKubeError(err, "forbidden")).toBe(true);
   });
 
@@ -34,13 +25,13 @@ describe("preprovisioned placement (Compute)", () => {
         ".tools/bin/kubectl",
         [
           "--kubeconfig",
-          p.identities.worker.kubeconfig,
+          file.p.identities.worker.kubeconfig,
           "auth",
           "can-i",
           verb,
           resource,
           "-n",
-          p.name,
+          file.p.name,
         ],
         { encoding: "utf8", timeout: 60_000 },
       );
@@ -66,11 +57,15 @@ describe("preprovisioned placement (Compute)", () => {
   });
 
   it("a rendered namespace applied by the operator passes; quota, limit range and policies are created", async () => {
-    const before = await resourceVersion(p.name);
-    const result = await driverFor(p).ensureNamespace(passInput(p.id));
-    expect(result).toEqual({ outcome: "ready", uid: p.binding.uid, namespaceName: p.name });
-    expect(await resourceVersion(p.name)).toBe(before);
-    const policies = await admin().list("NetworkPolicy", { namespace: p.name });
+    const before = await resourceVersion(file.p.name);
+    const result = await file.pass();
+    expect(result).toEqual({
+      outcome: "ready",
+      uid: file.p.binding.uid,
+      namespaceName: file.p.name,
+    });
+    expect(await resourceVersion(file.p.name)).toBe(before);
+    const policies = await admin().list("NetworkPolicy", { namespace: file.p.name });
     expect(policies.map((x) => x.metadata.name).sort()).toEqual([
       "allow-dns",
       "allow-gateway-ingress",
@@ -78,15 +73,15 @@ describe("preprovisioned placement (Compute)", () => {
       "openshell-sandbox-egress",
     ]);
     expect(
-      await admin().find("ResourceQuota", { name: "openclaw-quota", namespace: p.name }),
+      await admin().find("ResourceQuota", { name: "openclaw-quota", namespace: file.p.name }),
     ).toBeDefined();
     expect(
-      await admin().find("LimitRange", { name: "openclaw-limits", namespace: p.name }),
+      await admin().find("LimitRange", { name: "openclaw-limits", namespace: file.p.name }),
     ).toBeDefined();
     // A second pass writes nothing.
-    const w = p.worker.counter.writes();
-    expect((await driverFor(p).ensureNamespace(passInput(p.id))).outcome).toBe("ready");
-    expect(p.worker.counter.writes()).toBe(w);
+    const w = file.p.worker.counter.writes();
+    expect((await file.pass()).outcome).toBe("ready");
+    expect(file.p.worker.counter.writes()).toBe(w);
   });
 });
 
@@ -133,20 +128,13 @@ describe("every row of the §3 table, violated in turn", () => {
   it.each(rows)(
     "%s → permanent KUBERNETES_OWNERSHIP_CONFLICT, namespace unchanged",
     async (_, kind, key, value) => {
-      const undo = await mutateNamespace(p.name, kind, key, value);
+      const undo = await mutateNamespace(file.p.name, kind, key, value);
       try {
-        const before = await resourceVersion(p.name);
-        const result = await driverFor(p).ensureNamespace(passInput(p.id));
-        expect(result).toMatchObject({
-          outcome: "failed",
-          code: "KUBERNETES_OWNERSHIP_CONFLICT",
-          retryable: false,
-        });
-        expect(result.outcome === "failed" && result.reason).toContain(
-          PREPROVISIONED_MESSAGES.namespaceMismatch,
-        );
+        const before = await resourceVersion(file.p.name);
+        const result = await file.pass();
+        expectOwnershipRefusal(result, PREPROVISIONED_MESSAGES.namespaceMismatch);
         expect(result.outcome === "failed" && result.reason).toContain(key);
-        expect(await resourceVersion(p.name)).toBe(before);
+        expect(await resourceVersion(file.p.name)).toBe(before);
       } finally {
         await undo();
       }
@@ -154,18 +142,18 @@ describe("every row of the §3 table, violated in turn", () => {
   );
 
   it("a binding whose UID is not the namespace's → refused, namespace unchanged", async () => {
-    const before = await resourceVersion(p.name);
-    const wrong = { ...p.binding, uid: "00000000-0000-4000-8000-000000000000" };
-    const result = await driverFor(p, [], wrong).ensureNamespace(passInput(p.id));
+    const before = await resourceVersion(file.p.name);
+    const wrong = { ...file.p.binding, uid: "00000000-0000-4000-8000-000000000000" };
+    const result = await driverFor(file.p, [], wrong).ensureNamespace(passInput(file.p.id));
     expect(result).toMatchObject({ outcome: "failed", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
     expect(result.outcome === "failed" && result.reason).toContain(
       PREPROVISIONED_MESSAGES.namespaceMismatch,
     );
     expect(result.outcome === "failed" && result.reason).toContain("metadata.uid");
-    expect(await resourceVersion(p.name)).toBe(before);
+    expect(await resourceVersion(file.p.name)).toBe(before);
   });
 
   it("the namespace restored passes again", async () => {
-    expect((await driverFor(p).ensureNamespace(passInput(p.id))).outcome).toBe("ready");
+    expect((await file.pass()).outcome).toBe("ready");
   });
 });

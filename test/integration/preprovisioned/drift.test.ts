@@ -22,6 +22,7 @@ import {
   profileConfig,
   startBoundWorker,
   type Prepared,
+  closePrepared,
 } from "./fixtures.js";
 
 let db: Db;
@@ -43,8 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await gw.stop();
-  p.worker.close();
-  p.api.close();
+  closePrepared(p);
   await drop();
 });
 

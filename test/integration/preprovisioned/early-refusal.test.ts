@@ -3,6 +3,7 @@ import { buildApp, type OccApp } from "../../../src/api/app.js";
 import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
 import type { Db } from "../../../src/store/db.js";
 import { createBootstrappedDatabase } from "../../harness/db.js";
+import { postWithKey } from "./fixtures.js";
 
 /**
  * In the preprovisioned profile `POST /namespaces` can only ever create a Namespace that fails
@@ -32,21 +33,7 @@ afterAll(async () => {
   await drop();
 });
 
-async function post(on: OccApp, body: object) {
-  const res = await on.inject({
-    method: "POST",
-    url: "/namespaces",
-    headers: { authorization: `Bearer ${key}` },
-    payload: body,
-  });
-  return {
-    status: res.statusCode,
-    body: JSON.parse(res.body) as {
-      data?: { id: string };
-      error?: { code: string; message: string };
-    },
-  };
-}
+const post = (on: OccApp, body: object) => postWithKey(on, key, "/namespaces", body);
 
 async function stored(): Promise<{ namespaces: number; work: number; audit: number }> {
   const n = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM namespaces");

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import pino from "pino";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
-import { inject } from "vitest";
+import { afterAll, beforeAll, expect, inject } from "vitest";
+import type { OccApp } from "../../../src/api/app.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { openPglite } from "../../../src/store/pglite-db.js";
 import {
@@ -12,6 +13,8 @@ import {
 import {
   currentManagedName,
   isPreprovisionedNamespaceId,
+  type DeleteNamespaceResult,
+  type EnsureNamespaceResult,
   type NamespaceId,
   type PreprovisionedBinding,
 } from "../../../src/domain/index.js";
@@ -33,6 +36,7 @@ import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { workQueuePolicy } from "../../../src/work/queues.js";
 import { createBootstrappedDatabase, type BootstrappedDatabase } from "../../harness/db.js";
 import { runOcc, type OccResult } from "../../harness/occ.js";
+import { ROUTING } from "../compute/fixtures.js";
 import {
   admin,
   grantOperator,
@@ -41,12 +45,6 @@ import {
   retargetTenantRoleRefs,
   type PreprovisionedIdentities,
 } from "../../harness/preprovisioned.js";
-
-export const ROUTING = {
-  gatewayNamespace: "openclaw-system",
-  gatewayName: "oce-agent-gateways",
-  envoyNamespace: "envoy-gateway-system",
-} as const;
 
 export const OPENSHELL_LABEL = "openshell.nvidia.com/workspace-mode";
 
@@ -303,4 +301,71 @@ export function valuesWithCli(id: NamespaceId, configFile: string): OccResult {
     "--kubeconfig",
     inject("env").kubeconfigs.operator,
   ]);
+}
+
+/** A test file's one prepared namespace (see {@link preparedForFile}). */
+export interface PreparedFile {
+  /** The prepared namespace; set before the file's first test. */
+  readonly p: Prepared;
+  /** One Compute pass over the bound Namespace, as the worker identity. */
+  pass(): Promise<EnsureNamespaceResult>;
+}
+
+/**
+ * Registers a file's setup: one prepared namespace for all its tests (when `ready`, placed by
+ * one pass that must end ready), its clients closed after the file.
+ */
+export function preparedForFile(opts: { ready?: boolean } = {}): PreparedFile {
+  let prepared: Prepared | undefined;
+  beforeAll(async () => {
+    prepared = await prepare();
+    if (opts.ready === true) expect((await file.pass()).outcome).toBe("ready");
+  });
+  afterAll(() => {
+    if (prepared !== undefined) closePrepared(prepared);
+  });
+  const file: PreparedFile = {
+    get p(): Prepared {
+      if (prepared === undefined) throw new Error("the prepared namespace is set in beforeAll");
+      return prepared;
+    },
+    pass: () => driverFor(file.p).ensureNamespace(passInput(file.p.id)),
+  };
+  return file;
+}
+
+/** Closes the two identities' clients of {@link prepare}. */
+export function closePrepared(p: Prepared): void {
+  p.worker.close();
+  p.api.close();
+}
+
+/** A pass refused permanently as an ownership conflict whose reason names `message`. */
+export function expectOwnershipRefusal(
+  result: EnsureNamespaceResult | DeleteNamespaceResult,
+  message: string,
+): void {
+  expect(result).toMatchObject({
+    outcome: "failed",
+    code: "KUBERNETES_OWNERSHIP_CONFLICT",
+    retryable: false,
+  });
+  expect(result.outcome === "failed" && result.reason).toContain(message);
+}
+
+/** POSTs `body` to `url` with the API key `key`; the status and the decoded envelope. */
+export async function postWithKey(app: OccApp, key: string, url: string, body: object) {
+  const res = await app.inject({
+    method: "POST",
+    url,
+    headers: { authorization: `Bearer ${key}` },
+    payload: body,
+  });
+  return {
+    status: res.statusCode,
+    body: JSON.parse(res.body) as {
+      data?: { id: string };
+      error?: { code: string; message: string };
+    },
+  };
 }

@@ -1,51 +1,48 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PREPROVISIONED_MESSAGES } from "../../../src/domain/index.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { driverFor, newBoundId, passInput, prepare, type Prepared } from "./fixtures.js";
+import {
+  closePrepared,
+  driverFor,
+  newBoundId,
+  passInput,
+  prepare,
+  preparedForFile,
+} from "./fixtures.js";
 
-let p: Prepared;
-
-beforeAll(async () => {
-  p = await prepare();
-  expect((await driverFor(p).ensureNamespace(passInput(p.id))).outcome).toBe("ready");
-});
-
-afterAll(() => {
-  p.worker.close();
-  p.api.close();
-});
+const file = preparedForFile({ ready: true });
 
 describe("the one bound namespace", () => {
   it("deletion is refused with the seed's message and the namespace stays", async () => {
-    const result = await driverFor(p).deleteNamespace(passInput(p.id));
+    const result = await driverFor(file.p).deleteNamespace(passInput(file.p.id));
     expect(result).toEqual({
       outcome: "failed",
       code: "KUBERNETES_OWNERSHIP_CONFLICT",
       reason: PREPROVISIONED_MESSAGES.deletion,
       retryable: false,
     });
-    expect(await admin().find("Namespace", { name: p.name })).toBeDefined();
+    expect(await admin().find("Namespace", { name: file.p.name })).toBeDefined();
     expect(
-      await admin().find("ResourceQuota", { name: "openclaw-quota", namespace: p.name }),
+      await admin().find("ResourceQuota", { name: "openclaw-quota", namespace: file.p.name }),
     ).toBeDefined();
   });
 
   it("a second platform Namespace fails permanently, with no Kubernetes request", async () => {
-    const before = p.worker.counter.total();
-    const result = await driverFor(p).ensureNamespace(passInput(newBoundId()));
+    const before = file.p.worker.counter.total();
+    const result = await driverFor(file.p).ensureNamespace(passInput(newBoundId()));
     expect(result).toEqual({
       outcome: "failed",
       code: "KUBERNETES_OWNERSHIP_CONFLICT",
       reason: PREPROVISIONED_MESSAGES.otherNamespace,
       retryable: false,
     });
-    expect(p.worker.counter.total()).toBe(before);
+    expect(file.p.worker.counter.total()).toBe(before);
   });
 
   it("a Namespace selecting an existing namespace fails permanently (the bound ID included)", async () => {
-    for (const id of [newBoundId(), p.id]) {
-      const result = await driverFor(p).ensureNamespace(
-        passInput(id, { mode: "external", existingNamespace: p.name }),
+    for (const id of [newBoundId(), file.p.id]) {
+      const result = await driverFor(file.p).ensureNamespace(
+        passInput(id, { mode: "external", existingNamespace: file.p.name }),
       );
       expect(result).toEqual({
         outcome: "failed",
@@ -57,11 +54,11 @@ describe("the one bound namespace", () => {
   });
 
   it("deleting such a never-placed Namespace is done with no request", async () => {
-    const before = p.worker.counter.total();
-    expect(await driverFor(p).deleteNamespace(passInput(newBoundId()))).toEqual({
+    const before = file.p.worker.counter.total();
+    expect(await driverFor(file.p).deleteNamespace(passInput(newBoundId()))).toEqual({
       outcome: "deleted",
     });
-    expect(p.worker.counter.total()).toBe(before);
+    expect(file.p.worker.counter.total()).toBe(before);
   });
 });
 
@@ -92,8 +89,7 @@ describe("a terminating namespace", () => {
         { metadata: { finalizers: null } },
         { type: "merge" },
       );
-      t.worker.close();
-      t.api.close();
+      closePrepared(t);
     }
   });
 });

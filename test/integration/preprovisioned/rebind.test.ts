@@ -30,6 +30,7 @@ import {
   renderWithCli,
   valuesWithCli,
   startBoundWorker,
+  closePrepared,
 } from "./fixtures.js";
 
 let db: Db;
@@ -54,8 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw.stop();
-  p.worker.close();
-  p.api.close();
+  closePrepared(p);
   await drop();
 });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   PREPROVISIONED_MESSAGES,
   networkPolicySpecsEquivalent,
@@ -6,35 +6,17 @@ import {
 } from "../../../src/domain/index.js";
 import { uniqueName } from "../../harness/kube.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { driverFor, passInput, prepare, type Prepared } from "./fixtures.js";
+import { expectOwnershipRefusal, preparedForFile } from "./fixtures.js";
 
-let p: Prepared;
-
-beforeAll(async () => {
-  p = await prepare();
-  expect((await driverFor(p).ensureNamespace(passInput(p.id))).outcome).toBe("ready");
-});
-
-afterAll(() => {
-  p.worker.close();
-  p.api.close();
-});
+const file = preparedForFile({ ready: true });
 
 async function expectSealRefusal(): Promise<void> {
-  const result = await driverFor(p).ensureNamespace(passInput(p.id));
-  expect(result).toMatchObject({
-    outcome: "failed",
-    code: "KUBERNETES_OWNERSHIP_CONFLICT",
-    retryable: false,
-  });
-  expect(result.outcome === "failed" && result.reason).toContain(
-    PREPROVISIONED_MESSAGES.sealedPolicies,
-  );
+  expectOwnershipRefusal(await file.pass(), PREPROVISIONED_MESSAGES.sealedPolicies);
 }
 
 /** Patches a policy's spec as the administrator; returns the undo. */
 async function patchPolicy(name: string, spec: NetworkPolicySpec): Promise<() => Promise<void>> {
-  const ref = { name, namespace: p.name };
+  const ref = { name, namespace: file.p.name };
   const before = await admin().get("NetworkPolicy", ref);
   await admin().patch("NetworkPolicy", ref, [{ op: "replace", path: "/spec", value: spec }], {
     type: "json",
@@ -55,17 +37,17 @@ describe("sealed NetworkPolicies", () => {
     await admin().create("NetworkPolicy", {
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",
-      metadata: { name, namespace: p.name },
+      metadata: { name, namespace: file.p.name },
       spec: { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}] },
     });
     await expectSealRefusal();
-    const created = await admin().get("NetworkPolicy", { name, namespace: p.name });
+    const created = await admin().get("NetworkPolicy", { name, namespace: file.p.name });
     await admin().delete(
       "NetworkPolicy",
-      { name, namespace: p.name },
+      { name, namespace: file.p.name },
       { uid: created.metadata.uid ?? "" },
     );
-    expect((await driverFor(p).ensureNamespace(passInput(p.id))).outcome).toBe("ready");
+    expect((await file.pass()).outcome).toBe("ready");
   });
 
   it("a changed Compute policy is refused, not overwritten", async () => {
@@ -77,19 +59,19 @@ describe("sealed NetworkPolicies", () => {
       await expectSealRefusal();
       const live = await admin().get("NetworkPolicy", {
         name: "default-deny",
-        namespace: p.name,
+        namespace: file.p.name,
       });
       expect(live.spec?.podSelector).toEqual({ matchLabels: { only: "these" } });
     } finally {
       await undo();
     }
-    expect((await driverFor(p).ensureNamespace(passInput(p.id))).outcome).toBe("ready");
+    expect((await file.pass()).outcome).toBe("ready");
   });
 
   it("a changed declared policy is refused", async () => {
     const live = await admin().get("NetworkPolicy", {
       name: "openshell-sandbox-egress",
-      namespace: p.name,
+      namespace: file.p.name,
     });
     const undo = await patchPolicy("openshell-sandbox-egress", {
       ...live.spec,
@@ -100,7 +82,7 @@ describe("sealed NetworkPolicies", () => {
     } finally {
       await undo();
     }
-    expect((await driverFor(p).ensureNamespace(passInput(p.id))).outcome).toBe("ready");
+    expect((await file.pass()).outcome).toBe("ready");
   });
 });
 
@@ -185,7 +167,7 @@ describe("equivalence, proven against the real API server", () => {
 
   it.each(cases)("%s", async (_, declared, applied, equal) => {
     const name = uniqueName("eq");
-    const ref = { name, namespace: p.name };
+    const ref = { name, namespace: file.p.name };
     const created = await admin().create("NetworkPolicy", {
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",

@@ -8,7 +8,15 @@ import type { Db } from "../../../src/store/db.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import { createBootstrappedDatabase } from "../../harness/db.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { driverFor, passInput, prepare, profileConfig, type Prepared } from "./fixtures.js";
+import {
+  driverFor,
+  passInput,
+  prepare,
+  profileConfig,
+  type Prepared,
+  closePrepared,
+  postWithKey,
+} from "./fixtures.js";
 
 let p: Prepared;
 let db: Db;
@@ -36,26 +44,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app.close();
-  p.worker.close();
-  p.api.close();
+  closePrepared(p);
   await drop();
 });
 
-async function post(path: string, body: object) {
-  const res = await app.inject({
-    method: "POST",
-    url: path,
-    headers: { authorization: `Bearer ${key}` },
-    payload: body,
-  });
-  return {
-    status: res.statusCode,
-    body: JSON.parse(res.body) as {
-      data?: { id: string };
-      error?: { code: string; message: string };
-    },
-  };
-}
+const post = (path: string, body: object) => postWithKey(app, key, path, body);
 
 describe("Configurations and Secrets in the preprovisioned namespace", () => {
   it("the API identity may not list namespaces", async () => {

@@ -6,7 +6,13 @@ import type { RunningWorker } from "../../../src/worker/worker.js";
 import { eventually } from "../../harness/kube.js";
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { bootstrapAndPrepare, profileConfig, startBoundWorker, type Prepared } from "./fixtures.js";
+import {
+  bootstrapAndPrepare,
+  profileConfig,
+  startBoundWorker,
+  type Prepared,
+  closePrepared,
+} from "./fixtures.js";
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -23,8 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await gw.stop();
-  p.worker.close();
-  p.api.close();
+  closePrepared(p);
   await drop();
 });
 
