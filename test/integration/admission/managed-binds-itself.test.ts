@@ -9,13 +9,18 @@ import {
 import { TENANT_CLUSTER_ROLES } from "../../../src/drivers/kubernetes/rbac-rules.js";
 import type { ComputeDriver } from "../../../src/drivers/compute.js";
 import { createDriverSet } from "../../../src/drivers/factory.js";
-import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
-import { getNamespace, placementOf } from "../../../src/store/namespaces.js";
+import { getNamespace } from "../../../src/store/namespaces.js";
 import { CI_VALUES, renderChart } from "../../harness/helm.js";
 import { HARNESS_IDENTITIES } from "../../harness/admission.js";
 import { uniqueName } from "../../harness/kube.js";
 import { admin, prepareExternal } from "../compute/fixtures.js";
-import { call, createTenant, startTenantApi, type TenantApi } from "../tenant/fixtures.js";
+import {
+  call,
+  createTenant,
+  provisionResult,
+  startTenantApi,
+  type TenantApi,
+} from "../tenant/fixtures.js";
 import { installationDocument } from "../helm/rendered.js";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -66,22 +71,7 @@ afterAll(async () => {
 });
 
 /** One pass as the worker, recording a ready outcome as the worker does. */
-async function pass(id: NamespaceId) {
-  const record = await getNamespace(tenantApi.db, id);
-  if (record === undefined) throw new Error("no such namespace");
-  const result = await driver.ensureNamespace({
-    namespaceId: id,
-    placement: placementOf(record),
-    boundUid: record.kubernetesUid,
-  });
-  if (result.outcome === "ready") {
-    await applyProvisioningOutcome(tenantApi.db, id, {
-      to: "ready",
-      binding: { namespace: result.namespaceName, uid: result.uid },
-    });
-  }
-  return result;
-}
+const pass = (id: NamespaceId) => provisionResult(tenantApi, id, driver);
 
 describe("a managed Namespace binds its own tenant roles (no hand-made RoleBinding)", () => {
   it("created through the API, it is ready after the first pass; both RoleBindings carry the tenant markers", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ANNOTATIONS,
   currentManagedName,
@@ -20,7 +20,7 @@ import {
   provision,
   readyExternal,
   revokeApiRole,
-  startTenantApi,
+  tenantApiForFile,
 } from "./fixtures.js";
 
 interface ConfigurationView {
@@ -29,8 +29,7 @@ interface ConfigurationView {
   values: Record<string, unknown>;
 }
 
-const api = await startTenantApi();
-afterAll(() => api.close());
+const api = await tenantApiForFile();
 
 const cfgPath = (ns: string, id?: string) =>
   `/namespaces/${ns}/configurations${id === undefined ? "" : `/${id}`}`;

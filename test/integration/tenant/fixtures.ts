@@ -4,7 +4,7 @@
  * and a Compute Driver as `occ-worker` to provision Namespaces the way the worker does.
  */
 import pino from "pino";
-import { expect, inject } from "vitest";
+import { afterAll, expect, inject } from "vitest";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
 import { LABELS, type NamespaceId } from "../../../src/domain/index.js";
 import {
@@ -12,6 +12,7 @@ import {
   loadKubeConfig,
   type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
+import type { ComputeDriver } from "../../../src/drivers/compute.js";
 import { createTenantDrivers } from "../../../src/drivers/factory.js";
 import type { Db } from "../../../src/store/db.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
@@ -102,27 +103,35 @@ export async function provision(api: TenantApi, id: NamespaceId): Promise<string
   return (await provisionResult(api, id)).outcome;
 }
 
-/** {@link provision}, answering the Driver's whole result (its code and reason when not ready). */
-export async function provisionResult(api: TenantApi, id: NamespaceId) {
+/**
+ * {@link provision}, answering the Driver's whole result (its code and reason when not ready):
+ * by `driver` when given, else by a fresh one as `occ-worker`.
+ */
+export async function provisionResult(api: TenantApi, id: NamespaceId, driver?: ComputeDriver) {
+  if (driver !== undefined) return passAndRecord(api, id, driver);
+  const own = workerDriver();
+  try {
+    return await passAndRecord(api, id, own.driver);
+  } finally {
+    own.client.close();
+  }
+}
+
+async function passAndRecord(api: TenantApi, id: NamespaceId, driver: ComputeDriver) {
   const record = await getNamespace(api.db, id);
   if (record === undefined) throw new Error("no such namespace");
-  const { driver, client } = workerDriver();
-  try {
-    const result = await driver.ensureNamespace({
-      namespaceId: id,
-      placement: placementOf(record),
-      boundUid: record.kubernetesUid,
+  const result = await driver.ensureNamespace({
+    namespaceId: id,
+    placement: placementOf(record),
+    boundUid: record.kubernetesUid,
+  });
+  if (result.outcome === "ready") {
+    await applyProvisioningOutcome(api.db, id, {
+      to: "ready",
+      binding: { namespace: result.namespaceName, uid: result.uid },
     });
-    if (result.outcome === "ready") {
-      await applyProvisioningOutcome(api.db, id, {
-        to: "ready",
-        binding: { namespace: result.namespaceName, uid: result.uid },
-      });
-    }
-    return result;
-  } finally {
-    client.close();
   }
+  return result;
 }
 
 /** Removes the API's tenant RoleBinding from `namespace` (as the administrator). */
@@ -159,4 +168,11 @@ export async function readyManaged(api: TenantApi): Promise<{ id: NamespaceId; n
   const result = await provisionResult(api, id);
   expect(result.outcome, JSON.stringify(result)).toBe("ready");
   return { id, ns };
+}
+
+/** {@link startTenantApi} for one test file: started now, closed after the file's tests. */
+export async function tenantApiForFile(): Promise<TenantApi> {
+  const api = await startTenantApi();
+  afterAll(() => api.close());
+  return api;
 }

@@ -1,13 +1,12 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LABELS } from "../../../src/domain/index.js";
 import { secretObjectName } from "../../../src/domain/tenant/resources.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, workerDriver } from "../compute/fixtures.js";
-import { call, createTenant, readyExternal, revokeApiRole, startTenantApi } from "./fixtures.js";
+import { call, createTenant, readyExternal, revokeApiRole, tenantApiForFile } from "./fixtures.js";
 
-const api = await startTenantApi();
-afterAll(() => api.close());
+const api = await tenantApiForFile();
 
 const VALUE = `s3cr3t-${uniqueName("value")}`;
 

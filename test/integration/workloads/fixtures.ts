@@ -29,18 +29,18 @@ import { createWorkQueue } from "../../../src/queue/index.js";
 import { runAgentPass } from "../../../src/worker/agent-pass.js";
 import type { PassSummary } from "../../../src/worker/pass-runner.js";
 import { kubeAs, rawGet, uniqueName } from "../../harness/kube.js";
+import { workloadSettings } from "../../harness/workloads.js";
 import { admin, settings } from "../compute/fixtures.js";
 import { call, type TenantApi } from "../tenant/fixtures.js";
 
-export const WORKLOADS = {
+const SMALL = { cpu: "250m", memory: "256Mi" };
+export const WORKLOADS = workloadSettings({
   gatewayImage: "registry.example/openclaw:1",
   harnessImage: "registry.example/openclaw-harness:1",
-  gatewayResources: { cpu: "250m", memory: "256Mi" },
-  harnessResources: { cpu: "250m", memory: "256Mi" },
-  gatewayStateSize: "1Gi",
+  gatewayResources: SMALL,
+  harnessResources: SMALL,
   workspaceSize: "2Gi",
-  storageClassName: undefined,
-} as const;
+});
 
 /** A Workload Driver as `occ-worker`, with the chart's rules only. */
 export function workerWorkloads(extra: Partial<KubernetesWorkloadDriverOptions> = {}): {

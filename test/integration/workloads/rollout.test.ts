@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ANNOTATIONS,
   LABELS,
@@ -7,7 +7,7 @@ import {
   type NamespaceId,
 } from "../../../src/domain/index.js";
 import { admin } from "../compute/fixtures.js";
-import { call, readyExternal, readyManaged, startTenantApi } from "../tenant/fixtures.js";
+import { call, readyExternal, readyManaged, tenantApiForFile } from "../tenant/fixtures.js";
 import {
   agentObjectsEverywhere,
   agentPass,
@@ -18,8 +18,7 @@ import {
   workerWorkloads,
 } from "./fixtures.js";
 
-const api = await startTenantApi();
-afterAll(() => api.close());
+const api = await tenantApiForFile();
 
 const uidOf = async (kind: "Deployment" | "PersistentVolumeClaim", name: string, ns: string) =>
   (await admin.get(kind, { name, namespace: ns })).metadata.uid;

@@ -2,15 +2,14 @@
  * What Agent workloads may reach and hold: the Credential Proxy's egress policy and proxy
  * settings, ServiceAccount credentials, and restricted Pod Security.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LABELS, workloadNames } from "../../../src/domain/index.js";
 import { admin } from "../compute/fixtures.js";
-import { call, readyExternal, startTenantApi } from "../tenant/fixtures.js";
+import { call, readyExternal, tenantApiForFile } from "../tenant/fixtures.js";
 import { agentPass, createAgent, deploy, markAvailable } from "./fixtures.js";
 import { podSpecOf } from "./pod-spec.js";
 
-const api = await startTenantApi();
-afterAll(() => api.close());
+const api = await tenantApiForFile();
 
 describe("Credential Proxy", () => {
   it("renders an Agent-scoped egress policy to DNS and the egress authority only, and sets HTTPS_PROXY/HTTP_PROXY", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   LABELS,
   workloadMarkers,
@@ -8,7 +8,7 @@ import {
 import type { KindObject } from "../../../src/drivers/kubernetes/client/index.js";
 import { eventually } from "../../harness/kube.js";
 import { admin } from "../compute/fixtures.js";
-import { call, readyExternal, startTenantApi } from "../tenant/fixtures.js";
+import { call, readyExternal, tenantApiForFile } from "../tenant/fixtures.js";
 import {
   agentObjectsEverywhere,
   agentPass,
@@ -18,8 +18,7 @@ import {
   tearDown,
 } from "./fixtures.js";
 
-const api = await startTenantApi();
-afterAll(() => api.close());
+const api = await tenantApiForFile();
 
 async function deployed(id: NamespaceId, ns: string, mode: "embedded" | "dedicated") {
   const { agentId } = await createAgent(api, id, mode);

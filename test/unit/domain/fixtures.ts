@@ -29,6 +29,12 @@ export const ROUTING: GatewayRouting = {
   gatewayName: "oce-agent-gateways",
   envoyNamespace: "envoy-gateway-system",
 };
+/** The Agent under test, another Agent of the same tenant, and two revisions of the first. */
+export const AGENT = "agt_00000000-0000-4000-8000-0000000000a1";
+export const OTHER_AGENT = "agt_00000000-0000-4000-8000-0000000000a2";
+export const REV1 = "rev_00000000-0000-4000-8000-0000000000b1";
+export const REV2 = "rev_00000000-0000-4000-8000-0000000000b2";
+
 /** `h("openclaw-system/oce-agent-gateways", 12)` from placement.md §1. */
 export const MEMBERSHIP = "20ec97c41b82";
 

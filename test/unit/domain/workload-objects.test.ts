@@ -12,11 +12,8 @@ import {
   type DesiredWorkloadObject,
   type WorkloadInput,
 } from "../../../src/domain/index.js";
-import { TENANT } from "./fixtures.js";
-
-const AGENT = "agt_00000000-0000-4000-8000-0000000000a1";
-const REV1 = "rev_00000000-0000-4000-8000-0000000000b1";
-const REV2 = "rev_00000000-0000-4000-8000-0000000000b2";
+import { workloadSettings } from "../../harness/workloads.js";
+import { AGENT, REV1, REV2, TENANT } from "./fixtures.js";
 
 function input(overrides: Partial<WorkloadInput> = {}): WorkloadInput {
   return {
@@ -26,15 +23,7 @@ function input(overrides: Partial<WorkloadInput> = {}): WorkloadInput {
     executionMode: "dedicated",
     revisionId: REV1,
     configurationDocument: '{"model":"m1"}',
-    workloads: {
-      gatewayImage: "gw:1",
-      harnessImage: "hn:1",
-      gatewayResources: { cpu: "500m", memory: "512Mi" },
-      harnessResources: { cpu: "1", memory: "1Gi" },
-      gatewayStateSize: "1Gi",
-      workspaceSize: "10Gi",
-      storageClassName: undefined,
-    },
+    workloads: workloadSettings(),
     egressAuthority: null,
     dns: { namespace: "kube-system", podLabels: { "k8s-app": "kube-dns" } },
     gatewayPort: 18789,
@@ -43,47 +32,36 @@ function input(overrides: Partial<WorkloadInput> = {}): WorkloadInput {
   };
 }
 
+const EGRESS_AUTHORITY = { namespace: "egress", podLabels: {}, port: 3128, service: "proxy" };
+
 const a = h(AGENT, 12);
 const r1 = h(REV1, 12);
 const names = (objects: readonly DesiredWorkloadObject[]) =>
   objects.map((d) => `${d.object.kind}/${d.object.metadata.name}/${d.scope.scope}`);
 
 describe("desiredWorkloadObjects", () => {
+  const account = `ServiceAccount/gateway-${a}/agent`;
+  const config = `ConfigMap/agent-config-${r1}/revision`;
+  const credentials = `Secret/agent-credentials-${r1}/revision`;
+  const egressPolicy = `NetworkPolicy/agent-egress-${a}/agent`;
+  const service = `Service/gateway-${a}/agent`;
+  const harness = `Deployment/harness-${r1}/revision`;
+  const gateway = `Deployment/gateway-${a}/agent`;
   it.each([
     {
       mode: "dedicated" as const,
       egress: false,
-      expected: [
-        `ServiceAccount/gateway-${a}/agent`,
-        `ConfigMap/agent-config-${r1}/revision`,
-        `Secret/agent-credentials-${r1}/revision`,
-        `Service/gateway-${a}/agent`,
-        `Deployment/harness-${r1}/revision`,
-        `Deployment/gateway-${a}/agent`,
-      ],
+      expected: [account, config, credentials, service, harness, gateway],
     },
     {
       mode: "embedded" as const,
       egress: false,
-      expected: [
-        `ServiceAccount/gateway-${a}/agent`,
-        `ConfigMap/agent-config-${r1}/revision`,
-        `Secret/agent-credentials-${r1}/revision`,
-        `Service/gateway-${a}/agent`,
-        `Deployment/gateway-${a}/agent`,
-      ],
+      expected: [account, config, credentials, service, gateway],
     },
     {
       mode: "embedded" as const,
       egress: true,
-      expected: [
-        `ServiceAccount/gateway-${a}/agent`,
-        `ConfigMap/agent-config-${r1}/revision`,
-        `Secret/agent-credentials-${r1}/revision`,
-        `NetworkPolicy/agent-egress-${a}/agent`,
-        `Service/gateway-${a}/agent`,
-        `Deployment/gateway-${a}/agent`,
-      ],
+      expected: [account, config, credentials, egressPolicy, service, gateway],
     },
   ])(
     "renders the $mode objects (egress authority: $egress) in write order",
@@ -91,9 +69,7 @@ describe("desiredWorkloadObjects", () => {
       const objects = desiredWorkloadObjects(
         input({
           executionMode: mode,
-          egressAuthority: egress
-            ? { namespace: "egress", podLabels: {}, port: 3128, service: "proxy" }
-            : null,
+          egressAuthority: egress ? EGRESS_AUTHORITY : null,
         }),
       );
       expect(names(objects)).toEqual(expected);
@@ -203,29 +179,30 @@ describe("workloadObjectAction", () => {
   const secret = desiredWorkloadObjects(input()).find(
     (d) => d.object.kind === "Secret",
   ) as DesiredWorkloadObject;
-  const observed = (meta: Record<string, unknown>) => ({ metadata: meta });
+  const observed = (d: DesiredWorkloadObject, meta: Record<string, unknown> = {}) => ({
+    metadata: { ...d.object.metadata, ...meta },
+  });
+  const hashed = (d: DesiredWorkloadObject, hash: string) => ({
+    ...d.object.metadata.annotations,
+    [WORKLOAD_KEYS.specHash]: hash,
+  });
   it.each([
     { case: "absent", obj: null, desired: gateway, action: "create" },
     {
       case: "same hash",
-      obj: observed({ ...gateway.object.metadata, resourceVersion: "5" }),
+      obj: observed(gateway, { resourceVersion: "5" }),
       desired: gateway,
       action: "none",
     },
     {
       case: "other hash",
-      obj: observed({
-        ...gateway.object.metadata,
-        resourceVersion: "5",
-        annotations: { ...gateway.object.metadata.annotations, [WORKLOAD_KEYS.specHash]: "x" },
-      }),
+      obj: observed(gateway, { resourceVersion: "5", annotations: hashed(gateway, "x") }),
       desired: gateway,
       action: "update",
     },
     {
       case: "foreign markers",
-      obj: observed({
-        ...gateway.object.metadata,
+      obj: observed(gateway, {
         labels: { ...gateway.object.metadata.labels, [LABELS.agent]: "agt_other" },
       }),
       desired: gateway,
@@ -233,16 +210,13 @@ describe("workloadObjectAction", () => {
     },
     {
       case: "terminating",
-      obj: observed({ ...gateway.object.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" }),
+      obj: observed(gateway, { deletionTimestamp: "2026-01-01T00:00:00Z" }),
       desired: gateway,
       action: "stop",
     },
     {
       case: "create-only secret with any content",
-      obj: observed({
-        ...secret.object.metadata,
-        annotations: { ...secret.object.metadata.annotations, [WORKLOAD_KEYS.specHash]: "old" },
-      }),
+      obj: observed(secret, { annotations: hashed(secret, "old") }),
       desired: secret,
       action: "none",
     },
@@ -308,9 +282,7 @@ describe("provider credentials", () => {
       const names = envNames(
         input({
           credentialKind,
-          egressAuthority: egress
-            ? { namespace: "egress", podLabels: {}, port: 3128, service: "proxy" }
-            : null,
+          egressAuthority: egress ? EGRESS_AUTHORITY : null,
         }),
       );
       expect(names.includes("OPENCLAW_PROVIDER_CREDENTIAL")).toBe(present);

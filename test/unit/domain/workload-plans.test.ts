@@ -13,12 +13,8 @@ import {
   type HasMetadata,
   type PersistentVolumeClaim,
 } from "../../../src/domain/index.js";
-import { OTHER, TENANT } from "./fixtures.js";
-
-const AGENT = "agt_00000000-0000-4000-8000-0000000000a1";
-const OTHER_AGENT = "agt_00000000-0000-4000-8000-0000000000a2";
-const REV1 = "rev_00000000-0000-4000-8000-0000000000b1";
-const REV2 = "rev_00000000-0000-4000-8000-0000000000b2";
+import { workloadSettings } from "../../harness/workloads.js";
+import { AGENT, OTHER, OTHER_AGENT, REV1, REV2, TENANT } from "./fixtures.js";
 
 function obj(
   name: string,
@@ -116,15 +112,7 @@ describe("teardownPlan", () => {
 });
 
 describe("claims", () => {
-  const workloads = {
-    gatewayImage: "gw",
-    harnessImage: "hn",
-    gatewayResources: { cpu: "1", memory: "1Gi" },
-    harnessResources: { cpu: "1", memory: "1Gi" },
-    gatewayStateSize: "1Gi",
-    workspaceSize: "10Gi",
-    storageClassName: "fast",
-  };
+  const workloads = workloadSettings({ storageClassName: "fast" });
   const [state, workspace] = desiredClaims({
     tenantId: TENANT,
     agentId: AGENT,
