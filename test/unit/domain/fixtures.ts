@@ -11,6 +11,7 @@ import {
   type K8sNamespace,
   type NamespaceId,
   type StringMap,
+  type Violation,
 } from "../../../src/domain/index.js";
 
 function id(value: string): NamespaceId {
@@ -37,6 +38,28 @@ export const REV2 = "rev_00000000-0000-4000-8000-0000000000b2";
 
 /** `h("openclaw-system/oce-agent-gateways", 12)` from placement.md §1. */
 export const MEMBERSHIP = "20ec97c41b82";
+
+/** The managed markers' labels for TENANT, spelled out as placement.md §1–2 writes them. */
+export const MANAGED_LABELS_AS_WRITTEN: StringMap = {
+  "app.kubernetes.io/managed-by": "openclaw-enterprise",
+  "openclaw.dev/namespace": TENANT,
+  "openclaw.dev/gateway-namespace": TENANT,
+  "openclaw-enterprise.io/gateway": MEMBERSHIP,
+  "pod-security.kubernetes.io/enforce": "restricted",
+  "pod-security.kubernetes.io/audit": "restricted",
+  "pod-security.kubernetes.io/warn": "restricted",
+};
+
+/** The cluster DNS pods as a NetworkPolicy peer (the `dns` setting of the fixtures). */
+export const KUBE_DNS_PEER = {
+  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+  podSelector: { matchLabels: { "k8s-app": "kube-dns" } },
+};
+
+/** A refusal's violations as `check:key` strings. */
+export function violationKeys(violations: readonly Violation[]): string[] {
+  return violations.map((v) => `${v.check}:${v.key ?? ""}`);
+}
 
 export const RESTRICTED: StringMap = {
   [LABELS.podSecurityEnforce]: "restricted",

@@ -19,11 +19,13 @@ import {
   namespace,
   without,
   withMetadata,
+  MANAGED_LABELS_AS_WRITTEN,
+  violationKeys,
 } from "./fixtures.js";
 
 function checks(verdict: ManagedNamespaceVerdict): string[] {
   if (verdict.verdict !== "refused") throw new Error(`expected a refusal, got ${verdict.verdict}`);
-  return verdict.violations.map((v) => `${v.check}:${v.key ?? ""}`);
+  return violationKeys(verdict.violations);
 }
 
 describe("desiredManagedNamespace", () => {
@@ -33,15 +35,7 @@ describe("desiredManagedNamespace", () => {
       kind: "Namespace",
       metadata: {
         name: "oce-89d99db2f971e50",
-        labels: {
-          "app.kubernetes.io/managed-by": "openclaw-enterprise",
-          "openclaw.dev/namespace": TENANT,
-          "openclaw.dev/gateway-namespace": TENANT,
-          "openclaw-enterprise.io/gateway": MEMBERSHIP,
-          "pod-security.kubernetes.io/enforce": "restricted",
-          "pod-security.kubernetes.io/audit": "restricted",
-          "pod-security.kubernetes.io/warn": "restricted",
-        },
+        labels: MANAGED_LABELS_AS_WRITTEN,
         annotations: { "openclaw.dev/namespace-id": TENANT },
       },
     });

@@ -13,7 +13,14 @@ import {
   revisionOwnershipMarkers,
   tenantOwnershipMarkers,
 } from "../../../src/domain/index.js";
-import { MEMBERSHIP, OTHER, ROUTING, TENANT, without } from "./fixtures.js";
+import {
+  MANAGED_LABELS_AS_WRITTEN,
+  MEMBERSHIP,
+  OTHER,
+  ROUTING,
+  TENANT,
+  without,
+} from "./fixtures.js";
 
 describe("marker vocabulary", () => {
   it("has the exact keys and values of placement.md §2", () => {
@@ -144,15 +151,7 @@ describe("namespace marker sets", () => {
 
   it("managed markers add the manager and three Pod Security labels, no lifecycle", () => {
     const markers = managedNamespaceMarkers(TENANT, ROUTING);
-    expect(markers.labels).toEqual({
-      "app.kubernetes.io/managed-by": "openclaw-enterprise",
-      "openclaw.dev/namespace": TENANT,
-      "openclaw.dev/gateway-namespace": TENANT,
-      "openclaw-enterprise.io/gateway": MEMBERSHIP,
-      "pod-security.kubernetes.io/enforce": "restricted",
-      "pod-security.kubernetes.io/audit": "restricted",
-      "pod-security.kubernetes.io/warn": "restricted",
-    });
+    expect(markers.labels).toEqual(MANAGED_LABELS_AS_WRITTEN);
     expect(markers.annotations).toEqual({ "openclaw.dev/namespace-id": TENANT });
   });
 });

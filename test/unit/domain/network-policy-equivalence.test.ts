@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { networkPolicySpecsEquivalent, type NetworkPolicySpec } from "../../../src/domain/index.js";
+import { KUBE_DNS_PEER } from "./fixtures.js";
 
 const DNS_RULE = {
-  to: [
-    {
-      namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
-      podSelector: { matchLabels: { "k8s-app": "kube-dns" } },
-    },
-  ],
+  to: [KUBE_DNS_PEER],
   ports: [
     { protocol: "UDP", port: 53 },
     { protocol: "TCP", port: 53 },

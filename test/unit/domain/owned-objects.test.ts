@@ -13,7 +13,7 @@ import {
   type OwnedObject,
   type ResourceQuota,
 } from "../../../src/domain/index.js";
-import { OTHER, TENANT, validSettings } from "./fixtures.js";
+import { KUBE_DNS_PEER, OTHER, TENANT, validSettings } from "./fixtures.js";
 
 const NS = "oce-89d99db2f971e50";
 const MARKERS = tenantOwnershipMarkers(TENANT);
@@ -108,12 +108,7 @@ describe("desiredOwnedObjects", () => {
       policyTypes: ["Egress"],
       egress: [
         {
-          to: [
-            {
-              namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
-              podSelector: { matchLabels: { "k8s-app": "kube-dns" } },
-            },
-          ],
+          to: [KUBE_DNS_PEER],
           ports: [
             { protocol: "UDP", port: 53 },
             { protocol: "TCP", port: 53 },

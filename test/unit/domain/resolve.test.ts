@@ -18,11 +18,12 @@ import {
   namespace,
   without,
   withMetadata,
+  violationKeys,
 } from "./fixtures.js";
 
 function refusedChecks(resolution: Resolution): string[] {
   if (resolution.kind !== "refused") throw new Error(`expected a refusal, got ${resolution.kind}`);
-  return resolution.violations.map((v) => `${v.check}:${v.key ?? ""}`);
+  return violationKeys(resolution.violations);
 }
 
 describe("resolveClaimants (§3)", () => {
