@@ -9,49 +9,34 @@
  * every transition is an Event the worker recorded in the namespace.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LABELS, PREPROVISIONED_MESSAGES, type NamespaceId } from "../../../src/domain/index.js";
-import type { Db } from "../../../src/store/db.js";
+import { LABELS, PREPROVISIONED_MESSAGES } from "../../../src/domain/index.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
 import { eventually } from "../../harness/kube.js";
-import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin } from "../../harness/preprovisioned.js";
-import {
-  DECLARED_POLICY,
-  bootstrapAndPrepare,
-  profileConfig,
-  startBoundWorker,
-  type Prepared,
-  closePrepared,
-} from "./fixtures.js";
-
-let db: Db;
-let drop: () => Promise<void>;
-let gw: TestGateway;
-let p: Prepared;
-let id: NamespaceId;
-let worker: RunningWorker | undefined;
+import { DECLARED_POLICY, startBoundWorker, gatewayStackForFile } from "./fixtures.js";
 
 const POLL = { worker: { pollSeconds: 1 } };
+const s = gatewayStackForFile(POLL);
+let worker: RunningWorker | undefined;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
-  ({ db, drop, id, p } = await bootstrapAndPrepare(profileConfig(POLL, gw.endpoint)));
-  worker = await startBoundWorker(db, p, { endpoint: gw.endpoint, overrides: POLL });
-  await eventually("ready", async () => (await getNamespace(db, id))?.status === "ready", 60_000);
+  worker = await startBoundWorker(s.db, s.p, { endpoint: s.gw.endpoint, overrides: POLL });
+  await eventually(
+    "ready",
+    async () => (await getNamespace(s.db, s.id))?.status === "ready",
+    60_000,
+  );
 }, 180_000);
 
 afterAll(async () => {
   await worker?.stop();
-  await gw.stop();
-  closePrepared(p);
-  await drop();
 });
 
 /** The resourceVersions of the namespace and of every object the operator applied in it. */
 async function operatorVersions(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  const ns = await admin().get("Namespace", { name: p.name });
+  const ns = await admin().get("Namespace", { name: s.p.name });
   out["Namespace"] = ns.metadata.resourceVersion ?? "";
   for (const [kind, name] of [
     ["NetworkPolicy", DECLARED_POLICY.metadata.name],
@@ -59,7 +44,7 @@ async function operatorVersions(): Promise<Record<string, string>> {
     ["Role", "openshell-sandbox"],
     ["RoleBinding", "openshell-sandbox"],
   ] as const) {
-    const o = await admin().get(kind, { name, namespace: p.name });
+    const o = await admin().get(kind, { name, namespace: s.p.name });
     out[`${kind}/${name}`] = o.metadata.resourceVersion ?? "";
   }
   return out;
@@ -67,7 +52,7 @@ async function operatorVersions(): Promise<Record<string, string>> {
 
 /** The reasons of the Events the worker recorded in the namespace, oldest first. */
 async function eventReasons(): Promise<string[]> {
-  const events = await admin().list("Event", { namespace: p.name });
+  const events = await admin().list("Event", { namespace: s.p.name });
   return events
     .filter((e) => e.source?.component === "occ-worker")
     .sort((a, b) => (a.firstTimestamp ?? "").localeCompare(b.firstTimestamp ?? ""))
@@ -90,13 +75,13 @@ async function driftAndRecover(
   const changed = await operatorVersions();
   await eventually(
     `${what}: degraded`,
-    async () => (await getNamespace(db, id))?.status === "degraded",
+    async () => (await getNamespace(s.db, s.id))?.status === "degraded",
     60_000,
   );
-  const degraded = await getNamespace(db, id);
+  const degraded = await getNamespace(s.db, s.id);
   expect(degraded?.statusCode).toBe("KUBERNETES_OWNERSHIP_CONFLICT");
   expect(degraded?.statusReason).toContain(message);
-  expect(degraded?.kubernetesUid).toBe(p.binding.uid);
+  expect(degraded?.kubernetesUid).toBe(s.p.binding.uid);
   await eventually(
     `${what}: Event`,
     async () =>
@@ -111,15 +96,15 @@ async function driftAndRecover(
   const undone = await operatorVersions();
   await eventually(
     `${what}: ready again`,
-    async () => (await getNamespace(db, id))?.status === "ready",
+    async () => (await getNamespace(s.db, s.id))?.status === "ready",
     60_000,
   );
-  const back = await getNamespace(db, id);
+  const back = await getNamespace(s.db, s.id);
   expect(back).toMatchObject({
-    id,
+    id: s.id,
     status: "ready",
     statusCode: null,
-    kubernetesUid: p.binding.uid,
+    kubernetesUid: s.p.binding.uid,
   });
   await eventually(
     `${what}: READY Event`,
@@ -137,15 +122,15 @@ describe("the preprovisioned namespace re-verified by the worker process", () =>
       () =>
         admin().patch(
           "Namespace",
-          { name: p.name },
+          { name: s.p.name },
           { metadata: { labels: { [LABELS.namespace]: null } } },
           { type: "merge" },
         ),
       () =>
         admin().patch(
           "Namespace",
-          { name: p.name },
-          { metadata: { labels: { [LABELS.namespace]: id } } },
+          { name: s.p.name },
+          { metadata: { labels: { [LABELS.namespace]: s.id } } },
           { type: "merge" },
         ),
       PREPROVISIONED_MESSAGES.namespaceMismatch,
@@ -153,7 +138,7 @@ describe("the preprovisioned namespace re-verified by the worker process", () =>
   });
 
   it("a sealed NetworkPolicy changed → degraded; re-applied → ready under the same ID", async () => {
-    const ref = { name: DECLARED_POLICY.metadata.name, namespace: p.name };
+    const ref = { name: DECLARED_POLICY.metadata.name, namespace: s.p.name };
     const port = (value: number) => ({
       spec: { egress: [{ ...DECLARED_POLICY.spec.egress[0], ports: [{ port: value }] }] },
     });
@@ -166,7 +151,7 @@ describe("the preprovisioned namespace re-verified by the worker process", () =>
   });
 
   it("an operator resource changed → degraded; re-applied → ready under the same ID", async () => {
-    const ref = { name: "openshell-sandbox", namespace: p.name };
+    const ref = { name: "openshell-sandbox", namespace: s.p.name };
     const rules = (verbs: string[]) => ({
       rules: [{ apiGroups: [""], resources: ["pods"], verbs }],
     });

@@ -36,6 +36,7 @@ import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { workQueuePolicy } from "../../../src/work/queues.js";
 import { createBootstrappedDatabase, type BootstrappedDatabase } from "../../harness/db.js";
 import { runOcc, type OccResult } from "../../harness/occ.js";
+import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { ROUTING } from "../compute/fixtures.js";
 import {
   admin,
@@ -366,6 +367,53 @@ export async function postWithKey(app: OccApp, key: string, url: string, body: o
     body: JSON.parse(res.body) as {
       data?: { id: string };
       error?: { code: string; message: string };
+    },
+  };
+}
+
+/** A file's test OpenShell gateway, database and prepared namespace (see gatewayStackForFile). */
+export interface GatewayStack {
+  readonly gw: TestGateway;
+  readonly db: Db;
+  /** The bound Namespace: the database's `default` one. */
+  readonly id: NamespaceId;
+  readonly p: Prepared;
+}
+
+/**
+ * Registers a file's setup: a test OpenShell gateway, then {@link bootstrapAndPrepare} under
+ * {@link profileConfig}(`overrides`) pointed at it; all stopped after the file (after hooks the
+ * file registers later, such as stopping its worker, run first).
+ */
+export function gatewayStackForFile(overrides: Record<string, unknown> = {}): GatewayStack {
+  let started: (GatewayStack & { drop(): Promise<void> }) | undefined;
+  beforeAll(async () => {
+    const gw = await startTestGateway();
+    const { db, drop, id, p } = await bootstrapAndPrepare(profileConfig(overrides, gw.endpoint));
+    started = { gw, db, drop, id, p };
+  });
+  afterAll(async () => {
+    if (started === undefined) return;
+    await started.gw.stop();
+    closePrepared(started.p);
+    await started.drop();
+  });
+  const get = () => {
+    if (started === undefined) throw new Error("the gateway stack is started in beforeAll");
+    return started;
+  };
+  return {
+    get gw() {
+      return get().gw;
+    },
+    get db() {
+      return get().db;
+    },
+    get id() {
+      return get().id;
+    },
+    get p() {
+      return get().p;
     },
   };
 }

@@ -8,59 +8,44 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
-import { type NamespaceId } from "../../../src/domain/index.js";
 import { StartupRefusedError } from "../../../src/main/preprovisioned-startup.js";
 import { listAuditEvents } from "../../../src/store/audit-events.js";
-import type { Db } from "../../../src/store/db.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
-import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
 import {
   driverFor,
   passInput,
-  bootstrapAndPrepare,
-  type Prepared,
-  profileConfig,
   profileDocument,
   renderWithCli,
   valuesWithCli,
   startBoundWorker,
-  closePrepared,
+  gatewayStackForFile,
 } from "./fixtures.js";
 
-let db: Db;
-let drop: () => Promise<void>;
-let gw: TestGateway;
-let p: Prepared;
-let id: NamespaceId;
+const s = gatewayStackForFile();
 let configFile: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
-  ({ db, drop, id, p } = await bootstrapAndPrepare(profileConfig({}, gw.endpoint)));
   configFile = join(inject("env").runDir, `${uniqueName("pp-rebind")}.yaml`);
   await writeFile(
     configFile,
     JSON.stringify({
-      ...profileDocument({}, gw.endpoint),
-      kubernetes: { kubeconfig: p.identities.worker.kubeconfig },
+      ...profileDocument({}, s.gw.endpoint),
+      kubernetes: { kubeconfig: s.p.identities.worker.kubeconfig },
     }),
   );
 });
 
-afterAll(async () => {
-  await gw.stop();
-  closePrepared(p);
-  await drop();
-});
-
 function runWorker(uid: string): Promise<RunningWorker> {
-  return startBoundWorker(db, p, { endpoint: gw.endpoint, binding: { namespaceId: id, uid } });
+  return startBoundWorker(s.db, s.p, {
+    endpoint: s.gw.endpoint,
+    binding: { namespaceId: s.id, uid },
+  });
 }
 
 describe("rebinding a recreated preprovisioned namespace", () => {
@@ -68,47 +53,47 @@ describe("rebinding a recreated preprovisioned namespace", () => {
   let newUid = "";
 
   it("the bound Namespace is ready under the first namespace's UID", async () => {
-    oldUid = p.binding.uid;
+    oldUid = s.p.binding.uid;
     const worker = await runWorker(oldUid);
     try {
       await eventually(
         "ready",
-        async () => (await getNamespace(db, id))?.status === "ready",
+        async () => (await getNamespace(s.db, s.id))?.status === "ready",
         60_000,
       );
     } finally {
       await worker.stop();
     }
-    expect((await getNamespace(db, id))?.kubernetesUid).toBe(oldUid);
+    expect((await getNamespace(s.db, s.id))?.kubernetesUid).toBe(oldUid);
   }, 300_000);
 
   it("delete + recreate with render | kubectl apply, values, worker restarted → ready, new UID, audited", async () => {
-    await admin().delete("Namespace", { name: p.name }, { uid: oldUid });
+    await admin().delete("Namespace", { name: s.p.name }, { uid: oldUid });
     await eventually(
       "the namespace is gone",
-      async () => (await admin().find("Namespace", { name: p.name })) === undefined,
+      async () => (await admin().find("Namespace", { name: s.p.name })) === undefined,
       120_000,
     );
-    const rendered = renderWithCli(id, configFile, p.identities);
+    const rendered = renderWithCli(s.id, configFile, s.p.identities);
     expect(rendered.status, rendered.stderr).toBe(0);
     kubectl(
       "operator",
       ["apply", "-f", "-"],
-      retargetTenantRoleRefs(rendered.stdout, p.identities),
+      retargetTenantRoleRefs(rendered.stdout, s.p.identities),
     );
-    const values = valuesWithCli(id, configFile);
+    const values = valuesWithCli(s.id, configFile);
     expect(values.status, values.stderr).toBe(0);
     newUid = (parse(values.stdout) as { preprovisionedNamespace: { uid: string } })
       .preprovisionedNamespace.uid;
     expect(newUid).not.toBe(oldUid);
-    expect(newUid).toBe((await admin().get("Namespace", { name: p.name })).metadata.uid);
+    expect(newUid).toBe((await admin().get("Namespace", { name: s.p.name })).metadata.uid);
 
     const worker = await runWorker(newUid);
     try {
-      const record = await getNamespace(db, id);
+      const record = await getNamespace(s.db, s.id);
       expect(record).toMatchObject({
         status: "ready",
-        kubernetesNamespace: p.name,
+        kubernetesNamespace: s.p.name,
         kubernetesUid: newUid,
         observedKubernetesUid: newUid,
         statusCode: null,
@@ -123,19 +108,19 @@ describe("rebinding a recreated preprovisioned namespace", () => {
     ] as const) {
       const live = await admin().find(kind, {
         name,
-        namespace: p.name,
+        namespace: s.p.name,
       });
       expect(live, `${kind} ${name}`).toBeDefined();
     }
-    const events = await listAuditEvents(db, {
+    const events = await listAuditEvents(s.db, {
       limit: 50,
-      resource: { kind: "namespace", id },
+      resource: { kind: "namespace", id: s.id },
     });
     const rebind = events.items.find((e) => e.action === "namespaces.lifecycle.rebind");
     expect(rebind).toMatchObject({
       kind: "lifecycle",
       outcome: "success",
-      details: { fromUid: oldUid, toUid: newUid, to: "ready", namespace: p.name },
+      details: { fromUid: oldUid, toUid: newUid, to: "ready", namespace: s.p.name },
     });
   }, 600_000);
 
@@ -145,8 +130,8 @@ describe("rebinding a recreated preprovisioned namespace", () => {
     await expect(runWorker(neither)).rejects.toThrow(StartupRefusedError);
     await expect(runWorker(neither)).rejects.toThrow("metadata.uid equals the bound uid");
     // A pass under that binding refuses the namespace permanently.
-    const result = await driverFor(p, [], { namespaceId: id, uid: neither }).ensureNamespace({
-      ...passInput(id),
+    const result = await driverFor(s.p, [], { namespaceId: s.id, uid: neither }).ensureNamespace({
+      ...passInput(s.id),
       boundUid: newUid,
     });
     expect(result).toMatchObject({
@@ -155,6 +140,9 @@ describe("rebinding a recreated preprovisioned namespace", () => {
       retryable: false,
     });
     // The recorded binding is unchanged.
-    expect(await getNamespace(db, id)).toMatchObject({ status: "ready", kubernetesUid: newUid });
+    expect(await getNamespace(s.db, s.id)).toMatchObject({
+      status: "ready",
+      kubernetesUid: newUid,
+    });
   }, 300_000);
 });
