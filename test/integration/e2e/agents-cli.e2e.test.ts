@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentView, RevisionView } from "../../../src/contract/agents.js";
 import { workloadNames } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { runOccAsync, type OccResult } from "../../harness/occ.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal } from "../compute/fixtures.js";
 import {
   agentObjectsEverywhere,
   markAvailable,
   releaseTerminatingClaims,
 } from "../workloads/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
 
 let plane: ControlPlane;
 
@@ -23,13 +23,8 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   return ((await callApi(plane, method, path, body)).body as { data: T }).data;
 }
 
-beforeAll(async () => {
-  await grantChartClusterRoles();
-  plane = await startControlPlane();
-}, 120_000);
-
-afterAll(async () => {
-  await plane.stop();
+controlPlaneForFile({}, (started) => {
+  plane = started;
 });
 
 describe("occ agents (the operator CLI against the API and worker processes)", () => {

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import type { NamespaceView } from "../../../src/contract/namespaces.js";
 import { currentManagedName } from "../../../src/domain/index.js";
 import type { KubeObjectLike } from "../../../src/drivers/kubernetes/client/index.js";
 import { runOcc } from "../../harness/occ.js";
-import { grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, readNamespace } from "../compute/fixtures.js";
-import { startControlPlane, type ControlPlane } from "./control-plane.js";
+import { controlPlaneForFile, type ControlPlane } from "./control-plane.js";
 
 let plane: ControlPlane;
 
@@ -18,13 +17,8 @@ function cli(args: readonly string[], env: Record<string, string | undefined> = 
   });
 }
 
-beforeAll(async () => {
-  await grantChartClusterRoles();
-  plane = await startControlPlane();
-}, 120_000);
-
-afterAll(async () => {
-  await plane.stop();
+controlPlaneForFile({}, (started) => {
+  plane = started;
 });
 
 describe("occ namespaces (the operator CLI against the API and worker processes)", () => {

@@ -1,10 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import type { Db } from "../../../src/store/db.js";
 import { createTestDatabase } from "../../harness/db.js";
 import { occ, startOcc, type OccProcess } from "../../harness/occ.js";
+import { grantChartClusterRoles } from "../../harness/rbac.js";
 
 /**
  * One request to the API as the bootstrap administrator: the status and the parsed body,
@@ -187,4 +188,23 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     await stop();
     throw err;
   }
+}
+
+/**
+ * Registers a file's setup: the chart's ClusterRoles granted, one control plane started with
+ * `options` (handed to `started`, where the file keeps it) and stopped after the file.
+ */
+export function controlPlaneForFile(
+  options: ControlPlaneOptions,
+  started: (plane: ControlPlane) => void,
+): void {
+  let plane: ControlPlane | undefined;
+  beforeAll(async () => {
+    await grantChartClusterRoles();
+    plane = await startControlPlane(options);
+    started(plane);
+  }, 120_000);
+  afterAll(async () => {
+    await plane?.stop();
+  });
 }

@@ -7,12 +7,12 @@
  * old convergence deadline. Each case reads the result back from the API server (objects and
  * Events) and from the database. A 2 s resync is what makes the worker look again.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ANNOTATIONS, LABELS } from "../../../src/domain/index.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
 import {
   eventReasons,
   narrowDefaultDenyUntilRepaired,
@@ -33,18 +33,14 @@ let readyManaged: ReturnType<typeof tenantsOf>["readyManaged"];
 let readyExternal: ReturnType<typeof tenantsOf>["readyExternal"];
 let deletedOutOfBand: ReturnType<typeof tenantsOf>["deletedOutOfBand"];
 
-beforeAll(async () => {
-  await grantChartClusterRoles();
-  plane = await startControlPlane({
-    workerConfig: { resyncSeconds: 2, convergenceDeadlineSeconds: 10, concurrency: 4 },
-  });
-  ({ get, until, row, createManaged, readyManaged, readyExternal, deletedOutOfBand } =
-    tenantsOf(plane));
-}, 120_000);
-
-afterAll(async () => {
-  await plane.stop();
-});
+controlPlaneForFile(
+  { workerConfig: { resyncSeconds: 2, convergenceDeadlineSeconds: 10, concurrency: 4 } },
+  (started) => {
+    plane = started;
+    ({ get, until, row, createManaged, readyManaged, readyExternal, deletedOutOfBand } =
+      tenantsOf(plane));
+  },
+);
 
 describe("drift OCC owns is repaired, the tenant stays ready", () => {
   it("an owned NetworkPolicy deleted, then edited, and Pod Security relaxed: all restored", async () => {

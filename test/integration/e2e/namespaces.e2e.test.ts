@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
-import { bindTenantRole, revokeTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { bindTenantRole, revokeTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
 
 interface NamespaceView {
   id: string;
@@ -34,14 +34,9 @@ async function until(id: string, what: string, ok: (n: NamespaceView | null) => 
   );
 }
 
-beforeAll(async () => {
-  await grantChartClusterRoles();
-  plane = await startControlPlane();
+controlPlaneForFile({}, (started) => {
+  plane = started;
   ({ apiUrl, apiKey, workerMetricsUrl } = plane);
-}, 120_000);
-
-afterAll(async () => {
-  await plane.stop();
 });
 
 describe("API and worker as separate processes, real cluster and PostgreSQL", () => {

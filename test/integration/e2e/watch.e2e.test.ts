@@ -5,14 +5,14 @@
  * back from the API server (the objects and the Events the worker recorded) and from the
  * database, and checks that a change queues exactly its tenant's pass.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ANNOTATIONS, LABELS } from "../../../src/domain/index.js";
 import { reconcileWorkKeys } from "../../../src/work/namespace-work.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { runOccAsync, type OccResult } from "../../harness/occ.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
 import {
   deleteObject,
   eventReasons,
@@ -29,17 +29,13 @@ import {
 let plane: ControlPlane;
 let t: ReturnType<typeof tenantsOf>;
 
-beforeAll(async () => {
-  await grantChartClusterRoles();
-  plane = await startControlPlane({
-    workerConfig: { resyncSeconds: 3600, convergenceDeadlineSeconds: 10, concurrency: 4 },
-  });
-  t = tenantsOf(plane);
-}, 120_000);
-
-afterAll(async () => {
-  await plane.stop();
-});
+controlPlaneForFile(
+  { workerConfig: { resyncSeconds: 3600, convergenceDeadlineSeconds: 10, concurrency: 4 } },
+  (started) => {
+    plane = started;
+    t = tenantsOf(plane);
+  },
+);
 
 /**
  * When the tenant's reconcile work was last (re)queued: its two alternating rows are requeued
