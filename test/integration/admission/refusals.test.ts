@@ -271,53 +271,48 @@ describe("the chart's admission policies refuse OCC's identities what OCC must n
     expect(await admin.find("ConfigMap", { name: "other-tenant", namespace })).toBeUndefined();
   });
 
-  it("creating a tenant RoleBinding in a namespace OCC does not manage (external) is refused", async () => {
-    const { name: namespace, tenant } = await boundExternal();
-    const binding = tenantRoleBinding(namespace, "worker", { kind: "User", name: "occ-worker" });
-    await expectPolicyRefusal(
-      worker.create("RoleBinding", {
-        ...binding,
-        metadata: {
-          name: "openclaw-enterprise-tenant-extra",
-          namespace,
-          ...tenantOwnershipMarkers(tenant),
-        },
-      }),
-      ADMISSION_MESSAGES.bindNamespace,
-    );
-    expect(
-      await admin.find("RoleBinding", { name: "openclaw-enterprise-tenant-extra", namespace }),
-    ).toBeUndefined();
-  });
-
-  it("binding a role other than the tenant roles is refused, even one whose rules the worker holds", async () => {
-    const { name: namespace, tenant } = await managedNamespace();
-    const binding = tenantRoleBinding(namespace, "worker", { kind: "User", name: "occ-worker" });
-    await expectPolicyRefusal(
-      worker.create("RoleBinding", {
-        ...binding,
-        metadata: { name: "other-role", namespace, ...tenantOwnershipMarkers(tenant) },
+  it.each([
+    {
+      case: "creating a tenant RoleBinding in a namespace OCC does not manage (external) is refused",
+      place: boundExternal,
+      name: "openclaw-enterprise-tenant-extra",
+      subject: "occ-worker",
+      roleRef: {},
+      message: ADMISSION_MESSAGES.bindNamespace,
+    },
+    {
+      case: "binding a role other than the tenant roles is refused, even one whose rules the worker holds",
+      place: managedNamespace,
+      name: "other-role",
+      subject: "occ-worker",
+      roleRef: {
         roleRef: {
           apiGroup: "rbac.authorization.k8s.io",
           kind: "ClusterRole",
           name: NAMESPACE_CLUSTER_ROLES.worker,
         },
-      }),
-      ADMISSION_MESSAGES.bindRole,
-    );
-    expect(await admin.find("RoleBinding", { name: "other-role", namespace })).toBeUndefined();
-  });
-
-  it("binding a tenant role to an identity other than the worker's and the API's is refused", async () => {
-    const { name: namespace, tenant } = await managedNamespace();
-    const binding = tenantRoleBinding(namespace, "worker", { kind: "User", name: "nobody" });
+      },
+      message: ADMISSION_MESSAGES.bindRole,
+    },
+    {
+      case: "binding a tenant role to an identity other than the worker's and the API's is refused",
+      place: managedNamespace,
+      name: "for-nobody",
+      subject: "nobody",
+      roleRef: {},
+      message: ADMISSION_MESSAGES.bindSubjects,
+    },
+  ])("$case", async ({ place, name, subject, roleRef, message }) => {
+    const { name: namespace, tenant } = await place();
+    const binding = tenantRoleBinding(namespace, "worker", { kind: "User", name: subject });
     await expectPolicyRefusal(
       worker.create("RoleBinding", {
         ...binding,
-        metadata: { name: "for-nobody", namespace, ...tenantOwnershipMarkers(tenant) },
+        metadata: { name, namespace, ...tenantOwnershipMarkers(tenant) },
+        ...roleRef,
       }),
-      ADMISSION_MESSAGES.bindSubjects,
+      message,
     );
-    expect(await admin.find("RoleBinding", { name: "for-nobody", namespace })).toBeUndefined();
+    expect(await admin.find("RoleBinding", { name, namespace })).toBeUndefined();
   });
 });

@@ -23,25 +23,21 @@ function configMap(
   };
 }
 
-const apply: Write = (ns, data, rv) =>
-  admin.objects.patch(
-    configMap(ns, data, rv),
-    undefined,
-    undefined,
-    "occ-foundation-test",
-    false,
-    PatchStrategy.ServerSideApply,
-  );
+/** A write of the ConfigMap by PATCH with `strategy` (`force`: server-side apply's flag). */
+const patchWith =
+  (strategy: PatchStrategy, force?: boolean): Write =>
+  (ns, data, rv) =>
+    admin.objects.patch(
+      configMap(ns, data, rv),
+      undefined,
+      undefined,
+      "occ-foundation-test",
+      force,
+      strategy,
+    );
 
-const mergePatch: Write = (ns, data, rv) =>
-  admin.objects.patch(
-    configMap(ns, data, rv),
-    undefined,
-    undefined,
-    "occ-foundation-test",
-    undefined,
-    PatchStrategy.MergePatch,
-  );
+const apply = patchWith(PatchStrategy.ServerSideApply, false);
+const mergePatch = patchWith(PatchStrategy.MergePatch);
 
 /** The status code and message of a refused call; fails the test if the call succeeded. */
 async function refusal(

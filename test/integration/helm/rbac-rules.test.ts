@@ -33,6 +33,17 @@ import { boundRoleNames, rulesOf } from "./rendered.js";
  * src/drivers/kubernetes/rbac-rules.ts (which `occ dev up` also grants through rbac-objects.ts):
  * the same names, the same rules, the tenant roles unbound, no wildcard.
  */
+/** The ClusterRoles every profile renders: the worker's and the API's, namespace and tenant. */
+const NAMESPACE_AND_TENANT_ROLES = [
+  NAMESPACE_CLUSTER_ROLES.worker,
+  NAMESPACE_CLUSTER_ROLES.api,
+  TENANT_CLUSTER_ROLES.worker,
+  TENANT_CLUSTER_ROLES.api,
+];
+
+const clusterRoleNames = (objects: readonly { kind: string; metadata: { name: string } }[]) =>
+  objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata.name);
+
 describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () => {
   for (const [profile, valuesFiles, openshell] of [
     ["chart defaults, no OpenShell", [], false],
@@ -40,13 +51,9 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
   ] as const) {
     it(`normal profile (${profile}): names and rules`, async () => {
       const objects = await renderChart({ valuesFiles });
-      const roles = objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata.name);
-      expect(roles.sort()).toEqual(
+      expect(clusterRoleNames(objects).sort()).toEqual(
         [
-          NAMESPACE_CLUSTER_ROLES.worker,
-          NAMESPACE_CLUSTER_ROLES.api,
-          TENANT_CLUSTER_ROLES.worker,
-          TENANT_CLUSTER_ROLES.api,
+          ...NAMESPACE_AND_TENANT_ROLES,
           WORKER_TENANT_BINDING_ROLE,
           ...(openshell ? [OPENSHELL_TENANT_ROLE] : []),
         ].sort(),
@@ -67,8 +74,7 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
       valuesFiles: [CI_VALUES.default],
       values: { admissionPolicies: { enabled: false, acknowledgeDisabled: true } },
     });
-    const roles = objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata.name);
-    expect(roles).not.toContain(WORKER_TENANT_BINDING_ROLE);
+    expect(clusterRoleNames(objects)).not.toContain(WORKER_TENANT_BINDING_ROLE);
     expect(boundRoleNames(objects)).toEqual(
       [NAMESPACE_CLUSTER_ROLES.api, NAMESPACE_CLUSTER_ROLES.worker].sort(),
     );
@@ -76,15 +82,8 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
 
   it("preprovisioned profile (ci/preprovisioned-values.yaml): names and rules; OpenShell tenant role read-only", async () => {
     const objects = await renderChart({ valuesFiles: [CI_VALUES.preprovisioned] });
-    const roles = objects.filter((o) => o.kind === "ClusterRole").map((o) => o.metadata.name);
-    expect(roles.sort()).toEqual(
-      [
-        NAMESPACE_CLUSTER_ROLES.worker,
-        NAMESPACE_CLUSTER_ROLES.api,
-        TENANT_CLUSTER_ROLES.worker,
-        TENANT_CLUSTER_ROLES.api,
-        OPENSHELL_TENANT_ROLE,
-      ].sort(),
+    expect(clusterRoleNames(objects).sort()).toEqual(
+      [...NAMESPACE_AND_TENANT_ROLES, OPENSHELL_TENANT_ROLE].sort(),
     );
     expect(rulesOf(objects, OPENSHELL_TENANT_ROLE)).toEqual(openshellTenantRules("preprovisioned"));
     expect(rulesOf(objects, TENANT_CLUSTER_ROLES.worker)).toEqual(TENANT_WORKER_RULES);
