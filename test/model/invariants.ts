@@ -5,7 +5,7 @@
 import { ANNOTATIONS, LABELS, MARKER_VALUES } from "../../src/domain/index.js";
 import type { Stack } from "../harness/stack.js";
 import { matches, OUTAGE_OUTCOMES, type Model, type Tenant } from "./model.js";
-import { RESTRICTED } from "./operator.js";
+import { RESTRICTED, row as namespaceRow } from "./operator.js";
 
 interface Meta {
   metadata: {
@@ -68,15 +68,7 @@ async function queue(stack: Stack): Promise<string[]> {
 
 async function tenant(stack: Stack, t: Tenant, all: readonly Meta[]): Promise<string[]> {
   const out: string[] = [];
-  const rows = await stack.query<{
-    status: string;
-    status_code: string | null;
-    deleted_at: Date | null;
-    kubernetes_namespace: string | null;
-  }>("SELECT status, status_code, deleted_at, kubernetes_namespace FROM namespaces WHERE id = $1", [
-    t.id,
-  ]);
-  const row = rows[0];
+  const row = await namespaceRow(stack, t.id);
   if (row === undefined) return ["no row"];
   const settled = { status: row.status, code: row.status_code, deletedAt: row.deleted_at };
   const expect = t.outage ? [...t.expect, ...OUTAGE_OUTCOMES] : t.expect;

@@ -21,18 +21,28 @@ async function readyTenant(m: Model, r: Real, index: number): Promise<Tenant | u
   return (await untilReady(r.stack, t)) ? t : undefined;
 }
 
-export type Tamper = "foreign-label" | "remove-label" | "lifecycle" | "relax-pod-security";
-
-/** Changes the tenant namespace's markers as an operator (or an attacker) might. */
-export class TamperMarkers implements Cmd {
-  constructor(
-    readonly index: number,
-    readonly how: Tamper,
-  ) {}
+/** An operator command on a live tenant expected ready: `act` runs once it is (readyTenant). */
+abstract class OnReadyTenant implements Cmd {
+  constructor(readonly index: number) {}
   check = any;
   async run(m: Model, r: Real) {
     const t = await readyTenant(m, r, this.index);
-    if (t === undefined) return;
+    if (t !== undefined) await this.act(t, r);
+  }
+  protected abstract act(t: Tenant, r: Real): Promise<void>;
+}
+
+export type Tamper = "foreign-label" | "remove-label" | "lifecycle" | "relax-pod-security";
+
+/** Changes the tenant namespace's markers as an operator (or an attacker) might. */
+export class TamperMarkers extends OnReadyTenant {
+  constructor(
+    index: number,
+    readonly how: Tamper,
+  ) {
+    super(index);
+  }
+  protected async act(t: Tenant, r: Real) {
     const patch: {
       labels?: Record<string, string | null>;
       annotations?: Record<string, string | null>;
@@ -70,16 +80,12 @@ export class TamperMarkers implements Cmd {
       t.tampered = true;
     }
   }
-  toString = () => `tamper(#${this.index}, ${this.how})`;
+  override toString = () => `tamper(#${this.index}, ${this.how})`;
 }
 
 /** The operator adds an allow-all NetworkPolicy to the tenant's namespace. */
-export class AddForeignPolicy implements Cmd {
-  constructor(readonly index: number) {}
-  check = any;
-  async run(m: Model, r: Real) {
-    const t = await readyTenant(m, r, this.index);
-    if (t === undefined) return;
+export class AddForeignPolicy extends OnReadyTenant {
+  protected async act(t: Tenant, r: Real) {
     const name = `foreign-${t.foreign.length}`;
     t.foreign.push({
       kind: "NetworkPolicy",
@@ -90,7 +96,7 @@ export class AddForeignPolicy implements Cmd {
     t.expect = t.mode === "external" ? ["degraded"] : ["ready", "degraded"];
     t.tampered = true;
   }
-  toString = () => `addForeignNetworkPolicy(#${this.index})`;
+  override toString = () => `addForeignNetworkPolicy(#${this.index})`;
 }
 
 export type Owned = "default-deny" | "allow-dns" | "openclaw-quota" | "openclaw-limits";
@@ -102,30 +108,25 @@ const KIND: Record<Owned, "NetworkPolicy" | "ResourceQuota" | "LimitRange"> = {
 };
 
 /** Deletes one object OCC owns: repaired, the tenant stays ready (lifecycle.md §3). */
-export class DeleteOwned implements Cmd {
+export class DeleteOwned extends OnReadyTenant {
   constructor(
-    readonly index: number,
+    index: number,
     readonly which: Owned,
-  ) {}
-  check = any;
-  async run(m: Model, r: Real) {
-    const t = await readyTenant(m, r, this.index);
-    if (t === undefined) return;
+  ) {
+    super(index);
+  }
+  protected async act(t: Tenant, r: Real) {
     const ref = { name: this.which, namespace: t.namespace };
     const obj = await r.stack.admin.find(KIND[this.which], ref);
     if (obj !== undefined)
       await r.stack.admin.delete(KIND[this.which], ref, { uid: obj.metadata.uid ?? "" });
   }
-  toString = () => `deleteOwned(#${this.index}, ${this.which})`;
+  override toString = () => `deleteOwned(#${this.index}, ${this.which})`;
 }
 
 /** Deletes the tenant's Kubernetes namespace out of band: degraded, never recreated. */
-export class DeleteNamespaceOutOfBand implements Cmd {
-  constructor(readonly index: number) {}
-  check = any;
-  async run(m: Model, r: Real) {
-    const t = await readyTenant(m, r, this.index);
-    if (t === undefined) return;
+export class DeleteNamespaceOutOfBand extends OnReadyTenant {
+  protected async act(t: Tenant, r: Real) {
     const ns = await r.stack.admin.find("Namespace", {
       name: t.namespace,
     });
@@ -134,7 +135,7 @@ export class DeleteNamespaceOutOfBand implements Cmd {
     t.namespaceDeleted = true;
     t.expect = ["degraded:KUBERNETES_NAMESPACE_MISSING"];
   }
-  toString = () => `deleteNamespaceOutOfBand(#${this.index})`;
+  override toString = () => `deleteNamespaceOutOfBand(#${this.index})`;
 }
 
 /** The operator grants or revokes the worker's RoleBinding in an external tenant's namespace. */

@@ -132,14 +132,19 @@ export class DeleteTenant implements Cmd {
   toString = () => `deleteTenant(api${this.api}, #${this.index})`;
 }
 
-/** Creates a Configuration, a Secret, or an Agent (on a Configuration) in a ready tenant. */
-export class CreateResource implements Cmd {
+/** A command on one kind of a live tenant's resources, through API `api`. */
+abstract class ResourceCmd implements Cmd {
   constructor(
     readonly api: number,
     readonly index: number,
     readonly kind: "configuration" | "secret" | "agent",
   ) {}
   check = (m: Readonly<Model>) => live(m).length > 0;
+  abstract run(m: Model, r: Real): Promise<void>;
+}
+
+/** Creates a Configuration, a Secret, or an Agent (on a Configuration) in a ready tenant. */
+export class CreateResource extends ResourceCmd {
   async run(m: Model, r: Real) {
     const t = pick(live(m), this.index);
     if (t === undefined || t.tampered || !t.expect.includes("ready")) return;
@@ -162,17 +167,11 @@ export class CreateResource implements Cmd {
     else if (this.kind === "secret") t.secrets.push(id);
     else t.agents.push({ id, configurationId: configurationId ?? "", deleted: false });
   }
-  toString = () => `create${cap(this.kind)}(api${this.api}, #${this.index})`;
+  override toString = () => `create${cap(this.kind)}(api${this.api}, #${this.index})`;
 }
 
 /** Deletes the tenant's newest Configuration, Secret or Agent. */
-export class DeleteResource implements Cmd {
-  constructor(
-    readonly api: number,
-    readonly index: number,
-    readonly kind: "configuration" | "secret" | "agent",
-  ) {}
-  check = (m: Readonly<Model>) => live(m).length > 0;
+export class DeleteResource extends ResourceCmd {
   async run(m: Model, r: Real) {
     const t = pick(live(m), this.index);
     if (t === undefined) return;
@@ -201,7 +200,7 @@ export class DeleteResource implements Cmd {
     if (agent !== undefined) agent.deleted = true;
     else list.pop();
   }
-  toString = () => `delete${cap(this.kind)}(api${this.api}, #${this.index})`;
+  override toString = () => `delete${cap(this.kind)}(api${this.api}, #${this.index})`;
 }
 
 const uid = () => Math.random().toString(36).slice(2, 10);
