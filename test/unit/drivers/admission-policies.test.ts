@@ -7,7 +7,11 @@ import {
   usernameOf,
 } from "../../../src/drivers/kubernetes/admission-policies.js";
 import { KubeApiError } from "../../../src/drivers/kubernetes/client/index.js";
-import { admissionRefusal } from "../../../src/drivers/kubernetes/compute/failures.js";
+import {
+  admissionRefusal,
+  isTenantViewRefusal,
+  outcomeOfKubeError,
+} from "../../../src/drivers/kubernetes/compute/failures.js";
 
 const SA = { kind: "ServiceAccount", name: "occ-worker", namespace: "occ-system" } as const;
 const USER = { kind: "User", name: "occ-api" } as const;
@@ -63,5 +67,48 @@ describe("admissionRefusal: an OCC policy's 403 is told apart from a missing Rol
     [422, `ValidatingAdmissionPolicy 'p' denied request: ${ADMISSION_MESSAGES.ownedNew}`, null],
   ] as const)("%i %s", (status, detail, expected) => {
     expect(admissionRefusal(error(status, detail))).toBe(expected);
+  });
+});
+
+describe("isTenantViewRefusal: only the tenant refusal may be the admission view trailing OCC's own write", () => {
+  const refused = (message: string) =>
+    outcomeOfKubeError(
+      new KubeApiError({
+        verb: "create",
+        path: "/x",
+        category: "forbidden",
+        status: 403,
+        detail: `resourcequotas "q" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'p' denied request: ${message}`,
+      }),
+      "after-verification",
+      "write ResourceQuota openclaw-quota",
+      "ns",
+    );
+  it.each([
+    ["ownedTenant", ADMISSION_MESSAGES.ownedTenant, true],
+    ["ownedNew", ADMISSION_MESSAGES.ownedNew, false],
+    ["ownedOld", ADMISSION_MESSAGES.ownedOld, false],
+    ["bindNamespace", ADMISSION_MESSAGES.bindNamespace, false],
+  ] as const)("%s → %s", (_name, message, expected) => {
+    const result = refused(message);
+    expect(result.code).toBe("KUBERNETES_OWNERSHIP_CONFLICT");
+    expect(isTenantViewRefusal(result)).toBe(expected);
+  });
+
+  it("a missing RoleBinding's 403 is pending, never a tenant refusal", () => {
+    const result = outcomeOfKubeError(
+      new KubeApiError({
+        verb: "create",
+        path: "/x",
+        category: "forbidden",
+        status: 403,
+        detail: "cannot create",
+      }),
+      "after-verification",
+      "write ResourceQuota openclaw-quota",
+      "ns",
+    );
+    expect(result.code).toBe("KUBERNETES_PERMISSION_PENDING");
+    expect(isTenantViewRefusal(result)).toBe(false);
   });
 });

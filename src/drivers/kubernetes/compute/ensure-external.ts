@@ -85,7 +85,8 @@ export async function ensureExternal(
     if (bound.outcome !== "bound") return bound;
     uid = bound.uid;
   }
-  return finishPlacement(ctx, selected, { policies }, ready(uid, selected));
+  const written = verdict.patch !== null;
+  return finishPlacement(ctx, selected, { policies }, ready(uid, selected), written);
 }
 
 /**

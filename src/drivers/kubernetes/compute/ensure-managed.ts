@@ -98,12 +98,13 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
     const bound = await ensureTenantRoleBindings(client, id, name, ctx.tenantRoleBindings);
     if (bound !== null) return bound;
   }
-  if (created) return finishPlacement(ctx, name, "just-created", ready(verdict.uid, name));
+  const done = ready(verdict.uid, name);
+  if (created) return finishPlacement(ctx, name, "just-created", done, true);
   let policies: NetworkPolicy[];
   try {
     policies = await client.list("NetworkPolicy", { namespace: name });
   } catch (err) {
     return outcomeOfKubeError(err, "after-verification", "list NetworkPolicies", name);
   }
-  return finishPlacement(ctx, name, { policies }, ready(verdict.uid, name));
+  return finishPlacement(ctx, name, { policies }, done, verdict.patch !== null);
 }

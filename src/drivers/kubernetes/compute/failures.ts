@@ -5,7 +5,7 @@ import {
   type NotDone,
   type VerificationStage,
 } from "../../../domain/index.js";
-import { REFUSAL_PREFIX } from "../admission-policies.js";
+import { ADMISSION_MESSAGES, REFUSAL_PREFIX } from "../admission-policies.js";
 import { TENANT_CLUSTER_ROLES } from "../rbac-rules.js";
 import { isKubeError, type KubeApiError } from "../client/index.js";
 
@@ -62,4 +62,14 @@ export function admissionRefusal(err: KubeApiError): string | null {
   return err.message.includes("ValidatingAdmissionPolicy") && at !== -1
     ? err.message.slice(at + REFUSAL_PREFIX.length).trim()
     : null;
+}
+
+const TENANT_REFUSAL = ADMISSION_MESSAGES.ownedTenant.slice(REFUSAL_PREFIX.length).trim();
+
+/**
+ * Whether a pass result is the admission policy's refusal of an owned object whose tenant is
+ * not the one its namespace is bound to, as the API server's admission view sees the namespace.
+ */
+export function isTenantViewRefusal(result: NotDone): boolean {
+  return result.code === "KUBERNETES_OWNERSHIP_CONFLICT" && result.reason.endsWith(TENANT_REFUSAL);
 }
