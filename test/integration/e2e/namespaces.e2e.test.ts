@@ -100,27 +100,47 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
     expect(await admin.list("NetworkPolicy", { namespace: selected })).toEqual([]);
   });
 
-  it("external: a revoked worker grant is reported (degraded, pending on permissions), ready again once granted", async () => {
-    // Found by the R5 model (docs/reliability.md): the passes of a ready tenant are served from
-    // the watch caches and write nothing, so a revocation went unnoticed (lifecycle.md §1–2).
-    const prepared = await prepareExternal();
-    const selected = prepared.metadata?.name ?? "";
-    const created = await call("POST", "/namespaces", {
-      name: "revoke-e2e",
-      existingNamespace: selected,
-    });
-    const id = created.json.data.id;
-    await bindTenantRole(selected, "occ-worker");
-    await until(id, "ready", (n) => n?.status === "ready");
-    await revokeTenantRole(selected, "occ-worker");
-    await until(
-      id,
-      "degraded on permissions",
-      (n) => n?.status === "degraded" && n.statusReason?.code === "KUBERNETES_PERMISSION_PENDING",
-    );
-    await bindTenantRole(selected, "occ-worker");
-    await until(id, "ready again", (n) => n?.status === "ready");
-  });
+  // Found by the R5 model (docs/reliability.md) for external tenants, and true of managed ones
+  // whose roles the operator grants: the passes of a ready tenant are served from the watch
+  // caches and write nothing, so a revocation went unnoticed (lifecycle.md §1–2).
+  it.each([
+    ["external", "revoke-e2e"],
+    ["managed", "revoke-managed-e2e"],
+  ] as const)(
+    "%s: a revoked worker grant is reported (degraded, pending on permissions), ready again once granted",
+    async (mode, name) => {
+      const prepared = mode === "external" ? await prepareExternal() : undefined;
+      const created = await call("POST", "/namespaces", {
+        name,
+        ...(prepared === undefined ? {} : { existingNamespace: prepared.metadata?.name }),
+      });
+      const id = created.json.data.id;
+      const namespace = prepared?.metadata?.name ?? currentManagedName(id);
+      if (prepared === undefined) {
+        await until(
+          id,
+          "pending",
+          (n) => n?.statusReason?.code === "KUBERNETES_PERMISSION_PENDING",
+        );
+      }
+      await bindTenantRole(namespace, "occ-worker");
+      await until(id, "ready", (n) => n?.status === "ready");
+      const policies = await admin.list("NetworkPolicy", { namespace });
+      await revokeTenantRole(namespace, "occ-worker");
+      await until(
+        id,
+        "degraded on permissions",
+        (n) => n?.status === "degraded" && n.statusReason?.code === "KUBERNETES_PERMISSION_PENDING",
+      );
+      // Nothing written while it was not allowed to.
+      const after = await admin.list("NetworkPolicy", { namespace });
+      expect(after.map((p) => p.metadata.resourceVersion)).toEqual(
+        policies.map((p) => p.metadata.resourceVersion),
+      );
+      await bindTenantRole(namespace, "occ-worker");
+      await until(id, "ready again", (n) => n?.status === "ready");
+    },
+  );
 
   it("exposes placements and queue depth on the API's /metrics and passes and Kubernetes requests on the worker's", async () => {
     const created = await call("POST", "/namespaces", { name: "metrics-e2e" });

@@ -232,7 +232,8 @@ describe("a bound tenant that loses its RoleBinding", () => {
     const binding = { name: "openclaw-enterprise-tenant-worker", namespace };
     const live = await admin.get("RoleBinding", binding);
     await admin.delete("RoleBinding", binding, { uid: live.metadata.uid ?? "" });
-    // An owned object deleted too, so the pass must write to stay ready.
+    // An owned object deleted too: nothing is written while the grant is gone, and it is
+    // restored once the operator grants the role again.
     await deleteObject("NetworkPolicy", namespace, "default-deny");
     const n = await t.until(id, "degraded", (v) => v.status === "degraded");
     expect(n.statusReason?.code).toBe("KUBERNETES_PERMISSION_PENDING");

@@ -16,6 +16,7 @@ import { claimantSelector, type PassContext } from "./context.js";
 import { outcomeOfKubeError } from "./failures.js";
 import { finishPlacement } from "./finish.js";
 import { ensureTenantRoleBindings } from "./tenant-bindings.js";
+import { revokedTenantPermission } from "./tenant-permission.js";
 
 /**
  * Managed placement (placement.md §4.1): resolve the tenant's claimant; use it if it is a
@@ -97,6 +98,11 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
   if (ctx.tenantRoleBindings !== null) {
     const bound = await ensureTenantRoleBindings(client, id, name, ctx.tenantRoleBindings);
     if (bound !== null) return bound;
+  } else if (input.bound === true) {
+    // The operator grants the roles here; a bound tenant's grant is watched like an external
+    // one's (lifecycle.md §1–2): served from the caches, a revocation would otherwise go unseen.
+    const revoked = await revokedTenantPermission(client, name);
+    if (revoked !== null) return revoked;
   }
   const done = ready(verdict.uid, name);
   if (created) return finishPlacement(ctx, name, "just-created", done, true);
