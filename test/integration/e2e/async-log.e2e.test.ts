@@ -5,13 +5,12 @@
  * request it answered, then its "api stopped" line last. Counted against the rows the creates
  * stored in PostgreSQL.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTestDatabase } from "../../harness/db.js";
-import { occ } from "../../harness/occ.js";
+import { occ, startOcc } from "../../harness/occ.js";
 
 let dir: string;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -37,23 +36,8 @@ afterAll(async () => {
 
 describe("asynchronous API log", () => {
   it("loses no line when SIGTERM follows the last answer at once", async () => {
-    const child = spawn(process.execPath, ["bin/occ.js", "api", ...common, "--port", "0"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.resume();
-    const closed = new Promise<number | null>((r) => child.once("close", r));
-    const url = await new Promise<string>((resolve, reject) => {
-      const seen = () => {
-        const m = /listening on (http:\/\/\S+)/.exec(stdout);
-        if (m !== null) resolve(m[1] ?? "");
-      };
-      child.stdout.on("data", seen);
-      void closed.then((code) => {
-        reject(new Error(`occ api exited ${String(code)}:\n${stdout}`));
-      });
-    });
+    const api = await startOcc(["api", ...common, "--port", "0"], /listening on (http:\/\/\S+)/);
+    const url = api.match[1] ?? "";
 
     const clients = 8;
     const each = 40;
@@ -71,8 +55,9 @@ describe("asynchronous API log", () => {
         }
       }),
     );
-    child.kill("SIGTERM");
-    expect(await closed).toBe(0);
+    api.child.kill("SIGTERM");
+    const { status, stdout } = await api.exited;
+    expect(status).toBe(0);
 
     expect(statuses.filter((s) => s === 201)).toHaveLength(clients * each);
     const stored = await database.db.query<{ n: string }>(
