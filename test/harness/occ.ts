@@ -77,6 +77,8 @@ export interface OccProcess {
   stop(): Promise<void>;
   /** SIGKILL (no cleanup), then waits for the exit. */
   kill(): Promise<void>;
+  /** Whether it has neither exited nor been ended by a signal. */
+  running(): boolean;
 }
 
 /** How long `stop()` waits after SIGTERM before it kills the process and reports it. */
@@ -114,15 +116,16 @@ function launch(
       resolve({ status, ...text });
     });
   });
+  const running = () => child.exitCode === null && child.signalCode === null;
   const signal = async (sig: NodeJS.Signals) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (!running()) return;
     const exit = new Promise((r) => child.once("exit", r));
     child.kill(sig);
     await exit;
   };
   /** SIGTERM; a process still running after the grace period is killed and reported. */
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (!running()) return;
     const exit = new Promise((r) => child.once("exit", r));
     child.kill("SIGCONT"); // a frozen process handles SIGTERM only once resumed
     child.kill("SIGTERM");
@@ -150,6 +153,7 @@ function launch(
     exited,
     stop,
     kill: () => signal("SIGKILL"),
+    running,
   };
 }
 

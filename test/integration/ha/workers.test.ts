@@ -155,7 +155,7 @@ afterEach(() => {
   hold?.release();
   hold = null;
   for (const w of plane.workers) {
-    if (w.child.exitCode === null && w.child.signalCode === null) process.kill(w.pid, "SIGCONT");
+    if (w.running()) process.kill(w.pid, "SIGCONT");
   }
 });
 
