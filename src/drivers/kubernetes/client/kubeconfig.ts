@@ -95,7 +95,10 @@ function parseFile(file: string): Parsed {
 const str = (f: Fields, key: string): string | undefined =>
   typeof f[key] === "string" && f[key] !== "" ? f[key] : undefined;
 
-/** The credentials of one context, read once (files named by path are read at each request). */
+/**
+ * The credentials of one context, read once; embedded data is decoded once, files named by path
+ * are read at each request (a rotated certificate or token is picked up).
+ */
 class NativeKubeConfig implements KubeAccess {
   constructor(
     private readonly cluster: Fields,
@@ -107,9 +110,18 @@ class NativeKubeConfig implements KubeAccess {
     return server === undefined ? null : { server };
   }
 
+  /** Decoded `*-data` values: they never change, so each is decoded once, not per request. */
+  private readonly decoded = new Map<string, Buffer>();
+
   private bytes(f: Fields, key: string): Buffer | undefined {
     const data = str(f, `${key}-data`);
-    if (data !== undefined) return Buffer.from(data, "base64");
+    if (data !== undefined) {
+      const known = this.decoded.get(data);
+      if (known !== undefined) return known;
+      const value = Buffer.from(data, "base64");
+      this.decoded.set(data, value);
+      return value;
+    }
     const file = str(f, key);
     return file === undefined ? undefined : readFileSync(file);
   }
