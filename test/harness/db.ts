@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { inject } from "vitest";
+import { afterAll, inject } from "vitest";
 import type { NamespaceId } from "../../src/domain/index.js";
 import { bootstrap } from "../../src/services/bootstrap.js";
 import type { Db } from "../../src/store/db.js";
@@ -46,6 +46,17 @@ export async function createTestDatabase(
       }
     },
   };
+}
+
+/**
+ * {@link createTestDatabase} after `occ migrate`, for one test file: created now, dropped after
+ * the file's tests.
+ */
+export async function migratedDatabaseForFile(opts: { max?: number } = {}) {
+  const database = await createTestDatabase(opts);
+  await migrate(database.db);
+  afterAll(() => database.drop());
+  return database;
 }
 
 /** A {@link createTestDatabase} after `occ migrate` and `occ bootstrap`. */

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadMigrations, migrate } from "../../../src/store/migrate.js";
-import { createTestDatabase } from "../../harness/db.js";
+import { createTestDatabase, migratedDatabaseForFile } from "../../harness/db.js";
 
-let t: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => {
-  t = await createTestDatabase({ max: 25 });
-  await migrate(t.db);
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = await migratedDatabaseForFile({ max: 25 });
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && "code" in err && err.code === "23505";

@@ -2,24 +2,16 @@
  * The queue's concurrency guarantees on real PostgreSQL: many claimers over many lanes process
  * every item exactly once and never hold two claims of one lane at the same time.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createWorkQueue } from "../../../src/queue/index.js";
-import { migrate } from "../../../src/store/migrate.js";
-import { createTestDatabase } from "../../harness/db.js";
+import { migratedDatabaseForFile } from "../../harness/db.js";
 
 const CLAIMERS = 8;
 const SUBJECTS = 20;
 const PER_SUBJECT = 10;
 const TOTAL = SUBJECTS * PER_SUBJECT;
 
-let t: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => {
-  t = await createTestDatabase({ max: CLAIMERS * 2 + 4 });
-  await migrate(t.db);
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = await migratedDatabaseForFile({ max: CLAIMERS * 2 + 4 });
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

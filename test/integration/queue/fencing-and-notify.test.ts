@@ -2,21 +2,13 @@
  * Fencing after lease expiry, and LISTEN/NOTIFY wake-ups, on real PostgreSQL with the
  * database's own clock (the production configuration).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createWorkQueue, listenForWork } from "../../../src/queue/index.js";
 import { appendAuditEvent } from "../../../src/store/audit-events.js";
-import { migrate } from "../../../src/store/migrate.js";
 import { openPostgres } from "../../../src/store/pg-db.js";
-import { createTestDatabase } from "../../harness/db.js";
+import { migratedDatabaseForFile } from "../../harness/db.js";
 
-let t: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => {
-  t = await createTestDatabase({ max: 10 });
-  await migrate(t.db);
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = await migratedDatabaseForFile({ max: 10 });
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

@@ -4,27 +4,19 @@
  * the audit event, as the API does — leave exactly one Namespace, one work item and one audit
  * event; every other creation gets the typed conflict and stores nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { appendAuditEvent } from "../../../src/store/audit-events.js";
 import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
 import { markNamespaceDeleting, insertNamespace } from "../../../src/store/namespaces.js";
 import { applyTeardownOutcome } from "../../../src/store/namespace-outcomes.js";
 import type { Placement } from "../../../src/domain/placement/placement.js";
-import { createTestDatabase } from "../../harness/db.js";
+import { migratedDatabaseForFile } from "../../harness/db.js";
 
 const CONCURRENCY = 50;
 
-let t: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => {
-  t = await createTestDatabase({ max: CONCURRENCY + 5 });
-  await migrate(t.db);
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = await migratedDatabaseForFile({ max: CONCURRENCY + 5 });
 
 const queue = createWorkQueue({ kinds: ["namespace.ensure"] });
 

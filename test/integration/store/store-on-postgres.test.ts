@@ -2,10 +2,9 @@
  * Every store function once on real PostgreSQL 15, so the SQL the unit tests prove on PGlite is
  * known to behave the same on the production server (parameter typing, timestamps, jsonb).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import { appendAuditEvent, listAuditEvents } from "../../../src/store/audit-events.js";
-import { migrate } from "../../../src/store/migrate.js";
 import {
   applyProvisioningOutcome,
   applyTeardownOutcome,
@@ -16,16 +15,9 @@ import {
   listNamespaces,
   markNamespaceDeleting,
 } from "../../../src/store/namespaces.js";
-import { createTestDatabase } from "../../harness/db.js";
+import { migratedDatabaseForFile } from "../../harness/db.js";
 
-let t: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  await migrate(t.db);
-});
-afterAll(async () => {
-  await t.drop();
-});
+const t = await migratedDatabaseForFile();
 
 const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
 
