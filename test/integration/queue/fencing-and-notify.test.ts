@@ -13,16 +13,21 @@ const t = await migratedDatabaseForFile({ max: 10 });
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe("fenced completion after lease expiry", () => {
+  /** A queue of `kind` with a 300 ms lease, holding one item for `subject` claimed by `owner`. */
+  async function claimedWithShortLease(kind: string, subject: string, owner: string) {
+    const queue = createWorkQueue({ kinds: [kind], policy: { leaseMs: 300 } });
+    await queue.enqueue(t.db, { kind, subject, key: `${kind}:1`, actor: "prn_x" });
+    const claim = await queue.claim(t.db, { owner });
+    if (claim === null) throw new Error("expected a claim");
+    return { queue, claim };
+  }
+
   it("a paused worker whose lease expired and was reclaimed cannot publish; the new holder can", async () => {
-    const queue = createWorkQueue({ kinds: ["fence.run"], policy: { leaseMs: 300 } });
-    await queue.enqueue(t.db, {
-      kind: "fence.run",
-      subject: "ns_fenced",
-      key: "fence:1",
-      actor: "prn_x",
-    });
-    const paused = await queue.claim(t.db, { owner: "paused-worker" });
-    if (paused === null) throw new Error("expected a claim");
+    const { queue, claim: paused } = await claimedWithShortLease(
+      "fence.run",
+      "ns_fenced",
+      "paused-worker",
+    );
 
     await sleep(450); // the paused worker's lease lapses
     const takeover = await queue.claim(t.db, { owner: "other-worker" });
@@ -61,15 +66,7 @@ describe("fenced completion after lease expiry", () => {
   });
 
   it("a worker that renews while it works keeps its claim past the lease length", async () => {
-    const queue = createWorkQueue({ kinds: ["fence.keep"], policy: { leaseMs: 300 } });
-    await queue.enqueue(t.db, {
-      kind: "fence.keep",
-      subject: "ns_kept",
-      key: "keep:1",
-      actor: "prn_x",
-    });
-    const c = await queue.claim(t.db, { owner: "busy-worker" });
-    if (c === null) throw new Error("expected a claim");
+    const { queue, claim: c } = await claimedWithShortLease("fence.keep", "ns_kept", "busy-worker");
     const keeper = queue.keepAlive(t.db, c.lease, { intervalMs: 80 });
     await sleep(900);
     expect(await queue.claim(t.db, { owner: "other-worker" })).toBeNull();
