@@ -3,7 +3,13 @@
  * settings, ServiceAccount credentials, and restricted Pod Security.
  */
 import { describe, expect, it } from "vitest";
-import { LABELS, workloadNames } from "../../../src/domain/index.js";
+import {
+  LABELS,
+  workloadNames,
+  type AgentId,
+  type NamespaceId,
+} from "../../../src/domain/index.js";
+import type { KubernetesWorkloadDriverOptions } from "../../../src/drivers/kubernetes/workloads/driver.js";
 import { admin } from "../compute/fixtures.js";
 import { call, readyExternal, tenantApiForFile } from "../tenant/fixtures.js";
 import { agentPass, createAgent, deploy, markAvailable } from "./fixtures.js";
@@ -11,19 +17,39 @@ import { podSpecOf } from "./pod-spec.js";
 
 const api = await tenantApiForFile();
 
+/** The Installation's egress authority (a Credential Proxy) where a test does not look at it. */
+const EGRESS_AUTHORITY = {
+  namespace: "egress-system",
+  podLabels: {},
+  port: 3128,
+  service: "egress-authority",
+};
+
+/**
+ * Deploys the Agent and runs one pass, which writes the revision's objects and defers until
+ * its rollout is available; returns those objects' names.
+ */
+async function deployAndPass(
+  id: NamespaceId,
+  agentId: AgentId,
+  extra: Partial<KubernetesWorkloadDriverOptions> = {},
+) {
+  const rev = await deploy(api, id, agentId);
+  expect(await agentPass(api, agentId, extra)).toMatchObject({ move: "defer" });
+  return workloadNames(agentId, rev);
+}
+
 describe("Credential Proxy", () => {
   it("renders an Agent-scoped egress policy to DNS and the egress authority only, and sets HTTPS_PROXY/HTTP_PROXY", async () => {
     const { id, ns } = await readyExternal(api);
     const { agentId } = await createAgent(api, id, "dedicated");
-    const rev = await deploy(api, id, agentId);
     const egressAuthority = {
       namespace: "egress-system",
       podLabels: { app: "egress" },
       port: 3128,
       service: "credential-proxy",
     };
-    expect(await agentPass(api, agentId, { egressAuthority })).toMatchObject({ move: "defer" });
-    const n = workloadNames(agentId, rev);
+    const n = await deployAndPass(id, agentId, { egressAuthority });
     const policy = await admin.get("NetworkPolicy", {
       name: n.egressPolicy,
       namespace: ns,
@@ -80,24 +106,14 @@ describe("ServiceAccount credentials", () => {
       ) ?? [];
 
     const plain = (await createAgent(api, id, "embedded", { model: "m1" }, saId)).agentId;
-    const rev = await deploy(api, id, plain);
-    expect(await agentPass(api, plain)).toMatchObject({ move: "defer" });
-    const n = workloadNames(plain, rev);
+    const n = await deployAndPass(id, plain);
     const creds = await admin.get("Secret", { name: n.credentials, namespace: ns });
     expect(Buffer.from(creds.data?.["provider-credential"] ?? "", "base64").toString()).toBe(value);
     expect(creds.data?.["gateway-token"]).toBeDefined();
     expect(await envOf(n.gateway)).toContain("OPENCLAW_PROVIDER_CREDENTIAL");
 
     const proxied = (await createAgent(api, id, "embedded", { model: "m1" }, saId)).agentId;
-    const rev2 = await deploy(api, id, proxied);
-    const egressAuthority = {
-      namespace: "egress-system",
-      podLabels: {},
-      port: 3128,
-      service: "egress-authority",
-    };
-    expect(await agentPass(api, proxied, { egressAuthority })).toMatchObject({ move: "defer" });
-    const m = workloadNames(proxied, rev2);
+    const m = await deployAndPass(id, proxied, { egressAuthority: EGRESS_AUTHORITY });
     const creds2 = await admin.get("Secret", { name: m.credentials, namespace: ns });
     expect(creds2.data?.["provider-credential"]).toBeUndefined();
     expect(await envOf(m.gateway)).not.toContain("OPENCLAW_PROVIDER_CREDENTIAL");
@@ -108,15 +124,9 @@ describe("Credential Proxy removed", () => {
   it("deletes the Agent's egress policy once the Installation has no egress authority", async () => {
     const { id, ns } = await readyExternal(api);
     const { agentId } = await createAgent(api, id, "embedded");
-    const rev = await deploy(api, id, agentId);
-    const egressAuthority = {
-      namespace: "egress-system",
-      podLabels: {},
-      port: 3128,
-      service: "egress-authority",
-    };
-    expect(await agentPass(api, agentId, { egressAuthority })).toMatchObject({ move: "defer" });
-    const { egressPolicy, gateway } = workloadNames(agentId, rev);
+    const { egressPolicy, gateway } = await deployAndPass(id, agentId, {
+      egressAuthority: EGRESS_AUTHORITY,
+    });
     expect(await admin.find("NetworkPolicy", { name: egressPolicy, namespace: ns })).toBeDefined();
     expect(await agentPass(api, agentId)).toMatchObject({ move: "defer" });
     expect(
@@ -131,9 +141,7 @@ describe("Pod Security", () => {
   it("the gateway and harness pods are admitted by the tenant namespace's restricted Pod Security (a relaxed pod is not)", async () => {
     const { id, ns } = await readyExternal(api);
     const { agentId } = await createAgent(api, id, "dedicated");
-    const rev = await deploy(api, id, agentId);
-    expect(await agentPass(api, agentId)).toMatchObject({ move: "defer" });
-    const n = workloadNames(agentId, rev);
+    const n = await deployAndPass(id, agentId);
     for (const name of [n.gateway, n.harness]) {
       const d = await admin.get("Deployment", { name, namespace: ns });
       const pod = {
