@@ -174,14 +174,15 @@ describe("fail closed: 503 and no write anywhere", () => {
     await refusedWithoutWrites(id, [selected, rogue]);
   });
 
-  it("the claimant lacks the annotation", async () => {
+  it.each([
+    ["the claimant lacks the annotation", { annotations: { [ANNOTATIONS.namespaceId]: null } }],
+    [
+      "an external claimant whose Pod Security was relaxed",
+      { labels: { [LABELS.podSecurityEnforce]: "baseline" } },
+    ],
+  ])("%s", async (_case, metadata) => {
     const { id, ns: selected } = await readyExternal(api);
-    await admin.patch(
-      "Namespace",
-      { name: selected },
-      { metadata: { annotations: { [ANNOTATIONS.namespaceId]: null } } },
-      { type: "merge" },
-    );
+    await admin.patch("Namespace", { name: selected }, { metadata }, { type: "merge" });
     await refusedWithoutWrites(id, [selected]);
   });
 
@@ -201,17 +202,6 @@ describe("fail closed: 503 and no write anywhere", () => {
     });
     await bindTenantRole(rogue, "occ-api");
     await refusedWithoutWrites(id, [rogue]);
-  });
-
-  it("an external claimant whose Pod Security was relaxed", async () => {
-    const { id, ns: selected } = await readyExternal(api);
-    await admin.patch(
-      "Namespace",
-      { name: selected },
-      { metadata: { labels: { [LABELS.podSecurityEnforce]: "baseline" } } },
-      { type: "merge" },
-    );
-    await refusedWithoutWrites(id, [selected]);
   });
 
   it("an external claimant that is terminating", async () => {
