@@ -79,6 +79,20 @@ async function snapshot(kind: Kind, name: string, namespace?: string) {
   };
 }
 
+/**
+ * `write` is refused by a policy with `message`, and the object it targets reads back unchanged
+ * as the administrator; `write` gets the object's UID (for a delete's precondition).
+ */
+async function expectRefusedUnchanged(
+  target: { kind: Kind; name: string; namespace?: string },
+  message: string,
+  write: (uid: string) => Promise<unknown>,
+): Promise<void> {
+  const before = await snapshot(target.kind, target.name, target.namespace);
+  await expectPolicyRefusal(write(before.uid ?? ""), message);
+  expect(await snapshot(target.kind, target.name, target.namespace)).toEqual(before);
+}
+
 /** A managed namespace as the worker creates it, with both tenant roles bound by the operator. */
 async function managedNamespace(): Promise<{ name: string; tenant: string }> {
   const tenant = newNamespaceId();
@@ -117,12 +131,11 @@ describe("the chart's admission policies refuse OCC's identities what OCC must n
   });
 
   it("deleting a system namespace the lifecycle plugin allows (kube-node-lease) is refused by the policy", async () => {
-    const before = await snapshot("Namespace", "kube-node-lease");
-    await expectPolicyRefusal(
-      worker.delete("Namespace", { name: "kube-node-lease" }, { uid: before.uid ?? "" }),
+    await expectRefusedUnchanged(
+      { kind: "Namespace", name: "kube-node-lease" },
       ADMISSION_MESSAGES.deleteNamespace,
+      (uid) => worker.delete("Namespace", { name: "kube-node-lease" }, { uid }),
     );
-    expect(await snapshot("Namespace", "kube-node-lease")).toEqual(before);
   });
 
   it("deleting an external namespace is refused, even one carrying the manager label and the tenant markers", async () => {
@@ -133,51 +146,43 @@ describe("the chart's admission policies refuse OCC's identities what OCC must n
       { metadata: { labels: { [LABELS.managedBy]: "openclaw-enterprise" } } },
       { type: "merge" },
     );
-    const before = await snapshot("Namespace", name);
-    await expectPolicyRefusal(
-      worker.delete("Namespace", { name }, { uid: before.uid ?? "" }),
+    await expectRefusedUnchanged(
+      { kind: "Namespace", name },
       ADMISSION_MESSAGES.deleteNamespace,
+      (uid) => worker.delete("Namespace", { name }, { uid }),
     );
-    expect(await snapshot("Namespace", name)).toEqual(before);
   });
 
   it("patching an operator's label on an external namespace is refused", async () => {
     const { name } = await boundExternal();
-    const before = await snapshot("Namespace", name);
-    await expectPolicyRefusal(
+    await expectRefusedUnchanged({ kind: "Namespace", name }, ADMISSION_MESSAGES.foreignKeys, () =>
       worker.patch(
         "Namespace",
         { name },
         { metadata: { labels: { team: "someone-else" } } },
         { type: "merge" },
       ),
-      ADMISSION_MESSAGES.foreignKeys,
     );
-    expect(await snapshot("Namespace", name)).toEqual(before);
   });
 
   it("setting the manager label on a foreign namespace is refused", async () => {
     const name = uniqueName("foreign");
     await admin.create("Namespace", { metadata: { name, labels: { team: "payments" } } });
-    const before = await snapshot("Namespace", name);
-    await expectPolicyRefusal(
+    await expectRefusedUnchanged({ kind: "Namespace", name }, ADMISSION_MESSAGES.foreignKeys, () =>
       worker.patch(
         "Namespace",
         { name },
         { metadata: { labels: { [LABELS.managedBy]: "openclaw-enterprise" } } },
         { type: "merge" },
       ),
-      ADMISSION_MESSAGES.foreignKeys,
     );
-    expect(await snapshot("Namespace", name)).toEqual(before);
   });
 
   it("binding a namespace whose lifecycle annotation is not `external` is refused", async () => {
     const name = uniqueName("foreign");
     await admin.create("Namespace", { metadata: { name } });
     const tenant = newNamespaceId();
-    const before = await snapshot("Namespace", name);
-    await expectPolicyRefusal(
+    await expectRefusedUnchanged({ kind: "Namespace", name }, ADMISSION_MESSAGES.bindExternal, () =>
       worker.patch(
         "Namespace",
         { name },
@@ -189,9 +194,7 @@ describe("the chart's admission policies refuse OCC's identities what OCC must n
         },
         { type: "merge" },
       ),
-      ADMISSION_MESSAGES.bindExternal,
     );
-    expect(await snapshot("Namespace", name)).toEqual(before);
   });
 
   it("creating a namespace that is not a managed name is refused, and nothing is created", async () => {
@@ -205,51 +208,39 @@ describe("the chart's admission policies refuse OCC's identities what OCC must n
 
   it("deleting a NetworkPolicy without the markers is refused (worker), and it stays", async () => {
     const { name: namespace } = await managedNamespace();
-    const policy = await admin.create("NetworkPolicy", {
+    await admin.create("NetworkPolicy", {
       apiVersion: "networking.k8s.io/v1",
       kind: "NetworkPolicy",
       metadata: { name: "operator-allow", namespace },
       spec: { podSelector: {}, policyTypes: ["Ingress"] },
     });
-    const before = await snapshot("NetworkPolicy", "operator-allow", namespace);
-    await expectPolicyRefusal(
-      worker.delete(
-        "NetworkPolicy",
-        { name: "operator-allow", namespace },
-        { uid: policy.metadata.uid ?? "" },
-      ),
+    await expectRefusedUnchanged(
+      { kind: "NetworkPolicy", name: "operator-allow", namespace },
       ADMISSION_MESSAGES.ownedOld,
+      (uid) => worker.delete("NetworkPolicy", { name: "operator-allow", namespace }, { uid }),
     );
-    expect(await snapshot("NetworkPolicy", "operator-allow", namespace)).toEqual(before);
   });
 
   it("deleting or changing a ConfigMap without the markers is refused (API), and it stays", async () => {
     const { name: namespace } = await boundExternal();
-    const map = await admin.create("ConfigMap", {
+    await admin.create("ConfigMap", {
       apiVersion: "v1",
       kind: "ConfigMap",
       metadata: { name: "operator-settings", namespace },
       data: { mode: "strict" },
     });
-    const before = await snapshot("ConfigMap", "operator-settings", namespace);
-    await expectPolicyRefusal(
-      api.delete(
-        "ConfigMap",
-        { name: "operator-settings", namespace },
-        { uid: map.metadata.uid ?? "" },
-      ),
-      ADMISSION_MESSAGES.ownedOld,
+    const settings = { kind: "ConfigMap", name: "operator-settings", namespace } as const;
+    await expectRefusedUnchanged(settings, ADMISSION_MESSAGES.ownedOld, (uid) =>
+      api.delete("ConfigMap", { name: "operator-settings", namespace }, { uid }),
     );
-    await expectPolicyRefusal(
+    await expectRefusedUnchanged(settings, ADMISSION_MESSAGES.ownedOld, () =>
       api.patch(
         "ConfigMap",
         { name: "operator-settings", namespace },
         { data: { mode: "open" } },
         { type: "merge" },
       ),
-      ADMISSION_MESSAGES.ownedOld,
     );
-    expect(await snapshot("ConfigMap", "operator-settings", namespace)).toEqual(before);
   });
 
   it("creating a ConfigMap without the markers, or with another tenant's, is refused", async () => {
