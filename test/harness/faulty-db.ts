@@ -7,8 +7,11 @@
 import type { Db, Queryable, SqlParam } from "../../src/store/db.js";
 
 export interface FaultyDb extends Db {
-  /** Statements for which `predicate` is true throw a connection-style error (no SQLSTATE). */
-  failWhen(predicate: ((sql: string) => boolean) | null): void;
+  /**
+   * Runs `fn` while statements for which `predicate` is true throw a connection-style error (no
+   * SQLSTATE); they go through again once `fn` settles.
+   */
+  whileFailing<T>(predicate: (sql: string) => boolean, fn: () => Promise<T>): Promise<T>;
   /** Runs `hook` with the transaction before a statement matching `predicate` (once). */
   beforeStatement(
     predicate: (sql: string) => boolean,
@@ -38,8 +41,13 @@ export function faulty(db: Db): FaultyDb {
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     listen: (c, h) => db.listen(c, h),
     close: () => db.close(),
-    failWhen(predicate) {
+    async whileFailing(predicate, fn) {
       failing = predicate;
+      try {
+        return await fn();
+      } finally {
+        failing = null;
+      }
     },
     beforeStatement(predicate, run) {
       hook = { predicate, run };

@@ -251,13 +251,11 @@ describe("a ConfigMap edited by hand", () => {
 describe("compensation", () => {
   it("a create whose transaction rolls back leaves no ConfigMap behind", async () => {
     const { id, ns: selected } = await readyExternal(api);
-    api.failWhen((sql) => sql.includes("INSERT INTO configurations"));
-    try {
-      const res = await call(api, "POST", cfgPath(id), { body });
-      expect(res.status).toBe(503);
-    } finally {
-      api.failWhen(null);
-    }
+    const res = await api.whileFailing(
+      (sql) => sql.includes("INSERT INTO configurations"),
+      () => call(api, "POST", cfgPath(id), { body }),
+    );
+    expect(res.status).toBe(503);
     expect(await rowCount(id)).toBe(0);
     expect(await ownConfigMaps(selected, id)).toEqual([]);
   });
@@ -266,13 +264,11 @@ describe("compensation", () => {
     const { id, ns: selected } = await readyExternal(api);
     const created = await call(api, "POST", cfgPath(id), { body });
     const cfgId = (created.body.data as ConfigurationView).id;
-    api.failWhen((sql) => sql.includes("UPDATE configurations"));
-    try {
-      const res = await call(api, "PATCH", cfgPath(id, cfgId), { body: { values: { x: 1 } } });
-      expect(res.status).toBe(503);
-    } finally {
-      api.failWhen(null);
-    }
+    const res = await api.whileFailing(
+      (sql) => sql.includes("UPDATE configurations"),
+      () => call(api, "PATCH", cfgPath(id, cfgId), { body: { values: { x: 1 } } }),
+    );
+    expect(res.status).toBe(503);
     const read = await call(api, "GET", cfgPath(id, cfgId));
     expect(read.status).toBe(200);
     expect(read.body.data).toMatchObject({ generation: 1, values: body.values });

@@ -18,7 +18,7 @@ import type { Db } from "../../../src/store/db.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import { getNamespace, placementOf } from "../../../src/store/namespaces.js";
 import { createBootstrappedDatabase } from "../../harness/db.js";
-import { faulty } from "../../harness/faulty-db.js";
+import { faulty, type FaultyDb } from "../../harness/faulty-db.js";
 import { uniqueName } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, workerDriver } from "../compute/fixtures.js";
@@ -28,8 +28,8 @@ export interface TenantApi {
   readonly db: Db;
   readonly adminKey: string;
   readonly logs: string[];
-  /** Makes statements matching `predicate` fail like a lost connection (null: stop). */
-  failWhen(predicate: ((sql: string) => boolean) | null): void;
+  /** Runs `fn` while statements matching `predicate` fail like a lost connection. */
+  whileFailing: FaultyDb["whileFailing"];
   close(): Promise<void>;
 }
 
@@ -53,9 +53,7 @@ export async function startTenantApi(): Promise<TenantApi> {
     db,
     adminKey: database.apiKey,
     logs,
-    failWhen: (p) => {
-      db.failWhen(p);
-    },
+    whileFailing: (predicate, fn) => db.whileFailing(predicate, fn),
     async close() {
       await app.close();
       kubernetes.close();

@@ -226,19 +226,16 @@ describe("every error code", () => {
   });
 
   it("DEPENDENCY_UNAVAILABLE when the database fails, and /readyz says so", async () => {
-    fx.db.failWhen((sql) => sql.includes("FROM namespaces"));
-    try {
-      const r = await call(fx.app, "GET", `/namespaces/ns_bug`, { key: fx.adminKey });
-      expectError(r, "DEPENDENCY_UNAVAILABLE");
-    } finally {
-      fx.db.failWhen(null);
-    }
-    fx.db.failWhen((sql) => sql === "SELECT 1");
-    try {
-      expectError(await call(fx.app, "GET", "/readyz"), "DEPENDENCY_UNAVAILABLE");
-    } finally {
-      fx.db.failWhen(null);
-    }
+    const read = await fx.db.whileFailing(
+      (sql) => sql.includes("FROM namespaces"),
+      () => call(fx.app, "GET", `/namespaces/ns_bug`, { key: fx.adminKey }),
+    );
+    expectError(read, "DEPENDENCY_UNAVAILABLE");
+    const ready = await fx.db.whileFailing(
+      (sql) => sql === "SELECT 1",
+      () => call(fx.app, "GET", "/readyz"),
+    );
+    expectError(ready, "DEPENDENCY_UNAVAILABLE");
     expect((await call(fx.app, "GET", "/readyz")).status).toBe(200);
   });
 

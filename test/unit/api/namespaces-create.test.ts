@@ -34,6 +34,21 @@ describe("POST /namespaces with the bundled Kubernetes Compute Driver", () => {
   });
   afterAll(() => fx.close());
 
+  /** `POST /namespaces` as `key` while the statements `failing` matches fail: 503, nothing stored. */
+  async function unavailableWhileFailing(
+    failing: (sql: string) => boolean,
+    key: string,
+    name: string,
+  ) {
+    const before = await counts(fx.raw);
+    const r = await fx.db.whileFailing(failing, () =>
+      call(fx.app, "POST", "/namespaces", { key, body: { name } }),
+    );
+    expect(r.status).toBe(503);
+    expect(await counts(fx.raw)).toEqual(before);
+    return r;
+  }
+
   it("creates: 201 provisioning, and the row, work item and audit event in one go", async () => {
     const before = await counts(fx.raw);
     const r = await call(fx.app, "POST", "/namespaces", {
@@ -226,45 +241,26 @@ describe("POST /namespaces with the bundled Kubernetes Compute Driver", () => {
   });
 
   it("fails closed: policy unreadable → 503; denial unrecordable → 503, not 403", async () => {
-    const before = await counts(fx.raw);
-    fx.db.failWhen((sql) => sql.includes("FROM bindings b"));
-    try {
-      const r = await call(fx.app, "POST", "/namespaces", {
-        key: creator.key,
-        body: { name: "p1" },
-      });
-      expect(r.status).toBe(503);
-      expect(errorOf(r).error.code).toBe("DEPENDENCY_UNAVAILABLE");
-    } finally {
-      fx.db.failWhen(null);
-    }
-    fx.db.failWhen((sql) => sql.includes("INSERT INTO audit_events"));
-    try {
-      const r = await call(fx.app, "POST", "/namespaces", {
-        key: nobody.key,
-        body: { name: "p2" },
-      });
-      expect(r.status).toBe(503);
-      expect(errorOf(r).error.code).toBe("DEPENDENCY_UNAVAILABLE");
-    } finally {
-      fx.db.failWhen(null);
-    }
-    expect(await counts(fx.raw)).toEqual(before);
+    const policy = await unavailableWhileFailing(
+      (sql) => sql.includes("FROM bindings b"),
+      creator.key,
+      "p1",
+    );
+    expect(errorOf(policy).error.code).toBe("DEPENDENCY_UNAVAILABLE");
+    const denial = await unavailableWhileFailing(
+      (sql) => sql.includes("INSERT INTO audit_events"),
+      nobody.key,
+      "p2",
+    );
+    expect(errorOf(denial).error.code).toBe("DEPENDENCY_UNAVAILABLE");
   });
 
   it("rolls the row and work item back when the audit event cannot be written", async () => {
-    const before = await counts(fx.raw);
-    fx.db.failWhen((sql) => sql.includes("INSERT INTO audit_events"));
-    try {
-      const r = await call(fx.app, "POST", "/namespaces", {
-        key: creator.key,
-        body: { name: "atomic" },
-      });
-      expect(r.status).toBe(503);
-    } finally {
-      fx.db.failWhen(null);
-    }
-    expect(await counts(fx.raw)).toEqual(before);
+    await unavailableWhileFailing(
+      (sql) => sql.includes("INSERT INTO audit_events"),
+      creator.key,
+      "atomic",
+    );
   });
 
   it("does not audit unauthenticated requests", async () => {

@@ -116,9 +116,12 @@ describe("bootstrap", () => {
   });
 
   it("recovers from a failure after the first phase, and the key is issued by the run that completes", async () => {
-    db.failWhen((sql) => sql.includes("INSERT INTO namespaces"));
-    await expect(bootstrap(deps)).rejects.toThrow();
-    db.failWhen(null);
+    await expect(
+      db.whileFailing(
+        (sql) => sql.includes("INSERT INTO namespaces"),
+        () => bootstrap(deps),
+      ),
+    ).rejects.toThrow();
     expect((await tableCounts()).api_keys).toBe(0);
     const retry = await bootstrap(deps);
     expect(retry.apiKey).toMatch(/^occ_/);
