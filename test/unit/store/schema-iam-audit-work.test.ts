@@ -68,26 +68,21 @@ describe("IAM tables", () => {
 
   it("a role holds permissions from the closed vocabulary only", async () => {
     const r = await role();
-    await db.query(
-      "INSERT INTO role_permissions (role_id, action, kind) VALUES ($1, 'administer', 'installation')",
-      [r],
-    );
-    expect(
-      await refusal(
-        db.query(
-          "INSERT INTO role_permissions (role_id, action, kind) VALUES ($1, 'own', 'namespace')",
-          [r],
-        ),
-      ),
-    ).toEqual({ code: "23514", constraint: "permission_action_check" });
-    expect(
-      await refusal(
-        db.query(
-          "INSERT INTO role_permissions (role_id, action, kind) VALUES ($1, 'read', 'cluster')",
-          [r],
-        ),
-      ),
-    ).toEqual({ code: "23514", constraint: "permission_kind_check" });
+    const grant = (action: string, kind: string) =>
+      db.query("INSERT INTO role_permissions (role_id, action, kind) VALUES ($1, $2, $3)", [
+        r,
+        action,
+        kind,
+      ]);
+    await grant("administer", "installation");
+    expect(await refusal(grant("own", "namespace"))).toEqual({
+      code: "23514",
+      constraint: "permission_action_check",
+    });
+    expect(await refusal(grant("read", "cluster"))).toEqual({
+      code: "23514",
+      constraint: "permission_kind_check",
+    });
   });
 
   it("binds a principal to a role once per scope, Installation-wide included (NULLS NOT DISTINCT)", async () => {
