@@ -29,6 +29,30 @@ async function revisionOf(id: NamespaceId, agentId: string, revisionId: string) 
   return res.body.data as { status: string; number: number; configurationGeneration: number };
 }
 
+/**
+ * Every object one revision of an Agent has in `ns`, as {@link agentObjectsEverywhere} lists
+ * them: a dedicated revision adds the harness Deployment and its workspace claim.
+ */
+function revisionObjects(
+  ns: string,
+  n: ReturnType<typeof workloadNames>,
+  mode: "embedded" | "dedicated",
+): string[] {
+  const dedicated =
+    mode === "dedicated"
+      ? [`Deployment/${ns}/${n.harness}`, `PersistentVolumeClaim/${ns}/${n.workspace}`]
+      : [];
+  return [
+    `ConfigMap/${ns}/${n.config}`,
+    `Deployment/${ns}/${n.gateway}`,
+    `PersistentVolumeClaim/${ns}/${n.gatewayState}`,
+    `Secret/${ns}/${n.credentials}`,
+    `Service/${ns}/${n.gateway}`,
+    `ServiceAccount/${ns}/${n.gateway}`,
+    ...dedicated,
+  ].sort();
+}
+
 describe("revision work (dedicated, external namespace)", () => {
   it("puts every object in the selected namespace, updates the one gateway in place to revision 2, keeps both claims and retires only revision 1's own objects", async () => {
     const { id, ns } = await readyExternal(api);
@@ -41,18 +65,7 @@ describe("revision work (dedicated, external namespace)", () => {
     const n1 = workloadNames(agentId, rev1);
     const everywhere1 = await agentObjectsEverywhere(agentId);
     expect(everywhere1.every((o) => o.split("/")[1] === ns)).toBe(true);
-    expect(everywhere1).toEqual(
-      [
-        `ConfigMap/${ns}/${n1.config}`,
-        `Deployment/${ns}/${n1.gateway}`,
-        `Deployment/${ns}/${n1.harness}`,
-        `PersistentVolumeClaim/${ns}/${n1.gatewayState}`,
-        `PersistentVolumeClaim/${ns}/${n1.workspace}`,
-        `Secret/${ns}/${n1.credentials}`,
-        `Service/${ns}/${n1.gateway}`,
-        `ServiceAccount/${ns}/${n1.gateway}`,
-      ].sort(),
-    );
+    expect(everywhere1).toEqual(revisionObjects(ns, n1, "dedicated"));
     const gateway = await admin.get("Deployment", { name: n1.gateway, namespace: ns });
     expect(gateway.metadata.labels).toMatchObject({
       [LABELS.workloadRole]: "gateway",
@@ -129,18 +142,7 @@ describe("revision work (dedicated, external namespace)", () => {
     expect(after.metadata.annotations?.[WORKLOAD_KEYS.activeRevision]).toBe(rev2);
     expect(await uidOf("PersistentVolumeClaim", n2.gatewayState, ns)).toBe(before.state);
     expect(await uidOf("PersistentVolumeClaim", n2.workspace, ns)).toBe(before.workspace);
-    expect(await agentObjectsEverywhere(agentId)).toEqual(
-      [
-        `ConfigMap/${ns}/${n2.config}`,
-        `Deployment/${ns}/${n2.gateway}`,
-        `Deployment/${ns}/${n2.harness}`,
-        `PersistentVolumeClaim/${ns}/${n2.gatewayState}`,
-        `PersistentVolumeClaim/${ns}/${n2.workspace}`,
-        `Secret/${ns}/${n2.credentials}`,
-        `Service/${ns}/${n2.gateway}`,
-        `ServiceAccount/${ns}/${n2.gateway}`,
-      ].sort(),
-    );
+    expect(await agentObjectsEverywhere(agentId)).toEqual(revisionObjects(ns, n2, "dedicated"));
     const config2 = await admin.get("ConfigMap", {
       name: n2.config,
       namespace: ns,
@@ -163,15 +165,6 @@ describe("revision work (embedded, managed namespace)", () => {
     const rev = await deploy(api, id, agentId);
     await rollOut(api, ns, agentId);
     const n = workloadNames(agentId, rev);
-    expect(await agentObjectsEverywhere(agentId)).toEqual(
-      [
-        `ConfigMap/${ns}/${n.config}`,
-        `Deployment/${ns}/${n.gateway}`,
-        `PersistentVolumeClaim/${ns}/${n.gatewayState}`,
-        `Secret/${ns}/${n.credentials}`,
-        `Service/${ns}/${n.gateway}`,
-        `ServiceAccount/${ns}/${n.gateway}`,
-      ].sort(),
-    );
+    expect(await agentObjectsEverywhere(agentId)).toEqual(revisionObjects(ns, n, "embedded"));
   });
 });
