@@ -14,6 +14,7 @@ import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
 import {
+  deleteObject,
   eventReasons,
   narrowDefaultDenyUntilRepaired,
   patchNamespace,
@@ -45,11 +46,9 @@ controlPlaneForFile(
 describe("drift OCC owns is repaired, the tenant stays ready", () => {
   it("an owned NetworkPolicy deleted, then edited, and Pod Security relaxed: all restored", async () => {
     const { id, namespace } = await readyManaged("drift-owned");
-    const policy = { name: "default-deny", namespace };
-    const owned = await admin.get("NetworkPolicy", policy);
-    await admin.delete("NetworkPolicy", policy, { uid: owned.metadata.uid ?? "" });
+    await deleteObject("NetworkPolicy", namespace, "default-deny");
     await eventually("default-deny restored", async () => {
-      return (await admin.find("NetworkPolicy", policy)) !== undefined;
+      return (await admin.find("NetworkPolicy", { name: "default-deny", namespace })) !== undefined;
     });
     await narrowDefaultDenyUntilRepaired(namespace);
     await relaxPodSecurityUntilRepaired(namespace);
@@ -73,15 +72,7 @@ describe("drift the operator owns is reported as degraded and recovers under the
     expect(await row(id)).toMatchObject({ status: "degraded" });
     // Nothing of the operator's is changed: their policy stays.
     expect(await admin.find("NetworkPolicy", { name: "allow-all", namespace })).toBeDefined();
-    const foreign = await admin.get("NetworkPolicy", {
-      name: "allow-all",
-      namespace,
-    });
-    await admin.delete(
-      "NetworkPolicy",
-      { name: "allow-all", namespace },
-      { uid: foreign.metadata.uid ?? "" },
-    );
+    await deleteObject("NetworkPolicy", namespace, "allow-all");
     await until(id, "ready again", (n) => n.status === "ready");
 
     await patchNamespace(namespace, { annotations: { [ANNOTATIONS.namespaceId]: null } });
