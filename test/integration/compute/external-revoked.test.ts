@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { loadKubeConfig } from "../../../src/drivers/kubernetes/client/index.js";
 import { bindTenantRole, revokeTenantRole } from "../../harness/rbac.js";
 import {
   admin,
   external,
   grantChartRolesBeforeAll,
+  managed,
   newTenant,
   prepareBoundExternal,
   workerDriver,
@@ -44,6 +46,34 @@ describe("a bound external namespace whose worker grant is revoked", () => {
       await bindTenantRole(name, "occ-worker");
       const again = await driver.ensureNamespace({ ...external(id, name, uid), bound: true });
       expect(again).toEqual({ outcome: "ready", uid, namespaceName: name });
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe("a bound namespace granted by another shape than a tenant RoleBinding", () => {
+  it("is asked about once (one access review), then taken as granted: the next pass writes nothing", async () => {
+    // The cluster administrator's identity: granted everywhere, by no RoleBinding in the namespace.
+    const { driver, client } = workerDriver(loadKubeConfig(inject("env").kubeconfigs.admin));
+    try {
+      const id = newTenant();
+      const first = await driver.ensureNamespace(managed(id));
+      if (first.outcome !== "ready") throw new Error(`expected ready, got ${first.outcome}`);
+      const bindings = await admin.list("RoleBinding", { namespace: first.namespaceName });
+      expect(bindings.map((b) => b.roleRef?.name)).not.toContain(
+        "openclaw-enterprise-tenant-worker",
+      );
+      const bound = { ...managed(id, first.uid), bound: true };
+
+      client.counter.reset();
+      expect(await driver.ensureNamespace(bound)).toEqual(first);
+      // Its only write: the SelfSubjectAccessReview.
+      expect(client.counter.writes()).toBe(1);
+
+      client.counter.reset();
+      expect(await driver.ensureNamespace(bound)).toEqual(first);
+      expect(client.counter.writes()).toBe(0);
     } finally {
       client.close();
     }

@@ -13,11 +13,11 @@ import {
   type Placement,
   type StringMap,
 } from "../../../src/domain/index.js";
-import type { KubeConfig } from "@kubernetes/client-node";
 import type { NamespacePassInput } from "../../../src/drivers/compute.js";
 import {
   createObjectClient,
   loadKubeConfig,
+  type KubeAccess,
   type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { KubernetesComputeDriver } from "../../../src/drivers/kubernetes/compute/driver.js";
@@ -51,7 +51,7 @@ export const admin: ObjectClient = createObjectClient(
 );
 
 /** A Compute Driver running as `occ-worker` with its own request counter. */
-export function workerDriver(kc?: KubeConfig): {
+export function workerDriver(kc?: KubeAccess): {
   driver: KubernetesComputeDriver;
   client: ObjectClient;
 } {

@@ -9,6 +9,7 @@ import type {
 import type { TenantRoleBindingSubjects } from "../../../config/installation-config.js";
 import type { NamespaceHook, NamespacePassInput } from "../../compute.js";
 import type { ObjectClient } from "../client/index.js";
+import type { GrantMemo } from "./tenant-permission.js";
 
 /**
  * The preprovisioned profile (preprovisioned.md): the binding and what the namespace and its
@@ -39,6 +40,8 @@ export interface PassContext {
   readonly preprovisioned: PreprovisionedProfile | null;
   /** Set → managed placement binds the tenant roles to these identities itself. */
   readonly tenantRoleBindings: TenantRoleBindingSubjects | null;
+  /** The driver's recent "allowed" access reviews of grants that are not tenant RoleBindings. */
+  readonly grants: GrantMemo;
 }
 
 /** `openclaw.dev/namespace=<id>`: the label selector that finds every claimant of a tenant. */

@@ -13,6 +13,7 @@ import { ensureExternal } from "./ensure-external.js";
 import { ensureManaged } from "./ensure-managed.js";
 import { ensurePreprovisioned } from "./ensure-preprovisioned.js";
 import { deletePreprovisioned, profileRefusal } from "./preprovisioned-profile.js";
+import { GrantMemo } from "./tenant-permission.js";
 
 export interface KubernetesComputeDriverOptions {
   readonly client: ObjectClient;
@@ -36,6 +37,8 @@ export interface KubernetesComputeDriverOptions {
  * and removes what OCC owns there. Each call is one level-based pass; see `ComputeDriver`.
  */
 export class KubernetesComputeDriver implements ComputeDriver {
+  private readonly grants = new GrantMemo();
+
   constructor(private readonly opts: KubernetesComputeDriverOptions) {}
 
   ensureNamespace(input: NamespacePassInput): Promise<EnsureNamespaceResult> {
@@ -74,6 +77,7 @@ export class KubernetesComputeDriver implements ComputeDriver {
       input,
       preprovisioned: this.opts.preprovisioned ?? null,
       tenantRoleBindings: this.opts.tenantRoleBindings ?? null,
+      grants: this.grants,
     };
   }
 }

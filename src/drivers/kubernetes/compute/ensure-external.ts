@@ -73,7 +73,7 @@ export async function ensureExternal(
   const foreign = foreignPolicyViolation(policies, id);
   if (foreign !== null) return notDoneFromViolations([foreign]);
   if (input.bound === true) {
-    const revoked = await revokedTenantPermission(client, selected);
+    const revoked = await revokedTenantPermission(client, selected, ctx.grants);
     if (revoked !== null) return revoked;
   }
 

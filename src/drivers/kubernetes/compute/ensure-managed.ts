@@ -101,7 +101,7 @@ export async function ensureManaged(ctx: PassContext): Promise<EnsureNamespaceRe
   } else if (input.bound === true) {
     // The operator grants the roles here; a bound tenant's grant is watched like an external
     // one's (lifecycle.md §1–2): served from the caches, a revocation would otherwise go unseen.
-    const revoked = await revokedTenantPermission(client, name);
+    const revoked = await revokedTenantPermission(client, name, ctx.grants);
     if (revoked !== null) return revoked;
   }
   const done = ready(verdict.uid, name);

@@ -48,15 +48,67 @@ export async function missingTenantPermission(
 }
 
 /**
+ * How long an access review's "allowed" for a grant that is not a visible tenant RoleBinding (a
+ * ClusterRoleBinding, a group, …) is taken as still true: the API server's own webhook
+ * authorizer keeps an allowed answer for 5 minutes by default. Without it, every pass of every
+ * such tenant — a full resync of 2,000 tenants — cost one review each (P8's record of
+ * 2026-12-03: 4,001 SelfSubjectAccessReviews in the idle window). A namespace's denial is never
+ * kept; the cluster-wide answer is kept either way (a cluster-wide "no" only means each
+ * namespace is asked).
+ */
+export const GRANT_MEMO_MS = 5 * 60_000;
+
+/** Recent access reviews of the worker's grant (one memo per Compute Driver). */
+export class GrantMemo {
+  private readonly until = new Map<string, number>();
+  private cluster: { readonly allowed: boolean; readonly until: number } | null = null;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Whether a review allowed the worker's writes in `namespace` recently. */
+  allowed(namespace: string): boolean {
+    const until = this.until.get(namespace);
+    if (until === undefined) return false;
+    if (until > this.now()) return true;
+    this.until.delete(namespace);
+    return false;
+  }
+
+  remember(namespace: string): void {
+    this.until.set(namespace, this.now() + GRANT_MEMO_MS);
+  }
+
+  forget(namespace: string): void {
+    this.until.delete(namespace);
+  }
+
+  /** The recent answer for every namespace at once, or `undefined` when there is none. */
+  clusterWide(): boolean | undefined {
+    return this.cluster !== null && this.cluster.until > this.now()
+      ? this.cluster.allowed
+      : undefined;
+  }
+
+  rememberClusterWide(allowed: boolean): void {
+    this.cluster = { allowed, until: this.now() + GRANT_MEMO_MS };
+  }
+}
+
+/**
  * A bound namespace's grant over time (lifecycle.md §1–2: a tenant RoleBinding is watched, and
  * authorization revoked is reported): when no RoleBinding in `namespace` names the worker's
  * tenant ClusterRole any more — read from the watch cache, so an unchanged pass still costs no
- * request — the API server is asked, since a grant may have another shape; a denial is the
- * revocation, pending until the operator grants again. Returns null when permitted.
+ * request — the API server is asked, since a grant may have another shape: first once for
+ * every namespace (a cluster-wide grant covers them all), then for this one. A denial is the
+ * revocation, pending until the operator grants again. Allowed answers are kept in `memo` for
+ * {@link GRANT_MEMO_MS}; a namespace's is dropped by any pass that sees a tenant RoleBinding
+ * there, so a deleted tenant RoleBinding is still seen at once (its own watch event triggers
+ * the pass that sees it). Returns null when permitted.
  */
 export async function revokedTenantPermission(
   client: ObjectClient,
   namespace: string,
+  memo: GrantMemo,
 ): Promise<NotDone | null> {
   let bindings: readonly KindObject<"RoleBinding">[];
   try {
@@ -67,5 +119,23 @@ export async function revokedTenantPermission(
   const granted = bindings.some(
     (b) => b.roleRef?.kind === "ClusterRole" && b.roleRef.name === TENANT_CLUSTER_ROLES.worker,
   );
-  return granted ? null : missingTenantPermission(client, namespace);
+  if (granted) {
+    // A review allowed while the cache did not show the RoleBinding yet must not outlive it.
+    memo.forget(namespace);
+    return null;
+  }
+  if (memo.allowed(namespace)) return null;
+  let everywhere = memo.clusterWide();
+  if (everywhere === undefined) {
+    try {
+      everywhere = await mayWriteTenantObjects(client, ""); // "": every namespace
+    } catch (err) {
+      return outcomeOfKubeError(err, "after-verification", "review its permissions", namespace);
+    }
+    memo.rememberClusterWide(everywhere);
+  }
+  if (everywhere) return null;
+  const missing = await missingTenantPermission(client, namespace);
+  if (missing === null) memo.remember(namespace);
+  return missing;
 }
