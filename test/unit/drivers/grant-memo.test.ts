@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  EVERY_NAMESPACE,
   GRANT_MEMO_MS,
   GrantMemo,
 } from "../../../src/drivers/kubernetes/compute/tenant-permission.js";
@@ -14,10 +15,13 @@ describe("GrantMemo: an allowed access review is kept for a bounded time, per na
   ])("%s → %s", (_name, steps, later, expected) => {
     let t = 1_000;
     const memo = new GrantMemo(() => t);
-    for (const step of steps) memo[step]("ns-a");
+    for (const step of steps) {
+      if (step === "remember") memo.remember("ns-a", true);
+      else memo.forget("ns-a");
+    }
     t += later;
-    expect(memo.allowed("ns-a")).toBe(expected);
-    expect(memo.allowed("ns-b")).toBe(false);
+    expect(memo.answer("ns-a") === true).toBe(expected);
+    expect(memo.answer("ns-b") === true).toBe(false);
   });
 
   it.each([
@@ -28,9 +32,9 @@ describe("GrantMemo: an allowed access review is kept for a bounded time, per na
   ] as const)("cluster-wide: %s → %s", (_name, answer, later, expected) => {
     let t = 1_000;
     const memo = new GrantMemo(() => t);
-    if (answer !== null) memo.rememberClusterWide(answer);
+    if (answer !== null) memo.remember(EVERY_NAMESPACE, answer);
     t += later;
-    expect(memo.clusterWide()).toBe(expected);
-    expect(memo.allowed("ns-a")).toBe(false);
+    expect(memo.answer(EVERY_NAMESPACE)).toBe(expected);
+    expect(memo.answer("ns-a") === true).toBe(false);
   });
 });

@@ -58,39 +58,36 @@ export async function missingTenantPermission(
  */
 export const GRANT_MEMO_MS = 5 * 60_000;
 
-/** Recent access reviews of the worker's grant (one memo per Compute Driver). */
+/** The scope of an access review for every namespace at once (SSAR `namespace: ""`). */
+export const EVERY_NAMESPACE = "";
+
+/**
+ * Recent access reviews of the worker's grant, by scope: a namespace, or
+ * {@link EVERY_NAMESPACE} (one memo per Compute Driver).
+ */
 export class GrantMemo {
-  private readonly until = new Map<string, number>();
-  private cluster: { readonly allowed: boolean; readonly until: number } | null = null;
+  private readonly answers = new Map<
+    string,
+    { readonly allowed: boolean; readonly until: number }
+  >();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Whether a review allowed the worker's writes in `namespace` recently. */
-  allowed(namespace: string): boolean {
-    const until = this.until.get(namespace);
-    if (until === undefined) return false;
-    if (until > this.now()) return true;
-    this.until.delete(namespace);
-    return false;
+  /** The answer of a review of `scope` made within {@link GRANT_MEMO_MS}, or `undefined`. */
+  answer(scope: string): boolean | undefined {
+    const kept = this.answers.get(scope);
+    if (kept === undefined) return undefined;
+    if (kept.until > this.now()) return kept.allowed;
+    this.answers.delete(scope);
+    return undefined;
   }
 
-  remember(namespace: string): void {
-    this.until.set(namespace, this.now() + GRANT_MEMO_MS);
+  remember(scope: string, allowed: boolean): void {
+    this.answers.set(scope, { allowed, until: this.now() + GRANT_MEMO_MS });
   }
 
-  forget(namespace: string): void {
-    this.until.delete(namespace);
-  }
-
-  /** The recent answer for every namespace at once, or `undefined` when there is none. */
-  clusterWide(): boolean | undefined {
-    return this.cluster !== null && this.cluster.until > this.now()
-      ? this.cluster.allowed
-      : undefined;
-  }
-
-  rememberClusterWide(allowed: boolean): void {
-    this.cluster = { allowed, until: this.now() + GRANT_MEMO_MS };
+  forget(scope: string): void {
+    this.answers.delete(scope);
   }
 }
 
@@ -124,18 +121,18 @@ export async function revokedTenantPermission(
     memo.forget(namespace);
     return null;
   }
-  if (memo.allowed(namespace)) return null;
-  let everywhere = memo.clusterWide();
+  if (memo.answer(namespace) === true) return null;
+  let everywhere = memo.answer(EVERY_NAMESPACE);
   if (everywhere === undefined) {
     try {
-      everywhere = await mayWriteTenantObjects(client, ""); // "": every namespace
+      everywhere = await mayWriteTenantObjects(client, EVERY_NAMESPACE);
     } catch (err) {
       return outcomeOfKubeError(err, "after-verification", "review its permissions", namespace);
     }
-    memo.rememberClusterWide(everywhere);
+    memo.remember(EVERY_NAMESPACE, everywhere);
   }
   if (everywhere) return null;
   const missing = await missingTenantPermission(client, namespace);
-  if (missing === null) memo.remember(namespace);
+  if (missing === null) memo.remember(namespace, true);
   return missing;
 }
