@@ -34,7 +34,8 @@ export default defineConfig({
           // After the integration project, so the two clusters never compete for the CPU.
           sequence: { groupOrder: 2 },
           include: ["test/model/**/*.model.test.ts"],
-          testTimeout: 3_600_000,
+          // An hour, or 30 s a sequence for a long run (`--runs 2000` on one stack is ~3 h).
+          testTimeout: Math.max(3_600_000, (Number(process.env.OCC_MODEL_RUNS) || 0) * 30_000),
           hookTimeout: 300_000,
         },
       },

@@ -72,6 +72,8 @@ export interface Model {
   readonly tenants: Tenant[];
   readonly mutations: Mutation[];
   faults: number;
+  /** The faults injected, by kind (`kill-worker`, …), for the run's record. */
+  readonly faultKinds: Record<string, number>;
   commands: number;
   /** Processes that exited by themselves before this sequence (not its violations). */
   readonly exitsBefore: number;
@@ -85,6 +87,7 @@ export const newModel = (exitsBefore: number): Model => ({
   tenants: [],
   mutations: [],
   faults: 0,
+  faultKinds: {},
   commands: 0,
   exitsBefore,
 });

@@ -203,6 +203,7 @@ export class InjectFault implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     m.faults++;
+    m.faultKinds[this.fault] = (m.faultKinds[this.fault] ?? 0) + 1;
     if (this.fault === "kill-worker") await r.stack.killAndRestart("worker", this.index);
     else if (this.fault === "kill-api") await r.stack.killAndRestart("api", this.index);
     else if (this.fault === "restart-postgres") await r.stack.restartPostgres();

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../harness/stack.js";
 import { AddForeignPolicy, Grants, InjectFault } from "./operator-commands.js";
-import { runModel, runSequence, SETTLE_MS } from "./run.js";
+import { describeTotals, runModel, runSequence, SETTLE_MS } from "./run.js";
 import { CreateExternal, DeleteTenant } from "./tenant-commands.js";
 
 let stack: Stack;
@@ -78,9 +78,9 @@ it("every sequence of commands and faults leaves every invariant holding", async
         }
       : {}),
   });
+  // test/model/shards.ts reads this line back from each shard of a parallel run.
   console.log(
-    `[model] ${totals.sequences} sequences, ${totals.commands} commands, ${totals.faults} faults, ` +
-      `${totals.violations} violations in ${Math.round((Date.now() - started) / 1000)} s`,
+    `[model] ${describeTotals(totals)} in ${Math.round((Date.now() - started) / 1000)} s`,
   );
   expect(totals.violations).toBe(0);
   expect(totals.faults).toBeGreaterThanOrEqual(totals.sequences);

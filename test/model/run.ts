@@ -95,7 +95,21 @@ export interface RunTotals {
   sequences: number;
   commands: number;
   faults: number;
+  /** Faults by kind, e.g. `{ "kill-worker": 12, "restart-postgres": 2 }`. */
+  readonly faultKinds: Record<string, number>;
   violations: number;
+}
+
+/** The totals as one line: `12 sequences, 30 commands, 14 faults (9 kill-worker, …), 0 violations`. */
+export function describeTotals(t: RunTotals): string {
+  const kinds = Object.entries(t.faultKinds)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([kind, n]) => `${n} ${kind}`)
+    .join(", ");
+  return (
+    `${t.sequences} sequences, ${t.commands} commands, ${t.faults} faults (${kinds}), ` +
+    `${t.violations} violations`
+  );
 }
 
 /**
@@ -153,7 +167,13 @@ export async function runSequence(
 
 /** Runs `runs` sequences (or replays one seed/path); throws fast-check's report on failure. */
 export async function runModel(stack: Stack, opts: RunOptions): Promise<RunTotals> {
-  const totals: RunTotals = { sequences: 0, commands: 0, faults: 0, violations: 0 };
+  const totals: RunTotals = {
+    sequences: 0,
+    commands: 0,
+    faults: 0,
+    faultKinds: {},
+    violations: 0,
+  };
   const log = opts.log ?? (() => undefined);
   const prop = fc.asyncProperty(
     faultArb,
@@ -169,6 +189,9 @@ export async function runModel(stack: Stack, opts: RunOptions): Promise<RunTotal
         const m = await runSequence(stack, fault, at, cmds, opts.settleMs ?? SETTLE_MS);
         totals.commands += m.commands;
         totals.faults += m.faults;
+        for (const [kind, n] of Object.entries(m.faultKinds)) {
+          totals.faultKinds[kind] = (totals.faultKinds[kind] ?? 0) + n;
+        }
       } catch (err) {
         totals.violations++;
         log(`  failed: ${err instanceof Error ? err.message : String(err)}`);
