@@ -60,7 +60,9 @@ export function addTotals(sum: Totals, log: string): boolean {
   return true;
 }
 
-const sequencesIn = (log: string) => log.match(/^sequence \d+:/gm)?.length ?? 0;
+/** Sequences a shard's log reports done (vitest prefixes each console line with colour codes). */
+export const sequencesIn = (log: string): number =>
+  log.match(/sequence \d+: .* \(\d+ ms\)$/gm)?.length ?? 0;
 
 /** Runs the shards, prints progress every minute and the summed totals; resolves the exit code. */
 export async function runShards(plan: ShardPlan, env: NodeJS.ProcessEnv): Promise<number> {

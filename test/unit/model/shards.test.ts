@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addTotals, planShards } from "../../model/shards.js";
+import { addTotals, planShards, sequencesIn } from "../../model/shards.js";
 
 describe("planShards: a long model run split over stacks", () => {
   it.each([
@@ -65,5 +65,16 @@ describe("addTotals: a shard's totals line read back", () => {
       false,
     );
     expect(sum.sequences).toBe(0);
+  });
+});
+
+describe("sequencesIn: progress read from a shard's log", () => {
+  it("counts the finished sequences, colour codes before them or not", () => {
+    const log =
+      '\u001b[22m\u001b[39msequence 1: createManaged(api0) /*replayPath=":"*/ + kill-api(1) (2510 ms)\n' +
+      'sequence 2:  /*replayPath=":"*/ + kill-worker(0) (1352 ms)\n' +
+      "  failed: 1 invariant violation(s): sequence 3 is not a finished line\n";
+    expect(sequencesIn(log)).toBe(2);
+    expect(sequencesIn("")).toBe(0);
   });
 });
