@@ -98,11 +98,15 @@ export async function measureScalePoint(opts: {
     const { url, db } = await env.database("occ_scale");
     const key = (await runBootstrap(db, env.config)).apiKey ?? "";
     const common = ["--database-url", url, "--config", env.configFile];
+    // BENCH_P1_CPU_PROF=<dir>: `--cpu-prof` profiles of the API and the worker over the point.
+    const profile = process.env.BENCH_P1_CPU_PROF;
+    const flags =
+      profile === undefined ? [HEAP_FLAG] : [HEAP_FLAG, "--cpu-prof", `--cpu-prof-dir=${profile}`];
     const api = await startOcc(
       opts.occ,
       ["api", ...common, "--port", "0"],
       /listening on (http:\/\/\S+)/,
-      [HEAP_FLAG],
+      flags,
     );
     let point: ScalePoint;
     try {
@@ -110,10 +114,7 @@ export async function measureScalePoint(opts: {
         opts.occ,
         ["worker", ...common, "--metrics-port", "0"],
         /"watch caches synced"/,
-        // BENCH_P1_CPU_PROF=<dir>: a `--cpu-prof` profile of the worker over the whole point.
-        process.env.BENCH_P1_CPU_PROF === undefined
-          ? [HEAP_FLAG]
-          : [HEAP_FLAG, "--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_P1_CPU_PROF}`],
+        flags,
       );
       try {
         point = await run(env, db, api, worker, key, opts);
