@@ -2,6 +2,7 @@
  * The model of the R5 test (docs/reliability.md): what the test did to the stack and, from the
  * spec, what every platform Namespace must have settled to once the stack is quiet.
  */
+import type { FaultKinds } from "./totals.js";
 import type { Stack } from "../harness/stack.js";
 
 /** How a platform Namespace may have settled: its status, and a reason code where one is fixed. */
@@ -71,9 +72,8 @@ export interface Mutation {
 export interface Model {
   readonly tenants: Tenant[];
   readonly mutations: Mutation[];
-  faults: number;
-  /** The faults injected, by kind (`kill-worker`, …), for the run's record. */
-  readonly faultKinds: Record<string, number>;
+  /** The faults injected in this sequence, by kind (`kill-worker`, …). */
+  readonly faultKinds: FaultKinds;
   commands: number;
   /** Processes that exited by themselves before this sequence (not its violations). */
   readonly exitsBefore: number;
@@ -86,7 +86,6 @@ export interface Real {
 export const newModel = (exitsBefore: number): Model => ({
   tenants: [],
   mutations: [],
-  faults: 0,
   faultKinds: {},
   commands: 0,
   exitsBefore,

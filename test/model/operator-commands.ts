@@ -8,6 +8,7 @@ import type { AsyncCommand } from "fast-check";
 import { ANNOTATIONS, LABELS } from "../../src/domain/index.js";
 import { live, pick, type Model, type Real, type Settled, type Tenant } from "./model.js";
 import { foreignPolicy, grant, revoke, untilReady, untilSettled } from "./operator.js";
+import { countFault } from "./totals.js";
 
 type Cmd = AsyncCommand<Model, Real>;
 const any = (m: Readonly<Model>) => live(m).length > 0;
@@ -202,8 +203,7 @@ export class InjectFault implements Cmd {
   ) {}
   check = () => true;
   async run(m: Model, r: Real) {
-    m.faults++;
-    m.faultKinds[this.fault] = (m.faultKinds[this.fault] ?? 0) + 1;
+    countFault(m.faultKinds, this.fault);
     if (this.fault === "kill-worker") await r.stack.killAndRestart("worker", this.index);
     else if (this.fault === "kill-api") await r.stack.killAndRestart("api", this.index);
     else if (this.fault === "restart-postgres") await r.stack.restartPostgres();

@@ -17,6 +17,7 @@ import {
   type Fault,
 } from "./operator-commands.js";
 import { sleep } from "./operator.js";
+import { addFaults, emptyTotals, faultCount, type RunTotals } from "./totals.js";
 import {
   CreateExternal,
   CreateManaged,
@@ -91,27 +92,6 @@ export interface RunOptions {
   readonly log?: (line: string) => void;
 }
 
-export interface RunTotals {
-  sequences: number;
-  commands: number;
-  faults: number;
-  /** Faults by kind, e.g. `{ "kill-worker": 12, "restart-postgres": 2 }`. */
-  readonly faultKinds: Record<string, number>;
-  violations: number;
-}
-
-/** The totals as one line: `12 sequences, 30 commands, 14 faults (9 kill-worker, …), 0 violations`. */
-export function describeTotals(t: RunTotals): string {
-  const kinds = Object.entries(t.faultKinds)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([kind, n]) => `${n} ${kind}`)
-    .join(", ");
-  return (
-    `${t.sequences} sequences, ${t.commands} commands, ${t.faults} faults (${kinds}), ` +
-    `${t.violations} violations`
-  );
-}
-
 /**
  * How long a sequence may take to become quiet. A managed tenant's deletion waits for the
  * cluster's namespace controller to empty and remove its namespace, which took over 60 s once
@@ -157,7 +137,7 @@ export async function runSequence(
       await c.run(m, real);
     }
   }
-  if (m.faults === 0) await fault.run(m, real);
+  if (faultCount(m.faultKinds) === 0) await fault.run(m, real);
   const found = await settle(stack, m, settleMs);
   if (found.length > 0) {
     throw new Error(`${found.length} invariant violation(s):\n  ${found.join("\n  ")}`);
@@ -167,13 +147,7 @@ export async function runSequence(
 
 /** Runs `runs` sequences (or replays one seed/path); throws fast-check's report on failure. */
 export async function runModel(stack: Stack, opts: RunOptions): Promise<RunTotals> {
-  const totals: RunTotals = {
-    sequences: 0,
-    commands: 0,
-    faults: 0,
-    faultKinds: {},
-    violations: 0,
-  };
+  const totals = emptyTotals();
   const log = opts.log ?? (() => undefined);
   const prop = fc.asyncProperty(
     faultArb,
@@ -188,10 +162,7 @@ export async function runModel(stack: Stack, opts: RunOptions): Promise<RunTotal
       try {
         const m = await runSequence(stack, fault, at, cmds, opts.settleMs ?? SETTLE_MS);
         totals.commands += m.commands;
-        totals.faults += m.faults;
-        for (const [kind, n] of Object.entries(m.faultKinds)) {
-          totals.faultKinds[kind] = (totals.faultKinds[kind] ?? 0) + n;
-        }
+        addFaults(totals.faultKinds, m.faultKinds);
       } catch (err) {
         totals.violations++;
         log(`  failed: ${err instanceof Error ? err.message : String(err)}`);

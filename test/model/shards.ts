@@ -10,6 +10,7 @@ import { createWriteStream } from "node:fs";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { addTotals, describeTotals, emptyTotals, parseTotals } from "./totals.js";
 
 export interface ShardPlan {
   readonly runs: number;
@@ -31,33 +32,6 @@ export function planShards(plan: ShardPlan): Shard[] {
     runs: base + (index < plan.runs % plan.parallel ? 1 : 0),
     seed: (plan.seed + index) | 0,
   }));
-}
-
-/** The totals line r5.model.test.ts prints at the end of a shard, read back. */
-const TOTALS =
-  /\[model\] (\d+) sequences, (\d+) commands, (\d+) faults \(([^)]*)\), (\d+) violations in (\d+) s/;
-
-interface Totals {
-  sequences: number;
-  commands: number;
-  faults: number;
-  violations: number;
-  readonly kinds: Map<string, number>;
-}
-
-/** Adds one shard's totals line to `sum`; false when the log holds none (the shard failed). */
-export function addTotals(sum: Totals, log: string): boolean {
-  const m = TOTALS.exec(log);
-  if (m === null) return false;
-  sum.sequences += Number(m[1]);
-  sum.commands += Number(m[2]);
-  sum.faults += Number(m[3]);
-  sum.violations += Number(m[5]);
-  for (const part of (m[4] ?? "").split(", ").filter((p) => p !== "")) {
-    const [n, kind] = part.split(" ");
-    sum.kinds.set(kind ?? "", (sum.kinds.get(kind ?? "") ?? 0) + Number(n));
-  }
-  return true;
 }
 
 /** Sequences a shard's log reports done (vitest prefixes each console line with colour codes). */
@@ -86,13 +60,17 @@ export async function runShards(plan: ShardPlan, env: NodeJS.ProcessEnv): Promis
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    child.stdout.pipe(out);
-    child.stderr.pipe(out);
-    return new Promise<number>((resolve) =>
-      child.on("close", (code) => {
-        resolve(code ?? 1);
+    // Both streams into one file, which is ended (and flushed) once the child is gone, not
+    // when the first of the two streams ends.
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    const code = await new Promise<number>((resolve) =>
+      child.on("close", (c) => {
+        resolve(c ?? 1);
       }),
     );
+    await new Promise((resolve) => out.end(resolve));
+    return code;
   });
   const progress = setInterval(() => {
     void Promise.all(shards.map((s) => readFile(logOf(s), "utf8").catch(() => ""))).then((logs) => {
@@ -106,11 +84,13 @@ export async function runShards(plan: ShardPlan, env: NodeJS.ProcessEnv): Promis
   const codes = await Promise.all(exits);
   clearInterval(progress);
 
-  const sum: Totals = { sequences: 0, commands: 0, faults: 0, violations: 0, kinds: new Map() };
+  const sum = emptyTotals();
   for (const s of shards) {
     const log = await readFile(logOf(s), "utf8").catch(() => "");
-    const counted = addTotals(sum, log);
-    if (codes[s.index] !== 0 || !counted) {
+    // The line r5.model.test.ts prints at the end of a shard; a failed shard has none.
+    const totals = parseTotals(log);
+    if (totals !== null) addTotals(sum, totals);
+    if (codes[s.index] !== 0 || totals === null) {
       console.log(`[model] shard ${s.index} (seed ${s.seed}) FAILED; its log ends:`);
       console.log(log.split("\n").slice(-80).join("\n"));
       console.log(
@@ -119,13 +99,8 @@ export async function runShards(plan: ShardPlan, env: NodeJS.ProcessEnv): Promis
       );
     }
   }
-  const kinds = [...sum.kinds]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, n]) => `${n} ${k}`)
-    .join(", ");
   console.log(
-    `[model] all shards: ${sum.sequences} sequences, ${sum.commands} commands, ${sum.faults} faults (${kinds}), ` +
-      `${sum.violations} violations in ${Math.round((Date.now() - started) / 1000)} s`,
+    `[model] all shards: ${describeTotals(sum)} in ${Math.round((Date.now() - started) / 1000)} s`,
   );
   return codes.every((c) => c === 0) && sum.sequences === plan.runs ? 0 : 1;
 }

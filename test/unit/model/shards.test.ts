@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { addTotals, planShards, sequencesIn } from "../../model/shards.js";
+import { planShards, sequencesIn } from "../../model/shards.js";
+import {
+  addTotals,
+  describeTotals,
+  emptyTotals,
+  faultCount,
+  parseTotals,
+} from "../../model/totals.js";
 
 describe("planShards: a long model run split over stacks", () => {
   it.each([
@@ -39,32 +46,34 @@ describe("planShards: a long model run split over stacks", () => {
   });
 });
 
-describe("addTotals: a shard's totals line read back", () => {
+describe("a shard's totals line, read back and summed", () => {
   const line = (seqs: number, kinds: string, v: number) =>
     `noise\n[model] ${seqs} sequences, ${seqs * 3} commands, ${seqs + 1} faults (${kinds}), ${v} violations in 42 s\n`;
 
   it("sums sequences, commands, faults by kind and violations over shards", () => {
-    const sum = { sequences: 0, commands: 0, faults: 0, violations: 0, kinds: new Map() };
-    expect(addTotals(sum, line(10, "3 kill-api, 8 kill-worker", 0))).toBe(true);
-    expect(addTotals(sum, line(5, "6 kill-worker", 1))).toBe(true);
+    const sum = emptyTotals();
+    for (const log of [line(10, "3 kill-api, 8 kill-worker", 0), line(5, "6 kill-worker", 1)]) {
+      const totals = parseTotals(log);
+      expect(totals).not.toBeNull();
+      if (totals !== null) addTotals(sum, totals);
+    }
     expect(sum).toEqual({
       sequences: 15,
       commands: 45,
-      faults: 17,
+      faultKinds: { "kill-api": 3, "kill-worker": 14 },
       violations: 1,
-      kinds: new Map([
-        ["kill-api", 3],
-        ["kill-worker", 14],
-      ]),
     });
+    expect(faultCount(sum.faultKinds)).toBe(17);
+    expect(describeTotals(sum)).toBe(
+      "15 sequences, 45 commands, 17 faults (3 kill-api, 14 kill-worker), 1 violations",
+    );
+    expect(parseTotals(`[model] ${describeTotals(sum)} in 9 s`)).toEqual(sum);
   });
 
-  it("answers false, adding nothing, for a log without the line (a failed shard)", () => {
-    const sum = { sequences: 0, commands: 0, faults: 0, violations: 0, kinds: new Map() };
-    expect(addTotals(sum, "FAIL  test/model/r5.model.test.ts\nProperty failed after 3 tests")).toBe(
-      false,
+  it("finds none in a log without the line (a failed shard)", () => {
+    expect(parseTotals("FAIL  test/model/r5.model.test.ts\nProperty failed after 3 tests")).toBe(
+      null,
     );
-    expect(sum.sequences).toBe(0);
   });
 });
 
