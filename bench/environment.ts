@@ -43,7 +43,12 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
 
   const cluster = await startLocalCluster({ dir: join(dir, "cluster") });
   // A failed PostgreSQL start must not leave the cluster running behind it.
-  const postgres = await startTestPostgres(join(dir, "postgres")).catch(async (err: unknown) => {
+  const postgres = await startTestPostgres(
+    join(dir, "postgres"),
+    undefined,
+    // BENCH_P1_PG_STATS=1: per-statement calls and time of P1's OCC window (pg_stat_statements).
+    process.env.BENCH_P1_PG_STATS === "1" ? ["shared_preload_libraries=pg_stat_statements"] : [],
+  ).catch(async (err: unknown) => {
     await cluster.stop();
     throw err;
   });

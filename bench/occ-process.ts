@@ -46,15 +46,21 @@ export interface OccChild {
 /**
  * Runs `node <entry> <args>` (entry: {@link OCC_SOURCE} or {@link buildOcc}'s) through the
  * tests' one spawner (test/harness/occ.ts) and resolves once a line of its output matches
- * `ready` (rejecting with its output if it exits first).
+ * `ready` (rejecting with its output if it exits first). Its output goes straight into
+ * `logFile`, never through the benchmark's own process, whose CPU shares the 2 cores with
+ * what it measures.
  */
 export async function startOcc(
   entry: string,
   args: readonly string[],
   ready: RegExp,
-  nodeArgs: readonly string[] = [],
+  opts: { readonly logFile: string; readonly nodeArgs?: readonly string[] },
 ): Promise<OccChild> {
-  const proc = await startOccProcess(args, ready, { entry, nodeArgs });
+  const proc = await startOccProcess(args, ready, {
+    entry,
+    nodeArgs: opts.nodeArgs ?? [],
+    logFile: opts.logFile,
+  });
   const announced = proc.match[1] ?? "";
   const pid = proc.pid;
   return {

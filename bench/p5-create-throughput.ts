@@ -43,7 +43,13 @@ export async function measureCreateThroughput(
     opts.occ,
     ["api", "--database-url", url, "--config", env.configFile, "--port", "0"],
     /listening on (http:\/\/\S+)/,
-    opts.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfileDir}`],
+    {
+      logFile: join(env.dir, `p5-api-c${opts.concurrency}.log`),
+      nodeArgs:
+        opts.cpuProfileDir === undefined
+          ? []
+          : ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfileDir}`],
+    },
   );
   let apiPerSecond: number;
   const http = keepAliveClient(api.announced, key, opts.concurrency);

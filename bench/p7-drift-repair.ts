@@ -52,11 +52,14 @@ export async function startWatchedTenants(
       `worker:\n  concurrency: ${opts.concurrency}\n${opts.workerConfig}`,
   );
   const common = ["--database-url", url, "--config", config];
-  const api = await startOcc(opts.occ, ["api", ...common, "--port", "0"], /listening on (\S+)/);
+  const api = await startOcc(opts.occ, ["api", ...common, "--port", "0"], /listening on (\S+)/, {
+    logFile: join(env.dir, "p7-api.log"),
+  });
   const worker = await startOcc(
     opts.occ,
     ["worker", ...common, "--metrics-port", "0"],
     /"metrics":"(http:\/\/[^"]+\/metrics)"/,
+    { logFile: join(env.dir, "p7-worker.log") },
   ).catch(async (err: unknown) => {
     await api.stop();
     throw err;

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { runBootstrap } from "../src/main/processes.js";
 import type { Db } from "../src/store/db.js";
 import { bareProvisioning } from "./bare-provisioning.js";
@@ -45,6 +46,8 @@ export interface ScalePoint {
   /** Work passes the worker ran (attempts) and how many of them ended pending. */
   readonly attempts: number;
   readonly pendings: number;
+  /** The warm-up batch before each side's window (cold processes), not in the ratio. */
+  readonly warmUp: { readonly tenants: number; readonly occMs: number; readonly bareMs: number };
   /** `/proc/loadavg`'s 1/5/15-minute load when the OCC run started (a shared machine). */
   readonly load: string;
 }
@@ -54,6 +57,17 @@ export async function loadAverage(): Promise<string> {
   const text = await readFile("/proc/loadavg", "utf8");
   return text.split(" ").slice(0, 3).join(" / ");
 }
+
+/**
+ * Namespaces each side provisions before its measured window, not counted (BENCH_P1_WARM_UP):
+ * the window then compares a warm OCC (API and worker processes whose hot paths V8 has already
+ * optimised, as in a running installation) with a warm bare client, instead of fresh `occ`
+ * processes compiling their code inside the window.
+ */
+const WARM_UP = Number(process.env.BENCH_P1_WARM_UP ?? 100);
+
+/** BENCH_P1_PG_STATS=1 (bench/environment.ts preloads the extension). */
+const PG_STATS = process.env.BENCH_P1_PG_STATS === "1";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -98,15 +112,19 @@ export async function measureScalePoint(opts: {
     const { url, db } = await env.database("occ_scale");
     const key = (await runBootstrap(db, env.config)).apiKey ?? "";
     const common = ["--database-url", url, "--config", env.configFile];
-    // BENCH_P1_CPU_PROF=<dir>: `--cpu-prof` profiles of the API and the worker over the point.
+    // BENCH_P1_CPU_PROF=<dir>: `--cpu-prof` profiles of the API and the worker over the point;
+    // BENCH_P1_PERF_MAP=1: `--perf-basic-prof`, so that a system-wide `perf record` names
+    // their JavaScript functions.
     const profile = process.env.BENCH_P1_CPU_PROF;
-    const flags =
-      profile === undefined ? [HEAP_FLAG] : [HEAP_FLAG, "--cpu-prof", `--cpu-prof-dir=${profile}`];
+    const nodeArgs =
+      profile === undefined
+        ? [HEAP_FLAG, ...(process.env.BENCH_P1_PERF_MAP === "1" ? ["--perf-basic-prof"] : [])]
+        : [HEAP_FLAG, "--cpu-prof", `--cpu-prof-dir=${profile}`];
     const api = await startOcc(
       opts.occ,
       ["api", ...common, "--port", "0"],
       /listening on (http:\/\/\S+)/,
-      flags,
+      { nodeArgs, logFile: join(env.dir, `scale-${opts.tenants}-api.log`) },
     );
     let point: ScalePoint;
     try {
@@ -114,7 +132,7 @@ export async function measureScalePoint(opts: {
         opts.occ,
         ["worker", ...common, "--metrics-port", "0"],
         /"watch caches synced"/,
-        flags,
+        { nodeArgs, logFile: join(env.dir, `scale-${opts.tenants}-worker.log`) },
       );
       try {
         point = await run(env, db, api, worker, key, opts);
@@ -140,53 +158,28 @@ async function run(
 ): Promise<ScalePoint> {
   const workerMemory = sampler(worker, 250);
   const apiMemory = sampler(api, 250);
-  opts.log(`scale ${opts.tenants}: Namespaces through the compiled occ api + occ worker`);
-  const load = await loadAverage();
-  const before = await apiServerCounts(env);
-  // P5's lean keep-alive client (keepalive-client.ts): on these 2 shared cores every CPU second
-  // the load generator spends is taken from the API, the worker and the cluster it measures,
-  // while the bare client's side of the ratio has no load generator at all.
-  const client = keepAliveClient(api.announced, key, opts.concurrency);
   const named = new Map([
     [api.pid, "occ api"],
     [worker.pid, "occ worker"],
   ]);
-  const cpuBefore = await cpuByGroup(named);
-  const startWall = Date.now();
-  let next = 0;
-  try {
-    await Promise.all(
-      Array.from({ length: opts.concurrency }, async () => {
-        while (next < opts.tenants) {
-          const i = next++;
-          await client.post(`s-${i}`);
-        }
-      }),
-    );
-  } finally {
-    client.close();
-  }
-  // When the last one became ready, as its row records it (`last_reconciled_at`, stamped in
-  // the settle transaction), polled four times a second: polling `count(*)` every 20 ms cost
-  // PostgreSQL about 0.5 s of CPU at 1,000 (pg_stat_statements, 2026-12-03), inside OCC's
-  // window on the same 2 cores.
-  let ms: number;
-  for (;;) {
-    const res = await db.query<{ n: string; last: string | null }>(
-      `SELECT count(*) AS n, extract(epoch FROM max(last_reconciled_at)) * 1000 AS last
-       FROM namespaces WHERE status = 'ready' AND name LIKE 's-%'`,
-    );
-    const row = res.rows[0];
-    if (Number(row?.n) === opts.tenants && row?.last != null) {
-      ms = Number(row.last) - startWall;
-      break;
-    }
-    await sleep(250);
-  }
-  const occCpu = cpuBetween(cpuBefore, await cpuByGroup(named));
-  const passes = await db.query<{ attempts: string; pendings: string }>(
-    "SELECT sum(attempt_count) AS attempts, sum(pending_count) AS pendings FROM work_items",
+  opts.log(`scale ${opts.tenants}: warming up: ${WARM_UP} Namespaces through OCC, not counted`);
+  const coldMs = await throughOcc(api, db, key, "w-", WARM_UP, opts.concurrency);
+  opts.log(
+    `scale ${opts.tenants}: warm-up ${(coldMs / 1000).toFixed(2)} s; Namespaces through the compiled occ api + occ worker`,
   );
+  const passesBefore = await passCounts(db);
+  const load = await loadAverage();
+  const before = await apiServerCounts(env);
+  if (PG_STATS) {
+    await db.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    await db.query("SELECT pg_stat_statements_reset()");
+  }
+  const cpuBefore = await cpuByGroup(named);
+  const ms = await throughOcc(api, db, key, "s-", opts.tenants, opts.concurrency);
+  const occCpu = cpuBetween(cpuBefore, await cpuByGroup(named));
+  if (PG_STATS) await logStatementStats(db, opts.log);
+
+  const passes = await passCounts(db);
   await listAll(api, key, opts.tenants);
   workerMemory.reset();
   apiMemory.reset();
@@ -203,6 +196,8 @@ async function run(
   await worker.stop();
   await api.stop();
   opts.log(`scale ${opts.tenants}: the same writes from the bare client`);
+  const bareColdMs = await bareProvisioning(env, WARM_UP, opts.concurrency);
+  opts.log(`scale ${opts.tenants}: bare warm-up ${WARM_UP}: ${(bareColdMs / 1000).toFixed(2)} s`);
   const bareBefore = await apiServerCounts(env);
   const bareCpuBefore = await cpuByGroup(named);
   const bareMs = await bareProvisioning(env, opts.tenants, opts.concurrency);
@@ -237,8 +232,9 @@ async function run(
     },
     worker: workerRss,
     api: apiRss,
-    attempts: Number(passes.rows[0]?.attempts),
-    pendings: Number(passes.rows[0]?.pendings),
+    attempts: passes.attempts - passesBefore.attempts,
+    pendings: passes.pendings - passesBefore.pendings,
+    warmUp: { tenants: WARM_UP, occMs: coldMs, bareMs: bareColdMs },
     load,
   };
 }
@@ -254,6 +250,71 @@ function countsBetween(
     .sort((x, y) => y[1] - x[1])
     .map(([k, n]) => `${k}: ${n}`)
     .join(", ");
+}
+
+/** The 30 costliest statements since the reset before the OCC window. */
+async function logStatementStats(db: Db, log: (line: string) => void): Promise<void> {
+  const res = await db.query<{ calls: string; ms: string; query: string }>(
+    `SELECT calls, round(total_exec_time::numeric, 1) AS ms,
+            left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS query
+     FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 30`,
+  );
+  for (const r of res.rows) log(`pg_stat_statements: ${r.calls} calls, ${r.ms} ms: ${r.query}`);
+}
+
+/** Work passes run so far, and how many of them ended pending. */
+async function passCounts(db: Db): Promise<{ attempts: number; pendings: number }> {
+  const res = await db.query<{ attempts: string | null; pendings: string | null }>(
+    "SELECT sum(attempt_count) AS attempts, sum(pending_count) AS pendings FROM work_items",
+  );
+  return {
+    attempts: Number(res.rows[0]?.attempts ?? 0),
+    pendings: Number(res.rows[0]?.pendings ?? 0),
+  };
+}
+
+/**
+ * `count` managed Namespaces named `<prefix><i>` through the API by `concurrency` clients on
+ * P5's lean keep-alive connections (keepalive-client.ts: on these 2 shared cores every CPU
+ * second the load generator spends is taken from the API, the worker and the cluster it
+ * measures, while the bare client's side has no load generator at all); milliseconds from the
+ * first request until the last of them was ready, as its row records it (`last_reconciled_at`,
+ * stamped in the settle transaction), polled four times a second (polling `count(*)` every
+ * 20 ms cost PostgreSQL about 0.5 s of CPU at 1,000, inside OCC's window).
+ */
+async function throughOcc(
+  api: OccChild,
+  db: Db,
+  key: string,
+  prefix: string,
+  count: number,
+  concurrency: number,
+): Promise<number> {
+  const client = keepAliveClient(api.announced, key, concurrency);
+  const startWall = Date.now();
+  let next = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < count) {
+          const i = next++;
+          await client.post(`${prefix}${i}`);
+        }
+      }),
+    );
+  } finally {
+    client.close();
+  }
+  for (;;) {
+    const res = await db.query<{ n: string; last: string | null }>(
+      `SELECT count(*) AS n, extract(epoch FROM max(last_reconciled_at)) * 1000 AS last
+       FROM namespaces WHERE status = 'ready' AND name LIKE $1`,
+      [`${prefix}%`],
+    );
+    const row = res.rows[0];
+    if (Number(row?.n) === count && row?.last != null) return Number(row.last) - startWall;
+    await sleep(250);
+  }
 }
 
 /** Pages through every Namespace once (1,000 a page), as an operator's listing would. */

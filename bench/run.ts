@@ -7,6 +7,12 @@
  * table shape, a few minutes). `npm run bench -- --only P7,P8` runs only those.
  * `npm run bench -- --record` also writes the tables to bench/RESULTS.md with machine, date
  * and load; with `--only` it appends a section instead of replacing the file.
+ *
+ * Diagnostics of P1 (bench/provisioning.ts), none of them on by default:
+ * - BENCH_P1_WARM_UP=<n>: the uncounted warm-up batch each side runs first (default 100);
+ * - BENCH_P1_CPU_PROF=<dir>: `--cpu-prof` profiles of the `occ api` and `occ worker` processes;
+ * - BENCH_P1_PERF_MAP=1: `--perf-basic-prof` for them, for a system-wide `perf record`;
+ * - BENCH_P1_PG_STATS=1: the 30 costliest statements of OCC's window (pg_stat_statements).
  */
 import { cpus, totalmem } from "node:os";
 import { appendFile, writeFile } from "node:fs/promises";
@@ -269,13 +275,13 @@ const curveTable =
     ? ""
     : [
         "",
-        "Cost per Namespace (OCC = compiled `occ api` + `occ worker`; requests and writes as kube-apiserver counted them on the kinds the worker touches, WATCH excluded; RSS median of the samples after all were ready, peak VmHWM):",
+        "Cost per Namespace (OCC = compiled `occ api` + `occ worker`; each side first provisions a warm-up batch that is not counted, its time in the last column; requests and writes as kube-apiserver counted them on the kinds the worker touches, WATCH excluded; RSS median of the samples after all were ready, peak VmHWM):",
         "",
-        "| Namespaces | OCC ms / Namespace | bare ms / Namespace | OCC / bare | requests / Namespace (OCC, bare) | writes / Namespace (OCC, bare) | passes / Namespace | worker RSS | API RSS | load (1/5/15 min) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| Namespaces | OCC ms / Namespace | bare ms / Namespace | OCC / bare | requests / Namespace (OCC, bare) | writes / Namespace (OCC, bare) | passes / Namespace | worker RSS | API RSS | load (1/5/15 min) | warm-up batch (fresh processes): OCC / bare |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
         ...curve.map(
           (p) =>
-            `| ${p.tenants} | ${per(p.occ.ms, p.tenants)} | ${per(p.bare.ms, p.tenants)} | ${(p.occ.ms / p.bare.ms).toFixed(2)} | ${per(p.occ.requests, p.tenants)}, ${per(p.bare.requests, p.tenants)} | ${per(p.occ.writes, p.tenants)}, ${per(p.bare.writes, p.tenants)} | ${per(p.attempts, p.tenants)} (${p.pendings} pending) | ${(p.worker.median / 1e6).toFixed(0)} MB (peak ${(p.worker.peak / 1e6).toFixed(0)}) | ${(p.api.median / 1e6).toFixed(0)} MB (peak ${(p.api.peak / 1e6).toFixed(0)}) | ${p.load} |`,
+            `| ${p.tenants} | ${per(p.occ.ms, p.tenants)} | ${per(p.bare.ms, p.tenants)} | ${(p.occ.ms / p.bare.ms).toFixed(2)} | ${per(p.occ.requests, p.tenants)}, ${per(p.bare.requests, p.tenants)} | ${per(p.occ.writes, p.tenants)}, ${per(p.bare.writes, p.tenants)} | ${per(p.attempts, p.tenants)} (${p.pendings} pending) | ${(p.worker.median / 1e6).toFixed(0)} MB (peak ${(p.worker.peak / 1e6).toFixed(0)}) | ${(p.api.median / 1e6).toFixed(0)} MB (peak ${(p.api.peak / 1e6).toFixed(0)}) | ${p.load} | ${p.warmUp.tenants}: ${(p.warmUp.occMs / 1000).toFixed(2)} s / ${(p.warmUp.bareMs / 1000).toFixed(2)} s = ${(p.warmUp.occMs / p.warmUp.bareMs).toFixed(2)} |`,
         ),
       ].join("\n");
 console.log(curveTable);

@@ -49,6 +49,8 @@ export async function startTestPostgres(
   dir: string,
   /** Also listen on `address` and trust clients from `clientCidr` (pods, in the deployed tests). */
   network?: { readonly address: string; readonly clientCidr: string },
+  /** More server settings, `name=value` (e.g. the bench's `shared_preload_libraries`). */
+  settings: readonly string[] = [],
 ): Promise<TestPostgres> {
   const bin = postgresBinDir();
   const asRoot = process.getuid?.() === 0;
@@ -100,6 +102,7 @@ export async function startTestPostgres(
     "full_page_writes=off",
     "-c",
     "max_connections=300",
+    ...settings.flatMap((setting) => ["-c", setting]),
   ]);
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const launch = async () => {
