@@ -4,8 +4,13 @@ import {
   desiredOwnedObjects,
   newNamespaceId,
 } from "../src/domain/index.js";
-import { createObjectClient, loadKubeConfig } from "../src/drivers/kubernetes/client/index.js";
+import {
+  RequestCounter,
+  createObjectClient,
+  loadKubeConfig,
+} from "../src/drivers/kubernetes/client/index.js";
 import { recordNamespaceEvent } from "../src/drivers/kubernetes/events.js";
+import { startWatchSet } from "../src/drivers/kubernetes/watch/watch-set.js";
 import type { BenchEnvironment } from "./environment.js";
 
 /**
@@ -49,4 +54,28 @@ export async function bareProvisioning(
   const ms = performance.now() - start;
   client.close();
   return ms;
+}
+
+/**
+ * The bare client's same writes while the worker's watches (`WATCHED_KINDS`, the worker's
+ * identity) are open in the same process, as they are in `occ worker`, doing nothing with what
+ * they see: what the watches the spec requires (lifecycle.md §1; P2, P7, P8) cost the cluster
+ * and their client on these 2 cores, before any database, queue or API work.
+ */
+export async function bareProvisioningWatched(
+  env: BenchEnvironment,
+  tenants: number,
+  concurrency: number,
+): Promise<number> {
+  const set = startWatchSet({
+    kubeconfig: loadKubeConfig(env.config.kubernetes.kubeconfig),
+    counter: new RequestCounter(),
+    onTouch: () => undefined,
+  });
+  try {
+    if (!(await set.waitForSync(60_000))) throw new Error("bare: the watch caches did not sync");
+    return await bareProvisioning(env, tenants, concurrency);
+  } finally {
+    await set.stop();
+  }
 }

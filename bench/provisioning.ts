@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runBootstrap } from "../src/main/processes.js";
 import type { Db } from "../src/store/db.js";
-import { bareProvisioning } from "./bare-provisioning.js";
+import { bareProvisioning, bareProvisioningWatched } from "./bare-provisioning.js";
 import { startBenchEnvironment, type BenchEnvironment } from "./environment.js";
 import { keepAliveClient } from "./keepalive-client.js";
 import { cpuBetween, cpuByGroup } from "./process-cpu.js";
@@ -46,6 +46,8 @@ export interface ScalePoint {
   /** Work passes the worker ran (attempts) and how many of them ended pending. */
   readonly attempts: number;
   readonly pendings: number;
+  /** The bare client's same writes with the worker's watches open (context, not the bar). */
+  readonly bareWatchedMs: number;
   /** The warm-up batch before each side's window (cold processes), not in the ratio. */
   readonly warmUp: { readonly tenants: number; readonly occMs: number; readonly bareMs: number };
   /** `/proc/loadavg`'s 1/5/15-minute load when the OCC run started (a shared machine). */
@@ -64,7 +66,7 @@ export async function loadAverage(): Promise<string> {
  * optimised, as in a running installation) with a warm bare client, instead of fresh `occ`
  * processes compiling their code inside the window.
  */
-const WARM_UP = Number(process.env.BENCH_P1_WARM_UP ?? 100);
+const WARM_UP = Number(process.env.BENCH_P1_WARM_UP ?? 300);
 
 /** BENCH_P1_PG_STATS=1 (bench/environment.ts preloads the extension). */
 const PG_STATS = process.env.BENCH_P1_PG_STATS === "1";
@@ -118,7 +120,10 @@ export async function measureScalePoint(opts: {
     const profile = process.env.BENCH_P1_CPU_PROF;
     const nodeArgs =
       profile === undefined
-        ? [HEAP_FLAG, ...(process.env.BENCH_P1_PERF_MAP === "1" ? ["--perf-basic-prof"] : [])]
+        ? [
+            ...(process.env.NOHEAP === "1" ? [] : [HEAP_FLAG]),
+            ...(process.env.BENCH_P1_PERF_MAP === "1" ? ["--perf-basic-prof"] : []),
+          ]
         : [HEAP_FLAG, "--cpu-prof", `--cpu-prof-dir=${profile}`];
     const api = await startOcc(
       opts.occ,
@@ -204,6 +209,13 @@ async function run(
   const bareCpu = cpuBetween(bareCpuBefore, await cpuByGroup(named));
   const bareAfter = await apiServerCounts(env);
   opts.log(`scale ${opts.tenants}: bare ${(bareMs / 1000).toFixed(2)} s`);
+  opts.log(`scale ${opts.tenants}: the same writes again, with the worker's watches open`);
+  const watchedCpuBefore = await cpuByGroup(named);
+  const watchedMs = await bareProvisioningWatched(env, opts.tenants, opts.concurrency);
+  const watchedCpu = cpuBetween(watchedCpuBefore, await cpuByGroup(named));
+  opts.log(
+    `scale ${opts.tenants}: bare with watches ${(watchedMs / 1000).toFixed(2)} s; CPU s: ${watchedCpu.text} (total ${watchedCpu.total.toFixed(2)} s)`,
+  );
   // CPU seconds by process in each window (bench = the load generator, or the bare client).
   const perNs = (total: number) => ((1000 * total) / opts.tenants).toFixed(1);
   opts.log(
@@ -235,6 +247,7 @@ async function run(
     attempts: passes.attempts - passesBefore.attempts,
     pendings: passes.pendings - passesBefore.pendings,
     warmUp: { tenants: WARM_UP, occMs: coldMs, bareMs: bareColdMs },
+    bareWatchedMs: watchedMs,
     load,
   };
 }

@@ -9,7 +9,7 @@
  * and load; with `--only` it appends a section instead of replacing the file.
  *
  * Diagnostics of P1 (bench/provisioning.ts), none of them on by default:
- * - BENCH_P1_WARM_UP=<n>: the uncounted warm-up batch each side runs first (default 100);
+ * - BENCH_P1_WARM_UP=<n>: the uncounted warm-up batch each side runs first (default 300);
  * - BENCH_P1_CPU_PROF=<dir>: `--cpu-prof` profiles of the `occ api` and `occ worker` processes;
  * - BENCH_P1_PERF_MAP=1: `--perf-basic-prof` for them, for a system-wide `perf record`;
  * - BENCH_P1_PG_STATS=1: the 30 costliest statements of OCC's window (pg_stat_statements).
@@ -242,6 +242,14 @@ function scaleRows(points: readonly ScalePoint[]): [string, string, string, stri
       `${(p.occ.ms / 1000).toFixed(2)} s / ${(p.bare.ms / 1000).toFixed(2)} s = ${ratio.toFixed(2)}`,
       "≤ 1.25",
       ratio <= 1.25 ? "pass" : "FAIL",
+    ]);
+  }
+  for (const p of points.slice(0, 2)) {
+    out.push([
+      `(not the bar) P1 ${p.tenants}: OCC / the bare client's same writes with the worker's five watches open in its process (what watching alone costs on these 2 cores)`,
+      `${(p.occ.ms / 1000).toFixed(2)} s / ${(p.bareWatchedMs / 1000).toFixed(2)} s = ${(p.occ.ms / p.bareWatchedMs).toFixed(2)}; bare with watches / bare = ${(p.bareWatchedMs / p.bare.ms).toFixed(2)}`,
+      "",
+      "",
     ]);
   }
   const last = points[2];
