@@ -39,6 +39,7 @@ if (QUICK) {
   process.env.BENCH_P7_TENANTS ??= "200";
   process.env.BENCH_P7_DELETES ??= "10";
   process.env.BENCH_P8_SECONDS ??= "30";
+  process.env.BENCH_P1_WARM_UP ??= "100";
 }
 const count = (name: string, full: number, quick: number) =>
   Number(process.env[name] ?? (QUICK ? quick : full));
