@@ -169,9 +169,9 @@ function findPgbench(): string {
 }
 
 /**
- * One pgbench transaction making the writes of one API create, in the same statements: the
- * namespace insert, the work item insert, pg_notify and the audit insert, each with the
- * RETURNING the store uses. Actor, attempts, deadline, request ID shape and audit details are
+ * One pgbench transaction making the writes of one API create, in the same one statement: the
+ * namespace insert, then (only when it inserted) the work item insert, pg_notify and the audit
+ * insert, each with the RETURNING the store uses. Actor, attempts, deadline, request ID shape and audit details are
  * copied from a create the API made.
  */
 async function pgbenchScript(db: Db): Promise<string> {
@@ -189,14 +189,15 @@ async function pgbenchScript(db: Db): Promise<string> {
   if (w === undefined || a === undefined) throw new Error("P5: the API wrote no create to copy");
   const lit = (v: string) => `'${v.replace(/'/g, "''")}'`;
   const id = "'ns_pgb_' || :client_id::text || '_' || :r::text";
-  return [
-    "\\set r random(1, 1000000000000000)",
-    "BEGIN;",
-    `INSERT INTO namespaces (id, name, placement_mode, existing_namespace) VALUES (${id}, 'pgb-' || :client_id::text || '-' || :r::text, 'managed', NULL) ON CONFLICT DO NOTHING RETURNING *;`,
-    `INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts, available_at, deadline_at, created_at, updated_at) SELECT 'namespace:' || ${id} || ':ready', 'namespace.ensure', 'namespace:' || ${id}, ${lit(w.actor)}, ${w.max_attempts}, n.t, n.t + ${Number(w.deadline_ms)}::float8 * interval '1 millisecond', n.t, n.t FROM (SELECT COALESCE(NULL::timestamptz, statement_timestamp()) AS t) AS n ON CONFLICT (idempotency_key) DO NOTHING RETURNING *;`,
-    `SELECT pg_notify(${lit(WORK_CHANNEL)}, 'namespace.ensure');`,
-    `INSERT INTO audit_events (occurred_at, kind, actor, action, resource_kind, resource_id, outcome, request_id, details) VALUES (COALESCE(NULL::timestamptz, now()), 'mutation', ${lit(w.actor)}, 'namespaces.create', 'namespace', ${id}, 'success', ${a.request_id === null ? "NULL" : `${lit(a.request_id)} || :r::text`}, ${lit(JSON.stringify(a.details))}::jsonb) RETURNING *;`,
-    "END;",
-    "",
-  ].join("\n");
+  const requestId = a.request_id === null ? "NULL" : `${lit(a.request_id)} || :r::text`;
+  // As the API sends it (src/store/composed.ts): one statement, the row first and the work
+  // item, its NOTIFY and the audit event only when the row was inserted.
+  const statement = [
+    `WITH inserted AS (INSERT INTO namespaces (id, name, placement_mode, existing_namespace) VALUES (${id}, 'pgb-' || :client_id::text || '-' || :r::text, 'managed', NULL) ON CONFLICT DO NOTHING RETURNING *),`,
+    `p0_item AS (INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts, available_at, deadline_at, created_at, updated_at) SELECT 'namespace:' || ${id} || ':ready', 'namespace.ensure', 'namespace:' || ${id}, ${lit(w.actor)}, ${w.max_attempts}, n.t, n.t + ${Number(w.deadline_ms)}::float8 * interval '1 millisecond', n.t, n.t FROM (SELECT COALESCE(NULL::timestamptz, statement_timestamp()) AS t) AS n, inserted ON CONFLICT (idempotency_key) DO NOTHING RETURNING kind),`,
+    `p0_notified AS (SELECT pg_notify(${lit(WORK_CHANNEL)}, kind) FROM p0_item),`,
+    `p1_event AS (INSERT INTO audit_events (occurred_at, kind, actor, action, resource_kind, resource_id, outcome, request_id, details) SELECT COALESCE(NULL::timestamptz, now()), 'mutation', ${lit(w.actor)}, 'namespaces.create', 'namespace', ${id}, 'success', ${requestId}, ${lit(JSON.stringify(a.details))}::jsonb FROM inserted RETURNING id)`,
+    "SELECT inserted.*, (SELECT count(*) FROM p0_item) AS p0_item_rows, (SELECT count(*) FROM p0_notified) AS p0_notified_rows, (SELECT count(*) FROM p1_event) AS p1_event_rows FROM inserted;",
+  ].join(" ");
+  return ["\\set r random(1, 1000000000000000)", statement, ""].join("\n");
 }

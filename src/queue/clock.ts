@@ -18,5 +18,10 @@ export function nowParam(clock: QueueClock): Date | null {
 
 /** The SQL expression for "now", reading parameter `$index` (see {@link nowParam}). */
 export function nowSql(index: number): string {
-  return `COALESCE($${index}::timestamptz, statement_timestamp())`;
+  return nowSqlOf(`$${index}`);
+}
+
+/** {@link nowSql} for a placeholder already allocated (`StatementParams.add`). */
+export function nowSqlOf(placeholder: string): string {
+  return `COALESCE(${placeholder}::timestamptz, statement_timestamp())`;
 }

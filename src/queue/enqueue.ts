@@ -4,8 +4,9 @@
  * that needs it, and both `NOTIFY` so a listening worker wakes as soon as that commits (a
  * notification from a transaction that rolls back is never delivered).
  */
+import { StatementParams, type GatedPart } from "../store/composed.js";
 import type { Queryable } from "../store/db.js";
-import { nowParam, nowSql } from "./clock.js";
+import { nowParam, nowSql, nowSqlOf } from "./clock.js";
 import { WORK_CHANNEL, type QueueConfig, type WorkItem } from "./work-items.js";
 
 export interface EnqueueInput<K extends string> {
@@ -52,29 +53,15 @@ export async function enqueue<K extends string>(
   q: Queryable,
   input: EnqueueInput<K>,
 ): Promise<EnqueueResult<K>> {
-  const cols = config.table.select();
   // The NOTIFY rides on the insert (one round trip, not two): it is sent for an inserted row
   // only, and like any NOTIFY it is delivered when the caller's transaction commits.
+  const p = new StatementParams();
+  const insert = workItemInsert(config, p, input, "", config.table.select());
   const inserted = await q.query(
-    `WITH inserted AS (
-       INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts,
-                               available_at, deadline_at, created_at, updated_at)
-       SELECT $2, $3, $4, $5, $6, n.t, n.t + $7::float8 * interval '1 millisecond', n.t, n.t
-       FROM (SELECT ${nowSql(1)} AS t) AS n
-       ON CONFLICT (idempotency_key) DO NOTHING
-       RETURNING ${cols}
-     )
-     SELECT inserted.*, pg_notify($8, inserted.kind)::text AS notified FROM inserted`,
-    [
-      nowParam(config.clock),
-      input.key,
-      input.kind,
-      input.subject,
-      input.actor,
-      input.maxAttempts ?? config.policy.maxAttempts,
-      input.convergenceMs ?? config.policy.convergenceMs,
-      WORK_CHANNEL,
-    ],
+    `WITH inserted AS (${insert})
+     SELECT inserted.*, pg_notify(${p.add(WORK_CHANNEL)}, inserted.kind)::text AS notified
+     FROM inserted`,
+    p.values,
   );
   const row = inserted.rows[0];
   if (row !== undefined) return { outcome: "created", item: config.table.decode(row) };
@@ -88,8 +75,51 @@ export async function enqueue<K extends string>(
   }
   const differs = IDENTITY_FIELDS.filter((field) => holder[field] !== input[field]);
   if (differs.length > 0) return { outcome: "conflict", existingId: holder.id, differs };
-  const existing = await q.query(`SELECT ${cols} FROM work_items WHERE id = $1`, [holder.id]);
+  const existing = await q.query(`SELECT ${config.table.select()} FROM work_items WHERE id = $1`, [
+    holder.id,
+  ]);
   return { outcome: "existing", item: config.table.decode(existing.rows[0]) };
+}
+
+/**
+ * The work-item INSERT of `input`, its values added to `p`, selecting from the now (`n`) and
+ * `alsoFrom` (`, <cte>`: one row per row of that CTE; empty: one row).
+ */
+function workItemInsert<K extends string>(
+  config: QueueConfig<K>,
+  p: StatementParams,
+  input: EnqueueInput<K>,
+  alsoFrom: string,
+  returning: string,
+): string {
+  const now = nowSqlOf(p.add(nowParam(config.clock)));
+  const convergence = p.add(input.convergenceMs ?? config.policy.convergenceMs);
+  return `INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts,
+                               available_at, deadline_at, created_at, updated_at)
+     SELECT ${p.add(input.key)}, ${p.add(input.kind)}, ${p.add(input.subject)}, ${p.add(input.actor)},
+            ${p.add(input.maxAttempts ?? config.policy.maxAttempts)},
+            n.t, n.t + ${convergence}::float8 * interval '1 millisecond', n.t, n.t
+     FROM (SELECT ${now} AS t) AS n${alsoFrom}
+     ON CONFLICT (idempotency_key) DO NOTHING
+     RETURNING ${returning}`;
+}
+
+/**
+ * {@link enqueue} as part of a composed statement (`store/composed.ts`): the item and its
+ * NOTIFY, made only when the statement's gate row was inserted. The caller's row is new, so
+ * its work key is too; a key already held would insert nothing (no conflict is reported).
+ */
+export function enqueueGated<K extends string>(
+  config: QueueConfig<K>,
+  input: EnqueueInput<K>,
+): GatedPart {
+  return (p, gate, name) => [
+    { name: `${name}_item`, sql: workItemInsert(config, p, input, `, ${gate}`, "kind") },
+    {
+      name: `${name}_notified`,
+      sql: `SELECT pg_notify(${p.add(WORK_CHANNEL)}, kind) FROM ${name}_item`,
+    },
+  ];
 }
 
 export interface ReopenInput {

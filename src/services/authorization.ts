@@ -9,7 +9,7 @@
  * is 503, never 403, so no denial goes unrecorded. A failure to read policy denies too, as 503
  * (fail closed).
  */
-import { appendAuditEvent } from "../store/audit-events.js";
+import { appendAuditEvent, type NewAuditEvent } from "../store/audit-events.js";
 import type { Db, Queryable } from "../store/db.js";
 import type { JsonObject } from "../store/columns.js";
 import { authorize, type AuthorizationRequest, type Decision } from "../iam/authorizer.js";
@@ -140,7 +140,17 @@ export async function recordMutation(
   grant: Grant,
   details: JsonObject = {},
 ): Promise<void> {
-  await appendAuditEvent(tx, {
+  await appendAuditEvent(tx, mutationEvent(caller, subject, grant, details));
+}
+
+/** The success audit event of a mutation (what {@link recordMutation} appends). */
+export function mutationEvent(
+  caller: Caller,
+  subject: AuditSubject & { readonly resourceId: string },
+  grant: Grant,
+  details: JsonObject = {},
+): NewAuditEvent {
+  return {
     kind: "mutation",
     outcome: "success",
     actor: caller.principalId,
@@ -149,5 +159,5 @@ export async function recordMutation(
     resourceId: subject.resourceId,
     ...(caller.requestId === undefined ? {} : { requestId: caller.requestId }),
     details: { ...grantEvidence(grant), ...details },
-  });
+  };
 }

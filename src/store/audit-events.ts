@@ -8,6 +8,7 @@
  */
 import { defineTable, jsonObject, nullable, oneOf, text, timestamp } from "./columns.js";
 import type { JsonObject, RowOf } from "./columns.js";
+import { StatementParams, type GatedPart } from "./composed.js";
 import type { Queryable } from "./db.js";
 import { checkPageLimit, keysetPage } from "./paging.js";
 
@@ -60,29 +61,52 @@ export type NewAuditEvent = AuditEventFields &
       }
   );
 
+const INSERT_COLUMNS =
+  "occurred_at, kind, actor, action, resource_kind, resource_id, outcome, request_id, details";
+
+/** The values of `event` for {@link INSERT_COLUMNS}, added to `p`. */
+function eventValues(p: StatementParams, event: NewAuditEvent): string {
+  return [
+    `COALESCE(${p.add(event.occurredAt ?? null)}::timestamptz, now())`,
+    p.add(event.kind),
+    p.add(event.actor),
+    p.add(event.action),
+    p.add(event.resourceKind),
+    p.add(event.resourceId ?? null),
+    p.add(event.outcome),
+    p.add(event.requestId ?? null),
+    `${p.add(JSON.stringify(event.details ?? {}))}::jsonb`,
+  ].join(", ");
+}
+
 /** Appends one event with the caller's `Queryable` and returns it as stored. */
 export async function appendAuditEvent(
   q: Queryable,
   event: NewAuditEvent,
 ): Promise<AuditEventRecord> {
+  const p = new StatementParams();
   const res = await q.query(
-    `INSERT INTO audit_events
-       (occurred_at, kind, actor, action, resource_kind, resource_id, outcome, request_id, details)
-     VALUES (COALESCE($1::timestamptz, now()), $2, $3, $4, $5, $6, $7, $8, $9::jsonb)
+    `INSERT INTO audit_events (${INSERT_COLUMNS})
+     VALUES (${eventValues(p, event)})
      RETURNING ${COLUMNS}`,
-    [
-      event.occurredAt ?? null,
-      event.kind,
-      event.actor,
-      event.action,
-      event.resourceKind,
-      event.resourceId ?? null,
-      event.outcome,
-      event.requestId ?? null,
-      JSON.stringify(event.details ?? {}),
-    ],
+    p.values,
   );
   return auditEventsTable.decode(res.rows[0]);
+}
+
+/**
+ * {@link appendAuditEvent} as part of a composed statement (`composed.ts`): the event is
+ * appended only when the statement's gate row was inserted, in the same transaction.
+ */
+export function auditGated(event: NewAuditEvent): GatedPart {
+  return (p, gate, name) => [
+    {
+      name: `${name}_event`,
+      sql: `INSERT INTO audit_events (${INSERT_COLUMNS})
+            SELECT ${eventValues(p, event)} FROM ${gate}
+            RETURNING id`,
+    },
+  ];
 }
 
 /** Where a page of {@link listAuditEvents} ended; pass it back as `before`. */

@@ -15,6 +15,7 @@ import {
   timestamp,
   type RowOf,
 } from "./columns.js";
+import { composeGated, StatementParams, type GatedPart } from "./composed.js";
 import type { Queryable } from "./db.js";
 import { checkPageLimit, keysetPage } from "./paging.js";
 import {
@@ -97,20 +98,23 @@ const INSERT_ROUNDS = 3;
  *
  * Requires READ COMMITTED (the default): the follow-up read that names the conflict must see
  * the row that won. Invalid input (a CHECK violation) still throws; the API validates first.
+ * `gated` writes ride in the same statement and happen only when the row is inserted (the
+ * create's work item and audit event: one round trip instead of a transaction of five).
  */
 export async function insertNamespace(
   q: Queryable,
   input: NewNamespace,
+  /** Writes made in the same statement, only when the row is inserted (`composed.ts`). */
+  gated: readonly GatedPart[] = [],
 ): Promise<InsertNamespaceResult> {
   const existing = input.placement.mode === "external" ? input.placement.existingNamespace : null;
   for (let round = 0; round < INSERT_ROUNDS; round += 1) {
-    const inserted = await q.query(
-      `INSERT INTO namespaces (id, name, placement_mode, existing_namespace)
-       VALUES ($1, $2, $3, $4)
+    const p = new StatementParams();
+    const insert = `INSERT INTO namespaces (id, name, placement_mode, existing_namespace)
+       VALUES (${p.add(input.id)}, ${p.add(input.name)}, ${p.add(input.placement.mode)}, ${p.add(existing)})
        ON CONFLICT DO NOTHING
-       RETURNING ${COLUMNS}`,
-      [input.id, input.name, input.placement.mode, existing],
-    );
+       RETURNING ${COLUMNS}`;
+    const inserted = await q.query(composeGated(p, insert, gated), p.values);
     const row = inserted.rows[0];
     if (row !== undefined) return { outcome: "inserted", namespace: namespacesTable.decode(row) };
 

@@ -11,16 +11,20 @@
  *    (409);
  * 4b. in the preprovisioned profile: refused (409 `NAMESPACE_NOT_PLACEABLE`, naming the bound
  *    Namespace) — it could only ever fail in the worker;
- * 5. one transaction: the Namespace row, its `namespace:<id>:ready` work item with the caller
- *    as frozen actor, and the success audit event. Name and selection conflicts are decided
- *    by the database's unique indexes, so simultaneous requests cannot both win (409).
+ * 5. one statement, so one transaction: the Namespace row, its `namespace:<id>:ready` work
+ *    item with the caller as frozen actor (and its NOTIFY), and the success audit event — the
+ *    last two only when the row was inserted. Name and selection conflicts are decided by the
+ *    database's unique indexes, so simultaneous requests cannot both win (409).
  *
  * The result does not wait for the worker: the Namespace is returned in `provisioning`.
  */
 import { newNamespaceId } from "../../domain/placement/ids.js";
+import { enqueueGated } from "../../queue/enqueue.js";
+import { auditGated } from "../../store/audit-events.js";
+import type { JsonObject } from "../../store/columns.js";
 import { insertNamespace } from "../../store/namespaces.js";
 import type { NamespaceInsertConflict, NamespaceRecord } from "../../store/namespaces.js";
-import { recordMutation, recordingDenials, requirePermission } from "../authorization.js";
+import { mutationEvent, recordingDenials, requirePermission } from "../authorization.js";
 import type { AuditSubject, Caller } from "../authorization.js";
 import { ADOPTION_REQUIRES_KUBERNETES, isBundledKubernetes } from "../compute-selection.js";
 import { ServiceError } from "../errors.js";
@@ -30,7 +34,6 @@ import { refuseUnplaceable } from "./preprovisioned-refusal.js";
 import { placementPermissions } from "./permissions.js";
 import { namespaceWorkSubject } from "../../work/lanes.js";
 import { ensureWorkKey } from "../../work/namespace-work.js";
-import { enqueueWork } from "../../work/work-config.js";
 
 /** The 409 messages of step 5, by the store's conflict code. */
 export const CREATE_CONFLICT_MESSAGES: Readonly<Record<NamespaceInsertConflict, string>> = {
@@ -58,29 +61,31 @@ export async function createNamespace(
       throw new ServiceError("RESOURCE_CONFLICT", ADOPTION_REQUIRES_KUBERNETES);
     }
     refuseUnplaceable(deps.preprovisionedNamespaceId, valid);
-    return deps.db.transaction(async (tx) => {
-      const id = newNamespaceId();
-      const inserted = await insertNamespace(tx, {
-        id,
-        name: valid.name,
-        placement: valid.placement,
-      });
-      if (inserted.outcome === "conflict") {
-        throw new ServiceError("RESOURCE_CONFLICT", CREATE_CONFLICT_MESSAGES[inserted.conflict]);
-      }
-      await enqueueWork(deps.queue, tx, {
-        kind: "namespace.ensure",
-        subject: namespaceWorkSubject(id),
-        key: ensureWorkKey(id),
-        actor: caller.principalId,
-      });
-      await recordMutation(tx, caller, { ...subject, resourceId: id }, grant, {
-        placementMode: valid.placement.mode,
-        ...(valid.placement.mode === "external"
-          ? { existingNamespace: valid.placement.existingNamespace }
-          : {}),
-      });
-      return inserted.namespace;
-    });
+    const id = newNamespaceId();
+    const details: JsonObject = {
+      placementMode: valid.placement.mode,
+      ...(valid.placement.mode === "external"
+        ? { existingNamespace: valid.placement.existingNamespace }
+        : {}),
+    };
+    // One statement: the row, and only when it was inserted, its work item with the NOTIFY
+    // and the audit event (store/composed.ts).
+    const inserted = await insertNamespace(
+      deps.db,
+      { id, name: valid.name, placement: valid.placement },
+      [
+        enqueueGated(deps.queue, {
+          kind: "namespace.ensure",
+          subject: namespaceWorkSubject(id),
+          key: ensureWorkKey(id),
+          actor: caller.principalId,
+        }),
+        auditGated(mutationEvent(caller, { ...subject, resourceId: id }, grant, details)),
+      ],
+    );
+    if (inserted.outcome === "conflict") {
+      throw new ServiceError("RESOURCE_CONFLICT", CREATE_CONFLICT_MESSAGES[inserted.conflict]);
+    }
+    return inserted.namespace;
   });
 }
