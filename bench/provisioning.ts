@@ -118,13 +118,11 @@ export async function measureScalePoint(opts: {
     // BENCH_P1_PERF_MAP=1: `--perf-basic-prof`, so that a system-wide `perf record` names
     // their JavaScript functions.
     const profile = process.env.BENCH_P1_CPU_PROF;
-    const nodeArgs =
-      profile === undefined
-        ? [
-            ...(process.env.NOHEAP === "1" ? [] : [HEAP_FLAG]),
-            ...(process.env.BENCH_P1_PERF_MAP === "1" ? ["--perf-basic-prof"] : []),
-          ]
-        : [HEAP_FLAG, "--cpu-prof", `--cpu-prof-dir=${profile}`];
+    const nodeArgs = [
+      HEAP_FLAG,
+      ...(process.env.BENCH_P1_PERF_MAP === "1" ? ["--perf-basic-prof"] : []),
+      ...(profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]),
+    ];
     const api = await startOcc(
       opts.occ,
       ["api", ...common, "--port", "0"],
@@ -167,9 +165,9 @@ async function run(
     [api.pid, "occ api"],
     [worker.pid, "occ worker"],
   ]);
-  const WARM_UP = warmUpCount(); // read here: bench/run.ts sets it for --quick after imports
-  opts.log(`scale ${opts.tenants}: warming up: ${WARM_UP} Namespaces through OCC, not counted`);
-  const coldMs = await throughOcc(api, db, key, "w-", WARM_UP, opts.concurrency);
+  const warmUp = warmUpCount(); // read here: bench/run.ts sets it for --quick after imports
+  opts.log(`scale ${opts.tenants}: warming up: ${warmUp} Namespaces through OCC, not counted`);
+  const coldMs = await throughOcc(api, db, key, "w-", warmUp, opts.concurrency);
   opts.log(
     `scale ${opts.tenants}: warm-up ${(coldMs / 1000).toFixed(2)} s; Namespaces through the compiled occ api + occ worker`,
   );
@@ -202,8 +200,8 @@ async function run(
   await worker.stop();
   await api.stop();
   opts.log(`scale ${opts.tenants}: the same writes from the bare client`);
-  const bareColdMs = await bareProvisioning(env, WARM_UP, opts.concurrency);
-  opts.log(`scale ${opts.tenants}: bare warm-up ${WARM_UP}: ${(bareColdMs / 1000).toFixed(2)} s`);
+  const bareColdMs = await bareProvisioning(env, warmUp, opts.concurrency);
+  opts.log(`scale ${opts.tenants}: bare warm-up ${warmUp}: ${(bareColdMs / 1000).toFixed(2)} s`);
   const bareBefore = await apiServerCounts(env);
   const bareCpuBefore = await cpuByGroup(named);
   const bareMs = await bareProvisioning(env, opts.tenants, opts.concurrency);
@@ -247,7 +245,7 @@ async function run(
     api: apiRss,
     attempts: passes.attempts - passesBefore.attempts,
     pendings: passes.pendings - passesBefore.pendings,
-    warmUp: { tenants: WARM_UP, occMs: coldMs, bareMs: bareColdMs },
+    warmUp: { tenants: warmUp, occMs: coldMs, bareMs: bareColdMs },
     bareWatchedMs: watchedMs,
     load,
   };
