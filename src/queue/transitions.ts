@@ -10,7 +10,8 @@
  * item's next state from its own policy: attempts, the convergence deadline, backoff.
  */
 import type { Queryable } from "../store/db.js";
-import { nowParam, nowSql } from "./clock.js";
+import { composeGated, StatementParams, type GatedPart } from "../store/composed.js";
+import { nowParam, nowSql, nowSqlOf } from "./clock.js";
 import { backoffDelayMs } from "./policy.js";
 import {
   clipMessage,
@@ -53,17 +54,25 @@ export type RenewResult =
   | { readonly outcome: "renewed"; readonly lease: Lease }
   | { readonly outcome: "stale"; readonly why: StaleReason };
 
-/** Done: `succeeded`. An optional note records how (e.g. superseded without a Driver call). */
+/**
+ * Done: `succeeded`. An optional note records how (e.g. superseded without a Driver call).
+ * `gated` writes are the caller's record of it, in the same statement (see `transition`).
+ */
 export function complete<K extends string>(
   config: QueueConfig<K>,
   q: Queryable,
   lease: Lease,
   note?: WorkNote,
+  /** Writes made in the same statement, only when the item was completed (`composed.ts`). */
+  gated: readonly GatedPart[] = [],
 ): Promise<TransitionResult<K>> {
-  return transition(config, q, lease, {
-    set: `state = 'succeeded', finished_at = n.t, pending_count = 0`,
-    note: note ?? null,
-  });
+  return transition(
+    config,
+    q,
+    lease,
+    { set: `state = 'succeeded', finished_at = n.t, pending_count = 0`, note: note ?? null },
+    gated,
+  );
 }
 
 /** Terminal: `failed_permanent` now, whatever attempts or time remain. */
@@ -181,45 +190,45 @@ interface TransitionSpec {
 /**
  * The one fenced statement behind every transition. The CTE locks the row only if the fence
  * holds (token, claimed, unexpired lease — rechecked after any concurrent change), computes
- * the policy flags once, and the UPDATE applies `spec.set` and clears the claim.
+ * the policy flags once, and the UPDATE applies `spec.set` and clears the claim. `gated`
+ * writes (`composed.ts`) ride in the same statement and happen only when the move was applied
+ * — the caller's record of the outcome, in one round trip instead of a transaction.
  */
 async function transition<K extends string>(
   config: QueueConfig<K>,
   q: Queryable,
   lease: Lease,
   spec: TransitionSpec,
+  gated: readonly GatedPart[] = [],
 ): Promise<TransitionResult<K>> {
   const note = spec.note === "keep" || spec.note === null ? null : spec.note;
+  const p = new StatementParams();
+  const now = nowSqlOf(p.add(nowParam(config.clock)));
+  const [id, token] = [p.add(lease.itemId), p.add(lease.token)];
   // Every parameter is referenced whatever the transition, so PostgreSQL can type each one.
-  const res = await q.query(
-    `WITH n AS (SELECT ${nowSql(1)} AS t),
+  const code = p.add(note?.code ?? null);
+  const message = p.add(note === null ? null : clipMessage(note.message));
+  const keep = p.add(spec.note === "keep");
+  const delay = p.add(spec.delayMs ?? 0);
+  const moved = `WITH n AS (SELECT ${now} AS t),
      t AS (
        SELECT w.id, w.attempt_count >= w.max_attempts AS out_of_attempts,
               n.t >= w.deadline_at AS past_deadline,
-              n.t + $7::float8 * interval '1 millisecond' AS later
+              n.t + ${delay}::float8 * interval '1 millisecond' AS later
        FROM work_items AS w, n
-       WHERE w.id = $2::uuid AND w.state = 'claimed' AND w.claim_token = $3::uuid
+       WHERE w.id = ${id}::uuid AND w.state = 'claimed' AND w.claim_token = ${token}::uuid
          AND w.lease_expires_at > n.t
        FOR UPDATE OF w
      )
      UPDATE work_items AS w
      SET ${spec.set}, claim_token = NULL, claimed_by = NULL, lease_expires_at = NULL,
          updated_at = n.t,
-         last_code = CASE WHEN $6::boolean THEN w.last_code ELSE $4::text END,
-         last_message = CASE WHEN $6::boolean THEN w.last_message ELSE $5::text END
+         last_code = CASE WHEN ${keep}::boolean THEN w.last_code ELSE ${code}::text END,
+         last_message = CASE WHEN ${keep}::boolean THEN w.last_message ELSE ${message}::text END
      FROM t, n
      WHERE w.id = t.id
-     RETURNING ${config.table.select("w")}, t.out_of_attempts, t.past_deadline`,
-    [
-      nowParam(config.clock),
-      lease.itemId,
-      lease.token,
-      note?.code ?? null,
-      note === null ? null : clipMessage(note.message),
-      spec.note === "keep",
-      spec.delayMs ?? 0,
-    ],
-  );
+     RETURNING ${config.table.select("w")}, t.out_of_attempts, t.past_deadline`;
+  const res = await q.query(composeGated(p, moved, gated, "moved"), p.values);
   const row = res.rows[0] as { out_of_attempts: boolean; past_deadline: boolean } | undefined;
   if (row === undefined) return { outcome: "stale", why: await staleReason(config, q, lease) };
   const item = config.table.decode(row);

@@ -3,6 +3,7 @@
  * once so that callers pass only what varies — the `Queryable` (to compose with their own
  * transaction) and the work. The operations themselves live in one module per concern.
  */
+import type { GatedPart } from "../store/composed.js";
 import type { Db, Queryable } from "../store/db.js";
 import { claim, nextWakeAt, type ClaimOptions } from "./claim.js";
 import type { QueueClock } from "./clock.js";
@@ -48,8 +49,13 @@ export interface WorkQueue<K extends string> {
   renew(q: Queryable, lease: Lease): Promise<RenewResult>;
   /** Renews in the background while a Driver call runs. */
   keepAlive(q: Queryable, lease: Lease, opts?: KeepAliveOptions): LeaseKeeper;
-  /** Fenced: → succeeded. */
-  complete(q: Queryable, lease: Lease, note?: WorkNote): Promise<TransitionResult<K>>;
+  /** Fenced: → succeeded; `gated` writes ride in the same statement, only if it applied. */
+  complete(
+    q: Queryable,
+    lease: Lease,
+    note?: WorkNote,
+    gated?: readonly GatedPart[],
+  ): Promise<TransitionResult<K>>;
   /** Fenced: → queued with backoff, or failed_permanent when attempts or time are spent. */
   retry(q: Queryable, lease: Lease, note: WorkNote): Promise<TransitionResult<K>>;
   /** Fenced: pending → queued with a short backoff, attempt refunded; past deadline → failed. */
@@ -102,7 +108,7 @@ export function createWorkQueue<const K extends string>(opts: WorkQueueOptions<K
     claim: (db, claimOpts) => claim(config, db, claimOpts),
     renew: (q, lease) => renew(config, q, lease),
     keepAlive: (q, lease, keepOpts) => keepLeaseAlive(config, q, lease, keepOpts),
-    complete: (q, lease, note) => complete(config, q, lease, note),
+    complete: (q, lease, note, gated) => complete(config, q, lease, note, gated),
     retry: (q, lease, note) => retry(config, q, lease, note),
     defer: (q, lease, note) => defer(config, q, lease, note),
     fail: (q, lease, note) => fail(config, q, lease, note),

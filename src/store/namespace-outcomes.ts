@@ -9,6 +9,7 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import { sanitizeReason } from "../domain/input/reason.js";
+import { StatementParams, type GatedPart } from "./composed.js";
 import type { Queryable } from "./db.js";
 import { announcePolicyChange } from "./policy-changes.js";
 import type { StatusReasonInput } from "./namespace-vocabulary.js";
@@ -66,13 +67,91 @@ export type ApplyOutcomeResult =
       readonly current: NamespaceRecord | undefined;
     };
 
-/** The reason columns: the `since` time is kept while the code stays the same. */
-const REASON_SET = `status_code = $2::text, status_reason = $3::text,
-  status_since = CASE WHEN status_code IS NOT DISTINCT FROM $2::text THEN status_since ELSE now() END`;
+/** The reason columns over placeholders `code`, `reason`: `since` is kept while the code stays. */
+function reasonSet(code: string, reason: string): string {
+  return `status_code = ${code}::text, status_reason = ${reason}::text,
+  status_since = CASE WHEN status_code IS NOT DISTINCT FROM ${code}::text THEN status_since ELSE now() END`;
+}
+
+const REASON_SET = reasonSet("$2", "$3");
 
 function reasonParams(reason: StatusReasonInput): [string, string] {
   const message = sanitizeReason(reason.message);
   return [reason.code, message === "" ? reason.code : message];
+}
+
+/**
+ * The UPDATE of an ensure pass over placeholders from `p` (see {@link applyProvisioningOutcome}
+ * for what it writes); with `gate`, only when that CTE of a composed statement has a row.
+ */
+function provisioningUpdate(
+  p: StatementParams,
+  id: NamespaceId,
+  outcome: ProvisioningOutcome,
+  gate?: string,
+): string {
+  const binding = outcome.binding;
+  const idP = p.add(id);
+  const [codeP, reasonP] = (
+    outcome.to === "ready" ? [null, null] : reasonParams(outcome.reason)
+  ).map((v) => p.add(v)) as [string, string];
+  // The UID the pass saw (or null), and the namespace name it was seen under.
+  const uidP = p.add(binding?.uid ?? null);
+  const nameP = p.add(binding?.namespace ?? null);
+  const observedP = p.add(outcome.observedUid !== undefined);
+  const observedUidP = p.add(outcome.observedUid ?? null);
+  const guard = `WHERE id = ${idP} AND status = 'provisioning' AND deleted_at IS NULL
+    AND (${uidP}::text IS NULL OR kubernetes_uid IS NULL OR kubernetes_uid = ${uidP}::text
+         OR retry_requested_at IS NOT NULL)${gate === undefined ? "" : ` AND EXISTS (SELECT 1 FROM ${gate})`}`;
+  const stamp = `last_reconciled_at = now(), updated_at = now(),
+    observed_kubernetes_uid = CASE WHEN ${observedP}::boolean THEN ${observedUidP}::text
+                                   ELSE COALESCE(${uidP}::text, observed_kubernetes_uid) END`;
+  // A binding seen on the way is recorded whatever the outcome (UID from the start, §5).
+  const keepOrRecord = `kubernetes_namespace = COALESCE(${nameP}::text, kubernetes_namespace),
+    kubernetes_uid = COALESCE(${uidP}::text, kubernetes_uid)`;
+  let set: string;
+  switch (outcome.to) {
+    case "ready":
+      // The reason placeholders are null here: ready clears the reason.
+      set = `status = 'ready', status_code = ${codeP}::text, status_reason = ${reasonP}::text,
+             status_since = NULL, ${keepOrRecord}, retry_requested_at = NULL`;
+      break;
+    case "provisioning":
+      set = `${reasonSet(codeP, reasonP)}, ${keepOrRecord},
+             retry_requested_at = CASE WHEN ${uidP}::text IS NULL THEN retry_requested_at END`;
+      break;
+    case "failed":
+      set = `status = 'failed', ${reasonSet(codeP, reasonP)}, ${keepOrRecord}, retry_requested_at = NULL`;
+      break;
+  }
+  return `UPDATE namespaces SET ${set}, ${stamp} ${guard}`;
+}
+
+/**
+ * Whether {@link applyProvisioningOutcome} of `outcome` to `record` (as loaded at the start of
+ * the pass) keeps the write-once binding: no UID, or the recorded one, or a pending retry. The
+ * lane's lease lets no one else write the binding meanwhile, so this still holds at settle.
+ */
+export function keepsBinding(record: NamespaceRecord, outcome: ProvisioningOutcome): boolean {
+  const uid = outcome.binding?.uid ?? null;
+  return (
+    uid === null ||
+    record.kubernetesUid === null ||
+    record.kubernetesUid === uid ||
+    record.retryRequestedAt !== null
+  );
+}
+
+/**
+ * {@link applyProvisioningOutcome} as part of a composed statement (`composed.ts`): applied
+ * only when the gate row exists (the pass's fenced queue move), in the same transaction.
+ * Callers first check {@link keepsBinding}: a refused binding cannot throw from inside the
+ * statement, so such an outcome must go through {@link applyProvisioningOutcome}.
+ */
+export function provisioningOutcomeGated(id: NamespaceId, outcome: ProvisioningOutcome): GatedPart {
+  return (p, gate, name) => [
+    { name: `${name}_namespace`, sql: `${provisioningUpdate(p, id, outcome, gate)} RETURNING id` },
+  ];
 }
 
 /**
@@ -87,43 +166,10 @@ export async function applyProvisioningOutcome(
   id: NamespaceId,
   outcome: ProvisioningOutcome,
 ): Promise<ApplyOutcomeResult> {
-  // $4 is the UID the pass saw (or null), $5 the namespace name it was seen under.
-  const guard = `WHERE id = $1 AND status = 'provisioning' AND deleted_at IS NULL
-    AND ($4::text IS NULL OR kubernetes_uid IS NULL OR kubernetes_uid = $4::text
-         OR retry_requested_at IS NOT NULL)`;
-  const stamp = `last_reconciled_at = now(), updated_at = now(),
-    observed_kubernetes_uid = CASE WHEN $6::boolean THEN $7::text
-                                   ELSE COALESCE($4::text, observed_kubernetes_uid) END`;
-  const binding = outcome.binding;
-  const uid = binding?.uid ?? null;
-  const params = [
-    id,
-    ...(outcome.to === "ready" ? [null, null] : reasonParams(outcome.reason)),
-    uid,
-    binding?.namespace ?? null,
-    outcome.observedUid !== undefined,
-    outcome.observedUid ?? null,
-  ];
-  // A binding seen on the way is recorded whatever the outcome (UID from the start, §5).
-  const keepOrRecord = `kubernetes_namespace = COALESCE($5::text, kubernetes_namespace),
-    kubernetes_uid = COALESCE($4::text, kubernetes_uid)`;
-  let set: string;
-  switch (outcome.to) {
-    case "ready":
-      // $2 and $3 are null here: ready clears the reason.
-      set = `status = 'ready', status_code = $2::text, status_reason = $3::text,
-             status_since = NULL, ${keepOrRecord}, retry_requested_at = NULL`;
-      break;
-    case "provisioning":
-      set = `${REASON_SET}, ${keepOrRecord},
-             retry_requested_at = CASE WHEN $4::text IS NULL THEN retry_requested_at END`;
-      break;
-    case "failed":
-      set = `status = 'failed', ${REASON_SET}, ${keepOrRecord}, retry_requested_at = NULL`;
-      break;
-  }
-  const sql = `UPDATE namespaces SET ${set}, ${stamp} ${guard} RETURNING ${COLUMNS}`;
-  const result = await settle(q, id, await q.query(sql, params));
+  const p = new StatementParams();
+  const sql = `${provisioningUpdate(p, id, outcome)} RETURNING ${COLUMNS}`;
+  const result = await settle(q, id, await q.query(sql, p.values));
+  const uid = outcome.binding?.uid ?? null;
   if (
     result.outcome === "superseded" &&
     result.current?.status === "provisioning" &&

@@ -22,6 +22,7 @@ import { RECONCILER_ACTOR } from "../work/namespace-pass-request.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import {
   announceNamespaceOutcome,
+  composeNamespaceOutcome,
   recordNamespaceOutcome,
   type Landed,
   type NamespaceVerdict,
@@ -100,6 +101,7 @@ export function namespaceWork(
     outcomeOf: (record, verdict) =>
       namespaceOutcomeOf(verdict.result, verdict.kind === "ensure" && isBound(record)),
     record: recordNamespaceOutcome,
+    compose: composeNamespaceOutcome,
     ...(events !== undefined
       ? {
           announce: (record: NamespaceRecord, verdict, landed: Landed) => {

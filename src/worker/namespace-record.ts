@@ -13,13 +13,18 @@ import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { Claim, WorkState } from "../queue/index.js";
 import type { Queryable } from "../store/db.js";
-import { appendAuditEvent } from "../store/audit-events.js";
+import { appendAuditEvent, auditGated, type NewAuditEvent } from "../store/audit-events.js";
 import { applyBoundOutcome } from "../store/namespace-lifecycle.js";
-import { applyProvisioningOutcome, applyTeardownOutcome } from "../store/namespace-outcomes.js";
+import {
+  applyProvisioningOutcome,
+  applyTeardownOutcome,
+  keepsBinding,
+  provisioningOutcomeGated,
+} from "../store/namespace-outcomes.js";
 import type { NamespaceStatus, StatusReasonInput } from "../store/namespace-vocabulary.js";
 import type { NamespaceRecord } from "../store/namespaces.js";
 import { provisioningOutcomeFor, teardownOutcomeFor } from "./namespace-status-table.js";
-import type { Stopped } from "./pass-runner.js";
+import type { ComposedRecord, Stopped } from "./pass-runner.js";
 
 /** The tenant's Kubernetes namespace as a pass read it (`uid: null`: absent). */
 export interface Seen {
@@ -64,6 +69,37 @@ export async function recordNamespaceOutcome(
   const landed = await applyNamespaceOutcome(tx, claim.item.kind, record, verdict, workState);
   if (changed(record, landed)) await audit(tx, claim, record, landed);
   return landed;
+}
+
+/**
+ * The record step as writes composed into the pass's fenced completion (`pass-runner.ts`), for
+ * the passes that end `done` the common ways — a bound Namespace found unchanged (nothing to
+ * write), and provisioning → ready with the binding it keeps — so that the queue move, the
+ * status and the audit event are one statement. `null`: every other outcome, recorded by
+ * {@link recordNamespaceOutcome} in a transaction. Both give the same rows.
+ */
+export function composeNamespaceOutcome(
+  claim: Claim<NamespaceWorkKind>,
+  record: NamespaceRecord,
+  verdict: Verdict,
+): ComposedRecord<Landed> | null {
+  if (verdict.kind !== "ensure") return null;
+  if (isBound(record)) {
+    const unchanged = boundVerdictFor(verdict.result).to === "unchanged";
+    return unchanged
+      ? { parts: [], recorded: { status: record.status, reason: currentReason(record) } }
+      : null;
+  }
+  const outcome = provisioningOutcomeFor(verdict.result, "succeeded", verdict.seen);
+  if (outcome.to !== "ready" || !keepsBinding(record, outcome)) return null;
+  const landed: Landed = { status: "ready", reason: null };
+  return {
+    parts: [
+      provisioningOutcomeGated(record.id, outcome),
+      ...(changed(record, landed) ? [auditGated(lifecycleEvent(claim, record, landed))] : []),
+    ],
+    recorded: landed,
+  };
 }
 
 async function applyNamespaceOutcome(
@@ -139,13 +175,21 @@ async function audit(
   record: NamespaceRecord,
   landed: Landed,
 ): Promise<void> {
+  await appendAuditEvent(tx, lifecycleEvent(claim, record, landed));
+}
+
+function lifecycleEvent(
+  claim: Claim<NamespaceWorkKind>,
+  record: NamespaceRecord,
+  landed: Landed,
+): NewAuditEvent {
   const action =
     claim.item.kind === "namespace.teardown"
       ? "namespaces.lifecycle.teardown"
       : isBound(record)
         ? "namespaces.lifecycle.reconcile"
         : "namespaces.lifecycle.ensure";
-  await appendAuditEvent(tx, {
+  return {
     kind: "lifecycle",
     actor: claim.item.actor,
     action,
@@ -161,7 +205,7 @@ async function audit(
       attempt: claim.lease.attempt,
       ...(landed.reason !== null ? { code: landed.reason.code } : {}),
     },
-  });
+  };
 }
 
 /**

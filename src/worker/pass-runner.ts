@@ -11,12 +11,15 @@
  *    grant stops the work (`ACTOR_REVOKED` / `AUTHORIZATION_DENIED`);
  * 4. reconcile while the lease is kept alive;
  * 5. settle in one transaction: the fenced queue move from the single outcome table
- *    (`outcome-table.ts`), then the kind's record of what it means. A stale lease (another
- *    worker took over) publishes nothing; after commit, the kind's best-effort announcement.
+ *    (`outcome-table.ts`), then the kind's record of what it means — for a `done` pass the
+ *    kind may compose that record into the move's own statement (`compose`). A stale lease
+ *    (another worker took over) publishes nothing; after commit, the kind's best-effort
+ *    announcement.
  */
 import type { AuthorizationRequest } from "../iam/authorizer.js";
 import { isExhausted, type Claim, type WorkItem, type WorkQueue } from "../queue/index.js";
 import type { WorkState } from "../queue/work-items.js";
+import type { GatedPart } from "../store/composed.js";
 import type { Db, Queryable } from "../store/db.js";
 import type { StatusReasonInput } from "../store/namespace-vocabulary.js";
 import { QUEUE_MOVES, type PassOutcome, type QueueMove } from "./outcome-table.js";
@@ -41,6 +44,16 @@ export type PassSummary =
       /** Kinds of the owned objects written back after drift (bound tenants only). */
       readonly repaired?: readonly string[];
     };
+
+/**
+ * A kind's record of a `done` pass as writes composed into the fenced completion itself
+ * (`composed.ts`): one statement, its own transaction, where the settle transaction costs
+ * BEGIN, the move, each record write and COMMIT. `recorded` is what `record` would return.
+ */
+export interface ComposedRecord<R> {
+  readonly parts: readonly GatedPart[];
+  readonly recorded: R;
+}
 
 /** A kind's verdict: discriminated by `kind`, which is never `stopped` (that is the runner's). */
 export interface Verdict {
@@ -70,6 +83,12 @@ export interface WorkHandler<K extends string, T, V extends Verdict, R> {
     verdict: V | Stopped,
     workState: WorkState,
   ): Promise<R>;
+  /**
+   * Optional: for a pass whose outcome is `done` (work state `succeeded`), the same record as
+   * writes composed into the completion, or `null` to record it with `record` as usual. It must
+   * write exactly what `record` would.
+   */
+  readonly compose?: (claim: Claim<K>, target: T, verdict: V) => ComposedRecord<R> | null;
   /** After commit, best effort: tell the world (never awaited for the outcome). */
   announce?(target: T, verdict: V | Stopped, recorded: R): void;
   /** After settle, whatever it found: adjust the summary of a reconciled pass. */
@@ -142,6 +161,16 @@ async function settle<K extends string, T, V extends Verdict, R>(
     ? { kind: "terminal", note: verdict.reason }
     : handler.outcomeOf(target, verdict);
   const move = QUEUE_MOVES[outcome.kind];
+  const composed =
+    outcome.kind === "done" && !isStopped(verdict)
+      ? (handler.compose?.(claim, target, verdict) ?? null)
+      : null;
+  if (composed !== null) {
+    const done = await queue.complete(deps.db, claim.lease, outcome.note, composed.parts);
+    if (done.outcome === "stale") return { result: "stale" };
+    handler.announce?.(target, verdict, composed.recorded);
+    return { result: "applied", move, code: outcome.note?.code ?? null };
+  }
   const settled = await deps.db.transaction(async (tx) => {
     const moved =
       outcome.kind === "done"

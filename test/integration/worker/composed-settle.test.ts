@@ -1,0 +1,194 @@
+/**
+ * The settle of a `done` Namespace pass composed into the fenced completion's statement
+ * (`WorkHandler.compose`): it must leave exactly the rows the settle transaction leaves, and a
+ * stale lease must publish nothing through it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { validateInstallationConfig } from "../../../src/config/installation-config.js";
+import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
+import type { PrincipalId } from "../../../src/iam/ids.js";
+import { createComputeRuntime, type ComputeRuntime } from "../../../src/main/compute.js";
+import { runBootstrap } from "../../../src/main/processes.js";
+import { createWorkQueue } from "../../../src/queue/index.js";
+import { createNamespace } from "../../../src/services/namespaces/create.js";
+import { migrate } from "../../../src/store/migrate.js";
+import { getNamespace } from "../../../src/store/namespaces.js";
+import {
+  NAMESPACE_WORK_KINDS,
+  namespaceQueueConfig,
+  type NamespaceWorkKind,
+} from "../../../src/work/namespace-work.js";
+import { workQueuePolicy } from "../../../src/work/queues.js";
+import { namespaceWork } from "../../../src/worker/namespace-pass.js";
+import { runPass } from "../../../src/worker/pass-runner.js";
+import { createTestDatabase } from "../../harness/db.js";
+import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+
+const config = validateInstallationConfig(
+  { kubernetes: { kubeconfig: inject("env").kubeconfigs["occ-worker"] } },
+  "test",
+);
+let t: Awaited<ReturnType<typeof createTestDatabase>>;
+let compute: ComputeRuntime;
+let admin: PrincipalId;
+
+beforeAll(async () => {
+  await grantChartClusterRoles();
+  t = await createTestDatabase();
+  await migrate(t.db);
+  const boot = await runBootstrap(t.db, config);
+  admin = boot.administratorId;
+  compute = await createComputeRuntime(config);
+  // The default Namespace bootstrap queued: placed first, so only this file's items are left.
+  const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
+  const deps = { db: t.db, queue, compute: compute.driver };
+  await passUntilSettled(queue, namespaceWork(deps), boot.defaultNamespace.id);
+});
+afterAll(async () => {
+  compute.close();
+  await t.drop();
+});
+
+/** A managed Namespace created through the service, as the API creates it. */
+async function created(name: string): Promise<NamespaceId> {
+  const deps = {
+    db: t.db,
+    queue: namespaceQueueConfig({ policy: workQueuePolicy(config) }),
+    compute: { source: "bundled", name: "kubernetes" } as const,
+    controllerNamespace: "openclaw-system",
+    contentChecks: [],
+  };
+  const ns = await createNamespace(deps, { principalId: admin }, { name });
+  return ns.id;
+}
+
+const FAST = { pendingBackoff: { baseMs: 1, maxMs: 1, jitter: 0 } };
+type Queue = ReturnType<typeof createWorkQueue<NamespaceWorkKind>>;
+type Handler = ReturnType<typeof namespaceWork>;
+
+/** Claims the Namespace's work item with `queue` (releasing any other item it claims first). */
+async function claimOf(queue: Queue, id: NamespaceId, owner: string) {
+  for (let round = 0; round < 50; round += 1) {
+    const claim = await queue.claim(t.db, { owner });
+    if (claim?.item.subject === `namespace:${id}`) return claim;
+    if (claim !== null) await queue.release(t.db, claim.lease);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no claimable work for ${id}`);
+}
+
+/**
+ * Passes over the Namespace until one is not pending: the first creates the managed namespace
+ * and waits for the worker's RoleBinding in it, which the operator's chart grants (bound here).
+ */
+async function passUntilSettled(queue: Queue, handler: Handler, id: NamespaceId, owner = "w") {
+  const deps = { db: t.db, queue };
+  for (let round = 0; round < 10; round += 1) {
+    const summary = await runPass(deps, handler, await claimOf(queue, id, owner));
+    if (!("move" in summary) || summary.move !== "defer") return summary;
+    if (summary.code === "KUBERNETES_PERMISSION_PENDING") {
+      await bindTenantRole(currentManagedName(id), "occ-worker");
+    }
+  }
+  throw new Error(`${id}: still pending after 10 passes`);
+}
+
+/** What a settled pass left: the Namespace's status columns, its item and its lifecycle events. */
+async function settledRows(id: NamespaceId) {
+  const ns = await getNamespace(t.db, id);
+  const work = await t.db.query<{
+    state: string;
+    claim_token: string | null;
+    last_code: string | null;
+  }>("SELECT state, claim_token, last_code FROM work_items WHERE subject = $1", [
+    `namespace:${id}`,
+  ]);
+  const events = await t.db.query<{
+    action: string;
+    outcome: string;
+    details: Record<string, unknown>;
+  }>(
+    `SELECT action, outcome, details FROM audit_events
+     WHERE resource_id = $1 AND kind = 'lifecycle' ORDER BY occurred_at, id`,
+    [id],
+  );
+  return {
+    status: ns?.status,
+    statusCode: ns?.statusCode,
+    statusReason: ns?.statusReason,
+    bound: ns?.kubernetesUid !== null && ns?.kubernetesUid === ns?.observedKubernetesUid,
+    kubernetesNamespace: ns?.kubernetesNamespace,
+    reconciled: ns?.lastReconciledAt !== null,
+    work: work.rows,
+    events: events.rows.map((e): typeof e => ({
+      action: e.action,
+      outcome: e.outcome,
+      // The IDs differ between the two Namespaces; their presence and shape must not.
+      details: { ...e.details, workItem: typeof e.details.workItem },
+    })),
+  };
+}
+
+describe("the composed settle of a done pass", () => {
+  it("leaves the same rows as the settle transaction: provisioning → ready, binding, item succeeded, one lifecycle event", async () => {
+    const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
+    const deps = { db: t.db, queue, compute: compute.driver };
+    const composedId = await created("composed-ready");
+    const plainId = await created("transaction-ready");
+
+    const composed = await passUntilSettled(queue, namespaceWork(deps), composedId);
+    const { compose, ...withoutCompose } = namespaceWork(deps);
+    expect(compose).toBeTypeOf("function");
+    const plain = await passUntilSettled(queue, withoutCompose, plainId);
+
+    expect(composed).toEqual({ result: "applied", move: "complete", code: null });
+    expect(plain).toEqual(composed);
+    const [a, b] = [await settledRows(composedId), await settledRows(plainId)];
+    expect(a).toMatchObject({ status: "ready", statusCode: null, bound: true, reconciled: true });
+    expect(a.work).toEqual([{ state: "succeeded", claim_token: null, last_code: null }]);
+    expect(a.events.at(-1)).toMatchObject({
+      action: "namespaces.lifecycle.ensure",
+      outcome: "success",
+      details: { from: "provisioning", to: "ready", worker: "w", workItem: "string" },
+    });
+    expect({ ...b, kubernetesNamespace: undefined }).toEqual({
+      ...a,
+      kubernetesNamespace: undefined,
+    });
+  });
+
+  it("publishes nothing for a lease another worker took over: the Namespace stays provisioning, no ready event", async () => {
+    let aheadMs = 0; // the queue's clock: the real one, moved forward when the pass stalls
+    const queue = createWorkQueue({
+      kinds: NAMESPACE_WORK_KINDS,
+      policy: FAST,
+      clock: { now: () => new Date(Date.now() + aheadMs) },
+    });
+    const deps = { db: t.db, queue, compute: compute.driver };
+    const id = await created("composed-stale");
+    const base = namespaceWork(deps);
+    let successor: Awaited<ReturnType<typeof claimOf>> | undefined;
+    // The pass that would make it ready stalls past its lease, and another worker reclaims it.
+    const stalling: Handler = {
+      ...base,
+      async reconcile(db, item, target) {
+        const verdict = await base.reconcile(db, item, target);
+        if (verdict.kind === "ensure" && verdict.result.outcome === "ready") {
+          aheadMs = queue.policy.leaseMs + 1_000;
+          successor = await claimOf(queue, id, "successor");
+        }
+        return verdict;
+      },
+    };
+    const summary = await passUntilSettled(queue, stalling, id, "stalled");
+
+    expect(summary).toEqual({ result: "stale" });
+    const rows = await settledRows(id);
+    expect(rows).toMatchObject({ status: "provisioning" });
+    expect(rows.events.filter((e) => e.details.to === "ready")).toEqual([]);
+    expect(rows.work.map((w) => [w.state, w.claim_token])).toEqual([
+      ["claimed", successor?.lease.token],
+    ]);
+  });
+});
