@@ -67,7 +67,7 @@ export async function recordNamespaceOutcome(
   workState: WorkState,
 ): Promise<Landed> {
   const landed = await applyNamespaceOutcome(tx, claim.item.kind, record, verdict, workState);
-  if (changed(record, landed)) await audit(tx, claim, record, landed);
+  if (changed(record, landed)) await appendAuditEvent(tx, lifecycleEvent(claim, record, landed));
   return landed;
 }
 
@@ -169,15 +169,6 @@ function isFailure(landed: Landed): boolean {
 }
 
 /** A lifecycle audit event for every change of status or reason code. */
-async function audit(
-  tx: Queryable,
-  claim: Claim<NamespaceWorkKind>,
-  record: NamespaceRecord,
-  landed: Landed,
-): Promise<void> {
-  await appendAuditEvent(tx, lifecycleEvent(claim, record, landed));
-}
-
 function lifecycleEvent(
   claim: Claim<NamespaceWorkKind>,
   record: NamespaceRecord,

@@ -165,21 +165,29 @@ async function settle<K extends string, T, V extends Verdict, R>(
     outcome.kind === "done" && !isStopped(verdict)
       ? (handler.compose?.(claim, target, verdict) ?? null)
       : null;
-  if (composed !== null) {
-    const done = await queue.complete(deps.db, claim.lease, outcome.note, composed.parts);
-    if (done.outcome === "stale") return { result: "stale" };
-    handler.announce?.(target, verdict, composed.recorded);
-    return { result: "applied", move, code: outcome.note?.code ?? null };
-  }
-  const settled = await deps.db.transaction(async (tx) => {
-    const moved =
-      outcome.kind === "done"
-        ? await queue.complete(tx, claim.lease, outcome.note)
-        : await queue[move](tx, claim.lease, outcome.note);
-    if (moved.outcome === "stale") return null;
-    return { recorded: await handler.record(tx, claim, target, verdict, moved.item.state) };
-  });
+  const settled =
+    composed !== null
+      ? await settleComposed(deps, claim, outcome, composed)
+      : await deps.db.transaction(async (tx) => {
+          const moved =
+            outcome.kind === "done"
+              ? await queue.complete(tx, claim.lease, outcome.note)
+              : await queue[move](tx, claim.lease, outcome.note);
+          if (moved.outcome === "stale") return null;
+          return { recorded: await handler.record(tx, claim, target, verdict, moved.item.state) };
+        });
   if (settled === null) return { result: "stale" };
   handler.announce?.(target, verdict, settled.recorded);
   return { result: "applied", move, code: outcome.note?.code ?? null };
+}
+
+/** The composed record: the fenced completion and the kind's writes as one statement. */
+async function settleComposed<K extends string, R>(
+  deps: PassRunnerDeps<K>,
+  claim: Claim<K>,
+  outcome: PassOutcome,
+  composed: ComposedRecord<R>,
+): Promise<{ recorded: R } | null> {
+  const done = await deps.queue.complete(deps.db, claim.lease, outcome.note, composed.parts);
+  return done.outcome === "stale" ? null : { recorded: composed.recorded };
 }

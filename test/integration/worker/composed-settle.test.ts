@@ -3,64 +3,30 @@
  * (`WorkHandler.compose`): it must leave exactly the rows the settle transaction leaves, and a
  * stale lease must publish nothing through it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { validateInstallationConfig } from "../../../src/config/installation-config.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
-import type { PrincipalId } from "../../../src/iam/ids.js";
-import { createComputeRuntime, type ComputeRuntime } from "../../../src/main/compute.js";
-import { runBootstrap } from "../../../src/main/processes.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { createNamespace } from "../../../src/services/namespaces/create.js";
-import { migrate } from "../../../src/store/migrate.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
-import {
-  NAMESPACE_WORK_KINDS,
-  namespaceQueueConfig,
-  type NamespaceWorkKind,
-} from "../../../src/work/namespace-work.js";
-import { workQueuePolicy } from "../../../src/work/queues.js";
+import { NAMESPACE_WORK_KINDS, type NamespaceWorkKind } from "../../../src/work/namespace-work.js";
 import { namespaceWork } from "../../../src/worker/namespace-pass.js";
 import { runPass } from "../../../src/worker/pass-runner.js";
-import { createTestDatabase } from "../../harness/db.js";
-import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
+import { bindTenantRole } from "../../harness/rbac.js";
+import { workerTestEnvironment } from "./environment.js";
 
-const config = validateInstallationConfig(
-  { kubernetes: { kubeconfig: inject("env").kubeconfigs["occ-worker"] } },
-  "test",
-);
-let t: Awaited<ReturnType<typeof createTestDatabase>>;
-let compute: ComputeRuntime;
-let admin: PrincipalId;
+const env = workerTestEnvironment();
 
 beforeAll(async () => {
-  await grantChartClusterRoles();
-  t = await createTestDatabase();
-  await migrate(t.db);
-  const boot = await runBootstrap(t.db, config);
-  admin = boot.administratorId;
-  compute = await createComputeRuntime(config);
   // The default Namespace bootstrap queued: placed first, so only this file's items are left.
   const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
-  const deps = { db: t.db, queue, compute: compute.driver };
-  await passUntilSettled(queue, namespaceWork(deps), boot.defaultNamespace.id);
-});
-afterAll(async () => {
-  compute.close();
-  await t.drop();
+  const deps = { db: env.db, queue, compute: env.compute.driver };
+  await passUntilSettled(queue, namespaceWork(deps), env.boot.defaultNamespace.id);
 });
 
 /** A managed Namespace created through the service, as the API creates it. */
 async function created(name: string): Promise<NamespaceId> {
-  const deps = {
-    db: t.db,
-    queue: namespaceQueueConfig({ policy: workQueuePolicy(config) }),
-    compute: { source: "bundled", name: "kubernetes" } as const,
-    controllerNamespace: "openclaw-system",
-    contentChecks: [],
-  };
-  const ns = await createNamespace(deps, { principalId: admin }, { name });
-  return ns.id;
+  const principal = { principalId: env.boot.administratorId };
+  return (await createNamespace(env.serviceDeps(), principal, { name })).id;
 }
 
 const FAST = { pendingBackoff: { baseMs: 1, maxMs: 1, jitter: 0 } };
@@ -70,9 +36,9 @@ type Handler = ReturnType<typeof namespaceWork>;
 /** Claims the Namespace's work item with `queue` (releasing any other item it claims first). */
 async function claimOf(queue: Queue, id: NamespaceId, owner: string) {
   for (let round = 0; round < 50; round += 1) {
-    const claim = await queue.claim(t.db, { owner });
+    const claim = await queue.claim(env.db, { owner });
     if (claim?.item.subject === `namespace:${id}`) return claim;
-    if (claim !== null) await queue.release(t.db, claim.lease);
+    if (claim !== null) await queue.release(env.db, claim.lease);
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`no claimable work for ${id}`);
@@ -83,7 +49,7 @@ async function claimOf(queue: Queue, id: NamespaceId, owner: string) {
  * and waits for the worker's RoleBinding in it, which the operator's chart grants (bound here).
  */
 async function passUntilSettled(queue: Queue, handler: Handler, id: NamespaceId, owner = "w") {
-  const deps = { db: t.db, queue };
+  const deps = { db: env.db, queue };
   for (let round = 0; round < 10; round += 1) {
     const summary = await runPass(deps, handler, await claimOf(queue, id, owner));
     if (!("move" in summary) || summary.move !== "defer") return summary;
@@ -96,15 +62,15 @@ async function passUntilSettled(queue: Queue, handler: Handler, id: NamespaceId,
 
 /** What a settled pass left: the Namespace's status columns, its item and its lifecycle events. */
 async function settledRows(id: NamespaceId) {
-  const ns = await getNamespace(t.db, id);
-  const work = await t.db.query<{
+  const ns = await getNamespace(env.db, id);
+  const work = await env.db.query<{
     state: string;
     claim_token: string | null;
     last_code: string | null;
   }>("SELECT state, claim_token, last_code FROM work_items WHERE subject = $1", [
     `namespace:${id}`,
   ]);
-  const events = await t.db.query<{
+  const events = await env.db.query<{
     action: string;
     outcome: string;
     details: Record<string, unknown>;
@@ -133,7 +99,7 @@ async function settledRows(id: NamespaceId) {
 describe("the composed settle of a done pass", () => {
   it("leaves the same rows as the settle transaction: provisioning → ready, binding, item succeeded, one lifecycle event", async () => {
     const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
-    const deps = { db: t.db, queue, compute: compute.driver };
+    const deps = { db: env.db, queue, compute: env.compute.driver };
     const composedId = await created("composed-ready");
     const plainId = await created("transaction-ready");
 
@@ -165,7 +131,7 @@ describe("the composed settle of a done pass", () => {
       policy: FAST,
       clock: { now: () => new Date(Date.now() + aheadMs) },
     });
-    const deps = { db: t.db, queue, compute: compute.driver };
+    const deps = { db: env.db, queue, compute: env.compute.driver };
     const id = await created("composed-stale");
     const base = namespaceWork(deps);
     let successor: Awaited<ReturnType<typeof claimOf>> | undefined;

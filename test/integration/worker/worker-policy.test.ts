@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createNamespace } from "../../../src/services/namespaces/create.js";
-import { NAMESPACE_WORK_KINDS, namespaceQueueConfig } from "../../../src/work/namespace-work.js";
-import { validateInstallationConfig } from "../../../src/config/installation-config.js";
+import { NAMESPACE_WORK_KINDS } from "../../../src/work/namespace-work.js";
 import { type NamespaceId } from "../../../src/domain/index.js";
 import type { EventObject } from "../../../src/drivers/kubernetes/client/index.js";
 import { createBinding, deleteBinding } from "../../../src/iam/bindings.js";
 import { createPrincipal } from "../../../src/iam/principals.js";
 import { createRole } from "../../../src/iam/roles.js";
-import { createComputeRuntime, type ComputeRuntime } from "../../../src/main/compute.js";
-import { workQueuePolicy } from "../../../src/work/queues.js";
-import { runBootstrap } from "../../../src/main/processes.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
-import { migrate } from "../../../src/store/migrate.js";
 import { runNamespacePass } from "../../../src/worker/namespace-pass.js";
-import { createTestDatabase } from "../../harness/db.js";
-import { grantChartClusterRoles } from "../../harness/rbac.js";
 import {
   admin,
   createAllowAllPolicy,
@@ -25,43 +17,16 @@ import {
   readNamespace,
 } from "../compute/fixtures.js";
 import { eventually } from "../../harness/kube.js";
+import { workerTestEnvironment } from "./environment.js";
 
-const config = validateInstallationConfig(
-  { kubernetes: { kubeconfig: inject("env").kubeconfigs["occ-worker"] } },
-  "test",
-);
-let t: Awaited<ReturnType<typeof createTestDatabase>>;
-let compute: ComputeRuntime;
-
-beforeAll(async () => {
-  await grantChartClusterRoles();
-  t = await createTestDatabase();
-  await migrate(t.db);
-  await runBootstrap(t.db, config);
-  compute = await createComputeRuntime(config);
-});
-afterAll(async () => {
-  compute.close();
-  await t.drop();
-});
-
-const deps = (convergenceMs?: number) => ({
-  db: t.db,
-  queue: {
-    ...namespaceQueueConfig({ policy: workQueuePolicy(config) }),
-    ...(convergenceMs !== undefined
-      ? { policy: { ...workQueuePolicy(config), convergenceMs } }
-      : {}),
-  },
-  compute: { source: "bundled", name: "kubernetes" } as const,
-  controllerNamespace: "openclaw-system",
-  contentChecks: [],
-});
+const env = workerTestEnvironment();
+const deps = (convergenceMs?: number) =>
+  env.serviceDeps(convergenceMs !== undefined ? { convergenceMs } : {});
 
 /** A principal holding namespace:create and installation:administer, Installation-wide. */
 async function creator(name: string) {
-  const p = await createPrincipal(t.db, { kind: "user", name });
-  const r = await createRole(t.db, {
+  const p = await createPrincipal(env.db, { kind: "user", name });
+  const r = await createRole(env.db, {
     name: `${name}-role`,
     permissions: [
       { action: "create", kind: "namespace" },
@@ -70,7 +35,7 @@ async function creator(name: string) {
     ],
   });
   if (p.outcome !== "created" || r.outcome !== "created") throw new Error("fixture");
-  const b = await createBinding(t.db, {
+  const b = await createBinding(env.db, {
     principalId: p.principal.id,
     roleId: r.role.id,
     namespaceId: null,
@@ -82,20 +47,20 @@ async function creator(name: string) {
 async function passFor(id: NamespaceId, queuePolicy = {}) {
   const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: queuePolicy });
   for (;;) {
-    const claim = await queue.claim(t.db, { owner: "test" });
+    const claim = await queue.claim(env.db, { owner: "test" });
     if (claim === null) throw new Error("no claimable work");
     if (claim.item.subject === `namespace:${id}`) {
       return runNamespacePass(
         {
-          db: t.db,
+          db: env.db,
           queue,
-          compute: compute.driver,
-          ...(compute.events !== undefined ? { events: compute.events } : {}),
+          compute: env.compute.driver,
+          ...(env.compute.events !== undefined ? { events: env.compute.events } : {}),
         },
         claim,
       );
     }
-    await queue.release(t.db, claim.lease);
+    await queue.release(env.db, claim.lease);
   }
 }
 
@@ -112,7 +77,7 @@ describe("the worker re-authorizes the frozen actor", () => {
         existingNamespace: selected,
       },
     );
-    await deleteBinding(t.db, who.bindingId);
+    await deleteBinding(env.db, who.bindingId);
 
     const summary = await passFor(ns.id);
     expect(summary).toMatchObject({
@@ -120,13 +85,13 @@ describe("the worker re-authorizes the frozen actor", () => {
       move: "fail",
       code: "AUTHORIZATION_DENIED",
     });
-    const record = await getNamespace(t.db, ns.id);
+    const record = await getNamespace(env.db, ns.id);
     expect(record?.status).toBe("failed");
     expect(record?.statusCode).toBe("AUTHORIZATION_DENIED");
     expect((await readNamespace(selected))?.metadata?.resourceVersion).toBe(
       prepared.metadata?.resourceVersion,
     );
-    const audit = await t.db.query<{ action: string; outcome: string }>(
+    const audit = await env.db.query<{ action: string; outcome: string }>(
       "SELECT action, outcome FROM audit_events WHERE resource_id = $1 ORDER BY occurred_at, id",
       [ns.id],
     );
@@ -153,22 +118,22 @@ describe("the worker's outcome table", () => {
     const fast = { pendingBackoff: { baseMs: 1, maxMs: 1, jitter: 0 } };
     const first = await passFor(ns.id, fast);
     expect(first).toMatchObject({ move: "defer", code: "KUBERNETES_PERMISSION_PENDING" });
-    const work = await t.db.query<{ attempt_count: number; state: string }>(
+    const work = await env.db.query<{ attempt_count: number; state: string }>(
       "SELECT attempt_count, state FROM work_items WHERE subject = $1",
       [`namespace:${ns.id}`],
     );
     expect(work.rows[0]).toEqual({ attempt_count: 0, state: "queued" });
-    expect((await getNamespace(t.db, ns.id))?.statusCode).toBe("KUBERNETES_PERMISSION_PENDING");
+    expect((await getNamespace(env.db, ns.id))?.statusCode).toBe("KUBERNETES_PERMISSION_PENDING");
 
     await new Promise((r) => setTimeout(r, 1_600));
     const second = await passFor(ns.id, fast);
     expect(second).toMatchObject({ result: "applied", move: "defer" });
     // The queue gave up on this item, but waiting for a RoleBinding is no failure: the
     // Namespace stays provisioning with its reason, and the next resync or watch asks again.
-    const record = await getNamespace(t.db, ns.id);
+    const record = await getNamespace(env.db, ns.id);
     expect(record?.status).toBe("provisioning");
     expect(record?.statusCode).toBe("KUBERNETES_PERMISSION_PENDING");
-    const ended = await t.db.query<{ state: string }>(
+    const ended = await env.db.query<{ state: string }>(
       "SELECT state FROM work_items WHERE subject = $1",
       [`namespace:${ns.id}`],
     );
