@@ -12,6 +12,13 @@ export interface ClaimOptions<K extends string> {
   readonly owner: string;
   /** Only these kinds (default: every kind of the queue). */
   readonly kinds?: readonly K[];
+  /**
+   * A subquery over the claimed row `c` (its `work_items` columns) returning at most one row,
+   * read in the claim's own statement rather than in a round trip after it: its columns come
+   * back in {@link Claim.attached}, all null when it found nothing. Its column names must not
+   * collide with `work_items`' (rename them: `Table.select(alias, as)`).
+   */
+  readonly attach?: string;
 }
 
 /**
@@ -66,30 +73,20 @@ export async function claim<K extends string>(
   for (let round = 0; round < LANE_RACE_ROUNDS; round += 1) {
     const token = randomUUID();
     try {
-      const res = await db.query(
-        `WITH n AS (SELECT ${nowSql(1)} AS t),
-         queued AS (${oldestEligible("w.state = 'queued' AND w.available_at <= n.t")}),
-         expired AS (${oldestEligible("w.state = 'claimed' AND w.lease_expires_at <= n.t")}),
-         candidate AS (
-           SELECT c.id FROM (SELECT * FROM queued UNION ALL SELECT * FROM expired) AS c
-           ORDER BY c.available_at, c.created_at, c.id
-           LIMIT 1
-         )
-         UPDATE work_items AS w
-         SET state = 'claimed', claim_token = $3::uuid, claimed_by = $4,
-             lease_expires_at = n.t + $5::float8 * interval '1 millisecond',
-             attempt_count = w.attempt_count + 1, updated_at = n.t
-         FROM candidate, n
-         WHERE w.id = candidate.id
-         RETURNING ${config.table.select("w")}`,
-        [nowParam(config.clock), kinds, token, opts.owner, config.policy.leaseMs],
-      );
+      const res = await db.query(claimStatement(config, opts.attach), [
+        nowParam(config.clock),
+        kinds,
+        token,
+        opts.owner,
+        config.policy.leaseMs,
+      ]);
       const row = res.rows[0];
       if (row === undefined) return null;
       const item = config.table.decode(row);
       if (item.leaseExpiresAt === null) throw new Error("claim: claimed row without a lease");
       return {
         item,
+        ...(opts.attach === undefined ? {} : { attached: row }),
         lease: {
           itemId: item.id,
           token,
@@ -104,6 +101,29 @@ export async function claim<K extends string>(
     }
   }
   return null;
+}
+
+/** The claim's one statement (see {@link claim}), with `attach` joined to the claimed row. */
+function claimStatement<K extends string>(config: QueueConfig<K>, attach?: string): string {
+  const choose = `WITH n AS (SELECT ${nowSql(1)} AS t),
+    queued AS (${oldestEligible("w.state = 'queued' AND w.available_at <= n.t")}),
+    expired AS (${oldestEligible("w.state = 'claimed' AND w.lease_expires_at <= n.t")}),
+    candidate AS (
+      SELECT c.id FROM (SELECT * FROM queued UNION ALL SELECT * FROM expired) AS c
+      ORDER BY c.available_at, c.created_at, c.id
+      LIMIT 1
+    )`;
+  const update = `UPDATE work_items AS w
+    SET state = 'claimed', claim_token = $3::uuid, claimed_by = $4,
+        lease_expires_at = n.t + $5::float8 * interval '1 millisecond',
+        attempt_count = w.attempt_count + 1, updated_at = n.t
+    FROM candidate, n
+    WHERE w.id = candidate.id
+    RETURNING ${config.table.select("w")}`;
+  return attach === undefined
+    ? `${choose} ${update}`
+    : `${choose}, claimed AS (${update})
+       SELECT c.*, a.* FROM claimed AS c LEFT JOIN LATERAL (${attach}) AS a ON true`;
 }
 
 /** True when a claim's attempt is past the item's budget (its earlier holders died). */

@@ -60,6 +60,8 @@ export interface Lease {
 export interface Claim<K extends string> {
   readonly item: WorkItem<K>;
   readonly lease: Lease;
+  /** The raw row of the claim's `attach` subquery (`claim.ts`), when it was given one. */
+  readonly attached?: Readonly<Record<string, unknown>>;
 }
 
 /** What every queue operation reads: the kind vocabulary, policy, clock and randomness. */

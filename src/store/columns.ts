@@ -98,10 +98,17 @@ export const namespaceIdColumn: Codec<NamespaceId> = branded(
 export interface Table<C extends Columns> {
   readonly name: string;
   readonly columns: C;
-  /** `a.col_one, a.col_two, …` (or unqualified without `alias`) for SELECT and RETURNING. */
-  select(alias?: string): string;
-  /** Decodes one raw row; throws {@link RowDecodeError} naming the table and column. */
-  decode(raw: unknown): RowOf<C>;
+  /**
+   * `a.col_one, a.col_two, …` (or unqualified without `alias`) for SELECT and RETURNING; with
+   * `as`, each column is renamed `<as>col_one`, so that it cannot collide with another table's
+   * columns in one result row.
+   */
+  select(alias?: string, as?: string): string;
+  /**
+   * Decodes one raw row (its columns renamed `<as>…` when `as` is given, as
+   * {@link Table.select} named them); throws {@link RowDecodeError} naming the table and column.
+   */
+  decode(raw: unknown, as?: string): RowOf<C>;
   /** The first of `rows` decoded, or `undefined` when there is none (a lookup by key). */
   decodeFirst(rows: readonly unknown[]): RowOf<C> | undefined;
 }
@@ -119,22 +126,23 @@ export function defineTable<const C extends Columns>(name: string, columns: C): 
   const table: Table<C> = {
     name,
     columns,
-    select(alias?: string): string {
+    select(alias?: string, as?: string): string {
       const prefix = alias === undefined ? "" : `${alias}.`;
-      return entries.map(([, column]) => prefix + column).join(", ");
+      const rename = (column: string) => (as === undefined ? "" : ` AS ${as}${column}`);
+      return entries.map(([, column]) => prefix + column + rename(column)).join(", ");
     },
-    decode(raw: unknown): RowOf<C> {
+    decode(raw: unknown, as = ""): RowOf<C> {
       if (typeof raw !== "object" || raw === null) {
         throw new RowDecodeError(`${name}: expected a row object`);
       }
       const source = raw as Record<string, unknown>;
       const row: Record<string, unknown> = {};
       for (const [property, column, codec] of entries) {
-        if (!(column in source)) {
+        if (!(as + column in source)) {
           throw new RowDecodeError(`${name}.${column}: missing from the result`);
         }
         try {
-          row[property] = codec(source[column]);
+          row[property] = codec(source[as + column]);
         } catch (err) {
           const why = err instanceof Error ? err.message : String(err);
           throw new RowDecodeError(`${name}.${column}: ${why}`, { cause: err });

@@ -36,6 +36,16 @@ export function parseLane(subject: string): Lane | null {
   return null;
 }
 
+/**
+ * SQL: the ID in the subject expression `subject` when it names an `of` lane, else NULL. The ID
+ * is not validated here: compare it with a key (a malformed one matches nothing).
+ */
+export function laneIdSql(of: LaneOf, subject: string): string {
+  const prefix = `${of}:`;
+  return `CASE WHEN left(${subject}, ${String(prefix.length)}) = '${prefix}'
+    THEN substr(${subject}, ${String(prefix.length + 1)}) END`;
+}
+
 /** The lane of a Namespace's work. */
 export function namespaceWorkSubject(id: NamespaceId): string {
   return formatLane({ of: "namespace", id });

@@ -4,7 +4,8 @@
  * bound one (`namespace.ensure` by {@link RECONCILER_ACTOR}, on `ready` or `degraded`) and
  * teardown (`namespace.teardown`, on `deleting`) — lifecycle.md §1.
  *
- * - load: the Namespace of the lane, when it is in the state the work expects;
+ * - load: the Namespace of the lane, when it is in the state the work expects — read in the
+ *   claim's own statement (`claimedTarget`), so a pass starts without a round trip of its own;
  * - permissions: `namespacePassPermissions` (the rule the API checks too); the system's
  *   reconcile of a bound Namespace adopts nothing new and has no one to re-authorize;
  * - reconcile: the Compute Driver; a bound Namespace is passed as such, so drift the operator
@@ -16,8 +17,13 @@ import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import type { Claim, WorkItem, WorkQueue } from "../queue/index.js";
 import { namespacePassPermissions } from "../services/namespaces/permissions.js";
 import type { Db } from "../store/db.js";
-import { getNamespace, placementOf, type NamespaceRecord } from "../store/namespaces.js";
-import { namespaceIdOfSubject } from "../work/lanes.js";
+import {
+  getNamespace,
+  namespacesTable,
+  placementOf,
+  type NamespaceRecord,
+} from "../store/namespaces.js";
+import { laneIdSql, namespaceIdOfSubject } from "../work/lanes.js";
 import { RECONCILER_ACTOR } from "../work/namespace-pass-request.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import {
@@ -59,6 +65,17 @@ function inScope(item: WorkItem<NamespaceWorkKind>, record: NamespaceRecord): bo
   return item.actor === RECONCILER_ACTOR ? isBound(record) : record.status === "provisioning";
 }
 
+/** How the Namespace read in the claim names its columns (beside the work item's). */
+const CLAIMED = "ns_";
+
+/**
+ * The live Namespace of the claimed lane `c`, as {@link getNamespace} reads it (one row by
+ * primary key, tombstones left out), for the claim's `attach`.
+ */
+const NAMESPACE_OF_CLAIMED_LANE = `SELECT ${namespacesTable.select("t", CLAIMED)}
+  FROM namespaces AS t
+  WHERE t.id = ${laneIdSql("namespace", "c.subject")} AND t.deleted_at IS NULL`;
+
 /** The Namespace work handler over `deps`' Compute Driver. */
 export function namespaceWork(
   deps: NamespacePassDeps,
@@ -70,6 +87,15 @@ export function namespaceWork(
       const id = namespaceIdOfSubject(item.subject);
       const record = id === null ? undefined : await getNamespace(db, id);
       return record !== undefined && inScope(item, record) ? record : null;
+    },
+    claimedTarget: {
+      sql: NAMESPACE_OF_CLAIMED_LANE,
+      target(item, row) {
+        const id = namespaceIdOfSubject(item.subject);
+        if (id === null || row[`${CLAIMED}id`] === null) return null;
+        const record = namespacesTable.decode(row, CLAIMED);
+        return record.id === id && inScope(item, record) ? record : null;
+      },
     },
     permissions: (item, record) =>
       item.actor === RECONCILER_ACTOR

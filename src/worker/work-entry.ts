@@ -30,7 +30,8 @@ export function workEntry<K extends string, T, V extends Verdict, R>(
   return {
     kinds: queue.kinds,
     async claim(db, owner) {
-      const claimed = await queue.claim(db, { owner });
+      const attach = handler.claimedTarget?.sql;
+      const claimed = await queue.claim(db, { owner, ...(attach === undefined ? {} : { attach }) });
       return claimed === null
         ? null
         : { claim: claimed, run: () => runPass({ db, queue }, handler, claimed) };

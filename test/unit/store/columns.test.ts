@@ -38,6 +38,15 @@ describe("defineTable", () => {
     expect(things.select("t")).toBe("t.id, t.display_name, t.count, t.state, t.seen_at, t.details");
   });
 
+  it("renames every column with a prefix, and decodes the renamed row back", () => {
+    expect(things.select("t", "x_")).toBe(
+      "t.id AS x_id, t.display_name AS x_display_name, t.count AS x_count, t.state AS x_state, t.seen_at AS x_seen_at, t.details AS x_details",
+    );
+    const renamed = Object.fromEntries(Object.entries(good).map(([k, v]) => [`x_${k}`, v]));
+    expect(things.decode({ ...renamed, id: "t_other" }, "x_")).toEqual(things.decode(good));
+    expect(() => things.decode(good, "x_")).toThrow("things.id: missing from the result");
+  });
+
   it("decodes a row into camelCase properties", () => {
     expect(things.decode(good)).toEqual({
       id: "t_1",

@@ -1,0 +1,74 @@
+/**
+ * The Namespace pass reads its target in the claim's own statement (`claimedTarget`, the
+ * queue's `attach`): it must find exactly what `load` finds — the same record when the
+ * Namespace is in scope, nothing when it is not — and a pass that finds nothing completes the
+ * work as superseded without touching the cluster.
+ */
+import { describe, expect, it } from "vitest";
+import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
+import { createWorkQueue } from "../../../src/queue/index.js";
+import { createNamespace } from "../../../src/services/namespaces/create.js";
+import { getNamespace, markNamespaceDeleting } from "../../../src/store/namespaces.js";
+import { NAMESPACE_WORK_KINDS } from "../../../src/work/namespace-work.js";
+import { namespaceWork } from "../../../src/worker/namespace-pass.js";
+import { runPass } from "../../../src/worker/pass-runner.js";
+import { readNamespace } from "../compute/fixtures.js";
+import { workerTestEnvironment } from "./environment.js";
+
+const env = workerTestEnvironment();
+const FAST = { pendingBackoff: { baseMs: 1, maxMs: 1, jitter: 0 } };
+
+function handler() {
+  const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
+  return { queue, work: namespaceWork({ db: env.db, queue, compute: env.compute.driver }) };
+}
+
+async function created(name: string): Promise<NamespaceId> {
+  const principal = { principalId: env.boot.administratorId };
+  return (await createNamespace(env.serviceDeps(), principal, { name })).id;
+}
+
+/** Claims the Namespace's item with the target read attached, releasing any other it claims. */
+async function claimWithTarget(id: NamespaceId) {
+  const { queue, work } = handler();
+  const attach = work.claimedTarget?.sql;
+  if (attach === undefined) throw new Error("the Namespace handler reads its target in the claim");
+  for (let round = 0; round < 50; round += 1) {
+    const claim = await queue.claim(env.db, { owner: "t", attach });
+    if (claim?.item.subject === `namespace:${id}`) return { queue, work, claim };
+    if (claim !== null) await queue.release(env.db, claim.lease);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no claimable work for ${id}`);
+}
+
+describe("the Namespace read in the claim", () => {
+  it("is the record load reads, for a provisioning Namespace", async () => {
+    const id = await created("claimed-target");
+    const { queue, work, claim } = await claimWithTarget(id);
+    expect(claim.attached).toBeDefined();
+    const fromClaim = work.claimedTarget?.target(claim.item, claim.attached ?? {});
+    expect(fromClaim).toEqual(await getNamespace(env.db, id));
+    expect(fromClaim).toEqual(await work.load(env.db, claim.item));
+    expect(fromClaim?.status).toBe("provisioning");
+    await queue.release(env.db, claim.lease);
+  });
+
+  it("is nothing when the Namespace left the state the work expects, and the pass completes superseded without placing it", async () => {
+    const id = await created("claimed-gone");
+    await markNamespaceDeleting(env.db, id);
+    const { queue, work, claim } = await claimWithTarget(id);
+    expect(claim.item.kind).toBe("namespace.ensure");
+    expect(work.claimedTarget?.target(claim.item, claim.attached ?? {})).toBeNull();
+    expect(await work.load(env.db, claim.item)).toBeNull();
+
+    expect(await runPass({ db: env.db, queue }, work, claim)).toEqual({ result: "superseded" });
+    const item = await env.db.query<{ state: string; last_code: string | null }>(
+      "SELECT state, last_code FROM work_items WHERE id = $1",
+      [claim.item.id],
+    );
+    expect(item.rows).toEqual([{ state: "succeeded", last_code: "SUPERSEDED" }]);
+    expect((await getNamespace(env.db, id))?.status).toBe("deleting");
+    expect(await readNamespace(currentManagedName(id))).toBeUndefined();
+  });
+});
