@@ -16,21 +16,30 @@ export interface ClaimOptions<K extends string> {
    * A subquery over the claimed row `c` (its `work_items` columns) returning at most one row,
    * read in the claim's own statement rather than in a round trip after it: its columns come
    * back in {@link Claim.attached}, all null when it found nothing. Its column names must not
-   * collide with `work_items`' (rename them: `Table.select(alias, as)`).
+   * collide with `work_items`' (rename them: `Table.select(alias, as)`). It is run as a lookup
+   * per claimed row (`LIMIT 1` keeps the planner from turning it into a join over the whole
+   * table when statistics are missing).
    */
   readonly attach?: string;
 }
 
 /**
- * The oldest item matching `state` (over alias `w`, with `n.t` the claim's now) whose lane has
- * no other claim, locked (`SKIP LOCKED`: rows another claimer holds are passed over). Queued
- * items and expired leases are looked up separately so that each follows its own partial index
- * (`work_items_queued` in claim order, `work_items_leases`) and stops at the first eligible
- * row; one condition over both (`queued OR expired`) read and sorted every row of the table,
- * finished ones included, on every claim.
+ * The oldest item matching `state` (over alias `w`) whose lane has no other claim, locked
+ * (`SKIP LOCKED`: rows another claimer holds are passed over). Queued items and expired leases
+ * are looked up separately so that each follows its own partial index (`work_items_queued` in
+ * claim order, `work_items_leases`) and stops at the first eligible row; one condition over
+ * both (`queued OR expired`) read and sorted every row of the table, finished ones included,
+ * on every claim.
+ *
+ * `state` compares with the claim's now as an expression, not a column of a joined CTE: joined,
+ * the plan depended on statistics — with none yet (a burst of new work in a fresh table, as
+ * when a large organisation is onboarded) the planner scanned every queued item and sorted
+ * them, so a claim cost O(queued) and a burst O(n²) (2.4 ms a claim at 1,000 queued, 3.5 ms at
+ * 2,000; 0.2 ms once analyzed). As an index condition the scan walks the index in claim order
+ * and stops at the first eligible row whatever the statistics say.
  */
 function oldestEligible(state: string): string {
-  return `SELECT w.id, w.available_at, w.created_at FROM work_items AS w, n
+  return `SELECT w.id, w.available_at, w.created_at FROM work_items AS w
            WHERE ${state} AND w.kind = ANY($2::text[])
              AND NOT EXISTS (
                SELECT 1 FROM work_items AS o
@@ -106,8 +115,8 @@ export async function claim<K extends string>(
 /** The claim's one statement (see {@link claim}), with `attach` joined to the claimed row. */
 function claimStatement<K extends string>(config: QueueConfig<K>, attach?: string): string {
   const choose = `WITH n AS (SELECT ${nowSql(1)} AS t),
-    queued AS (${oldestEligible("w.state = 'queued' AND w.available_at <= n.t")}),
-    expired AS (${oldestEligible("w.state = 'claimed' AND w.lease_expires_at <= n.t")}),
+    queued AS (${oldestEligible(`w.state = 'queued' AND w.available_at <= ${nowSql(1)}`)}),
+    expired AS (${oldestEligible(`w.state = 'claimed' AND w.lease_expires_at <= ${nowSql(1)}`)}),
     candidate AS (
       SELECT c.id FROM (SELECT * FROM queued UNION ALL SELECT * FROM expired) AS c
       ORDER BY c.available_at, c.created_at, c.id
@@ -123,7 +132,7 @@ function claimStatement<K extends string>(config: QueueConfig<K>, attach?: strin
   return attach === undefined
     ? `${choose} ${update}`
     : `${choose}, claimed AS (${update})
-       SELECT c.*, a.* FROM claimed AS c LEFT JOIN LATERAL (${attach}) AS a ON true`;
+       SELECT c.*, a.* FROM claimed AS c LEFT JOIN LATERAL (${attach} LIMIT 1) AS a ON true`;
 }
 
 /** True when a claim's attempt is past the item's budget (its earlier holders died). */

@@ -69,12 +69,13 @@ function inScope(item: WorkItem<NamespaceWorkKind>, record: NamespaceRecord): bo
 const CLAIMED = "ns_";
 
 /**
- * The live Namespace of the claimed lane `c`, as {@link getNamespace} reads it (one row by
- * primary key, tombstones left out), for the claim's `attach`.
+ * The Namespace of the claimed lane `c`, for the claim's `attach`: by primary key alone, the
+ * only index its one condition can use, so the lookup stays one row whatever the statistics
+ * (with `deleted_at IS NULL` here too, a fresh table's planner chose the partial listing index
+ * and read all of it). Tombstones are left out by `claimedTarget`, as {@link getNamespace} does.
  */
 const NAMESPACE_OF_CLAIMED_LANE = `SELECT ${namespacesTable.select("t", CLAIMED)}
-  FROM namespaces AS t
-  WHERE t.id = ${laneIdSql("namespace", "c.subject")} AND t.deleted_at IS NULL`;
+  FROM namespaces AS t WHERE t.id = ${laneIdSql("namespace", "c.subject")}`;
 
 /** The Namespace work handler over `deps`' Compute Driver. */
 export function namespaceWork(
@@ -94,7 +95,9 @@ export function namespaceWork(
         const id = namespaceIdOfSubject(item.subject);
         if (id === null || row[`${CLAIMED}id`] === null) return null;
         const record = namespacesTable.decode(row, CLAIMED);
-        return record.id === id && inScope(item, record) ? record : null;
+        return record.id === id && record.deletedAt === null && inScope(item, record)
+          ? record
+          : null;
       },
     },
     permissions: (item, record) =>

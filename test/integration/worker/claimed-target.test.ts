@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { createNamespace } from "../../../src/services/namespaces/create.js";
+import { deleteNamespace } from "../../../src/services/namespaces/delete.js";
+import { applyTeardownOutcome } from "../../../src/store/namespace-outcomes.js";
 import { getNamespace, markNamespaceDeleting } from "../../../src/store/namespaces.js";
 import { NAMESPACE_WORK_KINDS } from "../../../src/work/namespace-work.js";
 import { namespaceWork } from "../../../src/worker/namespace-pass.js";
@@ -29,13 +31,15 @@ async function created(name: string): Promise<NamespaceId> {
 }
 
 /** Claims the Namespace's item with the target read attached, releasing any other it claims. */
-async function claimWithTarget(id: NamespaceId) {
+async function claimWithTarget(id: NamespaceId, kind = "namespace.ensure") {
   const { queue, work } = handler();
   const attach = work.claimedTarget?.sql;
   if (attach === undefined) throw new Error("the Namespace handler reads its target in the claim");
   for (let round = 0; round < 50; round += 1) {
     const claim = await queue.claim(env.db, { owner: "t", attach });
-    if (claim?.item.subject === `namespace:${id}`) return { queue, work, claim };
+    if (claim?.item.subject === `namespace:${id}` && claim.item.kind === kind) {
+      return { queue, work, claim };
+    }
     if (claim !== null) await queue.release(env.db, claim.lease);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -70,5 +74,18 @@ describe("the Namespace read in the claim", () => {
     expect(item.rows).toEqual([{ state: "succeeded", last_code: "SUPERSEDED" }]);
     expect((await getNamespace(env.db, id))?.status).toBe("deleting");
     expect(await readNamespace(currentManagedName(id))).toBeUndefined();
+  });
+
+  it("is nothing for a tombstoned Namespace, as load finds nothing (tombstones are left out)", async () => {
+    const id = await created("claimed-tombstone");
+    const principal = { principalId: env.boot.administratorId };
+    await deleteNamespace(env.serviceDeps(), principal, id);
+    const tombstoned = await applyTeardownOutcome(env.db, id, { to: "tombstoned" });
+    expect(tombstoned.outcome).toBe("applied");
+    const { queue, work, claim } = await claimWithTarget(id, "namespace.teardown");
+    expect(claim.attached?.ns_id).toBe(id); // the row is read: the tombstone is left out after
+    expect(work.claimedTarget?.target(claim.item, claim.attached ?? {})).toBeNull();
+    expect(await work.load(env.db, claim.item)).toBeNull();
+    await queue.release(env.db, claim.lease);
   });
 });
