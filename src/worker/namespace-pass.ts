@@ -12,6 +12,7 @@
  *   owns is reported rather than written back;
  * - record: `namespace-record.ts`.
  */
+import type { NamespaceId } from "../domain/placement/ids.js";
 import type { ComputeDriver, PassObserver } from "../drivers/compute.js";
 import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import type { Claim, WorkItem, WorkQueue } from "../queue/index.js";
@@ -65,6 +66,19 @@ function inScope(item: WorkItem<NamespaceWorkKind>, record: NamespaceRecord): bo
   return item.actor === RECONCILER_ACTOR ? isBound(record) : record.status === "provisioning";
 }
 
+/**
+ * A pass's target, however it was read: the live Namespace of the lane `id`, in the state the
+ * work expects; otherwise `null` (the work is superseded).
+ */
+function targetOf(
+  item: WorkItem<NamespaceWorkKind>,
+  id: NamespaceId,
+  record: NamespaceRecord | undefined,
+): NamespaceRecord | null {
+  const live = record !== undefined && record.id === id && record.deletedAt === null;
+  return live && inScope(item, record) ? record : null;
+}
+
 /** How the Namespace read in the claim names its columns (beside the work item's). */
 const CLAIMED = "ns_";
 
@@ -72,7 +86,7 @@ const CLAIMED = "ns_";
  * The Namespace of the claimed lane `c`, for the claim's `attach`: by primary key alone, the
  * only index its one condition can use, so the lookup stays one row whatever the statistics
  * (with `deleted_at IS NULL` here too, a fresh table's planner chose the partial listing index
- * and read all of it). Tombstones are left out by `claimedTarget`, as {@link getNamespace} does.
+ * and read all of it). Tombstones are left out by {@link targetOf}, as {@link getNamespace} does.
  */
 const NAMESPACE_OF_CLAIMED_LANE = `SELECT ${namespacesTable.select("t", CLAIMED)}
   FROM namespaces AS t WHERE t.id = ${laneIdSql("namespace", "c.subject")}`;
@@ -86,18 +100,14 @@ export function namespaceWork(
     superseded: "the Namespace is no longer in the state this work expects",
     async load(db, item) {
       const id = namespaceIdOfSubject(item.subject);
-      const record = id === null ? undefined : await getNamespace(db, id);
-      return record !== undefined && inScope(item, record) ? record : null;
+      return id === null ? null : targetOf(item, id, await getNamespace(db, id));
     },
     claimedTarget: {
       sql: NAMESPACE_OF_CLAIMED_LANE,
       target(item, row) {
         const id = namespaceIdOfSubject(item.subject);
         if (id === null || row[`${CLAIMED}id`] === null) return null;
-        const record = namespacesTable.decode(row, CLAIMED);
-        return record.id === id && record.deletedAt === null && inScope(item, record)
-          ? record
-          : null;
+        return targetOf(item, id, namespacesTable.decode(row, CLAIMED));
       },
     },
     permissions: (item, record) =>
