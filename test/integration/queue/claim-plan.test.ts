@@ -12,10 +12,11 @@ import { createWorkQueue } from "../../../src/queue/index.js";
 import { createNamespace } from "../../../src/services/namespaces/create.js";
 import type { Db, SqlParam } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
-import { NAMESPACE_WORK_KINDS, namespaceQueueConfig } from "../../../src/work/namespace-work.js";
+import { NAMESPACE_WORK_KINDS } from "../../../src/work/namespace-work.js";
 import { workQueuePolicy } from "../../../src/work/queues.js";
 import { namespaceWork } from "../../../src/worker/namespace-pass.js";
 import { createTestDatabase } from "../../harness/db.js";
+import { namespaceServiceDeps } from "../../harness/namespace-service.js";
 
 const QUEUED = 600;
 let t: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -29,13 +30,7 @@ beforeAll(async () => {
   );
   const config = validateInstallationConfig({ kubernetes: { kubeconfig: "/dev/null" } }, "test");
   const boot = await runBootstrap(t.db, config);
-  const deps = {
-    db: t.db,
-    queue: namespaceQueueConfig({ policy: workQueuePolicy(config) }),
-    compute: { source: "bundled", name: "kubernetes" } as const,
-    controllerNamespace: "openclaw-system",
-    contentChecks: [],
-  };
+  const deps = namespaceServiceDeps(t.db, workQueuePolicy(config));
   for (let i = 0; i < QUEUED; i += 1) {
     await createNamespace(deps, { principalId: boot.administratorId }, { name: `burst-${i}` });
   }

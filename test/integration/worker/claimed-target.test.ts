@@ -7,48 +7,28 @@
 import { describe, expect, it } from "vitest";
 import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
-import { createNamespace } from "../../../src/services/namespaces/create.js";
 import { deleteNamespace } from "../../../src/services/namespaces/delete.js";
 import { applyTeardownOutcome } from "../../../src/store/namespace-outcomes.js";
 import { getNamespace, markNamespaceDeleting } from "../../../src/store/namespaces.js";
-import { NAMESPACE_WORK_KINDS } from "../../../src/work/namespace-work.js";
+import { NAMESPACE_WORK_KINDS, type NamespaceWorkKind } from "../../../src/work/namespace-work.js";
 import { namespaceWork } from "../../../src/worker/namespace-pass.js";
 import { runPass } from "../../../src/worker/pass-runner.js";
 import { readNamespace } from "../compute/fixtures.js";
-import { workerTestEnvironment } from "./environment.js";
+import { FAST, workerTestEnvironment } from "./environment.js";
 
 const env = workerTestEnvironment();
-const FAST = { pendingBackoff: { baseMs: 1, maxMs: 1, jitter: 0 } };
-
-function handler() {
+/** Claims the Namespace's item of `kind` with the target read attached. */
+async function claimWithTarget(id: NamespaceId, kind: NamespaceWorkKind = "namespace.ensure") {
   const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
-  return { queue, work: namespaceWork({ db: env.db, queue, compute: env.compute.driver }) };
-}
-
-async function created(name: string): Promise<NamespaceId> {
-  const principal = { principalId: env.boot.administratorId };
-  return (await createNamespace(env.serviceDeps(), principal, { name })).id;
-}
-
-/** Claims the Namespace's item with the target read attached, releasing any other it claims. */
-async function claimWithTarget(id: NamespaceId, kind = "namespace.ensure") {
-  const { queue, work } = handler();
+  const work = namespaceWork({ db: env.db, queue, compute: env.compute.driver });
   const attach = work.claimedTarget?.sql;
   if (attach === undefined) throw new Error("the Namespace handler reads its target in the claim");
-  for (let round = 0; round < 50; round += 1) {
-    const claim = await queue.claim(env.db, { owner: "t", attach });
-    if (claim?.item.subject === `namespace:${id}` && claim.item.kind === kind) {
-      return { queue, work, claim };
-    }
-    if (claim !== null) await queue.release(env.db, claim.lease);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no claimable work for ${id}`);
+  return { queue, work, claim: await env.claimOf(queue, id, { owner: "t", attach, kind }) };
 }
 
 describe("the Namespace read in the claim", () => {
   it("is the record load reads, for a provisioning Namespace", async () => {
-    const id = await created("claimed-target");
+    const id = await env.created("claimed-target");
     const { queue, work, claim } = await claimWithTarget(id);
     expect(claim.attached).toBeDefined();
     const fromClaim = work.claimedTarget?.target(claim.item, claim.attached ?? {});
@@ -59,7 +39,7 @@ describe("the Namespace read in the claim", () => {
   });
 
   it("is nothing when the Namespace left the state the work expects, and the pass completes superseded without placing it", async () => {
-    const id = await created("claimed-gone");
+    const id = await env.created("claimed-gone");
     await markNamespaceDeleting(env.db, id);
     const { queue, work, claim } = await claimWithTarget(id);
     expect(claim.item.kind).toBe("namespace.ensure");
@@ -77,7 +57,7 @@ describe("the Namespace read in the claim", () => {
   });
 
   it("is nothing for a tombstoned Namespace, as load finds nothing (tombstones are left out)", async () => {
-    const id = await created("claimed-tombstone");
+    const id = await env.created("claimed-tombstone");
     const principal = { principalId: env.boot.administratorId };
     await deleteNamespace(env.serviceDeps(), principal, id);
     const tombstoned = await applyTeardownOutcome(env.db, id, { to: "tombstoned" });

@@ -6,13 +6,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
-import { createNamespace } from "../../../src/services/namespaces/create.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
 import { NAMESPACE_WORK_KINDS, type NamespaceWorkKind } from "../../../src/work/namespace-work.js";
 import { namespaceWork } from "../../../src/worker/namespace-pass.js";
 import { runPass } from "../../../src/worker/pass-runner.js";
 import { bindTenantRole } from "../../harness/rbac.js";
-import { workerTestEnvironment } from "./environment.js";
+import { FAST, workerTestEnvironment } from "./environment.js";
 
 const env = workerTestEnvironment();
 
@@ -23,26 +22,10 @@ beforeAll(async () => {
   await passUntilSettled(queue, namespaceWork(deps), env.boot.defaultNamespace.id);
 });
 
-/** A managed Namespace created through the service, as the API creates it. */
-async function created(name: string): Promise<NamespaceId> {
-  const principal = { principalId: env.boot.administratorId };
-  return (await createNamespace(env.serviceDeps(), principal, { name })).id;
-}
-
-const FAST = { pendingBackoff: { baseMs: 1, maxMs: 1, jitter: 0 } };
 type Queue = ReturnType<typeof createWorkQueue<NamespaceWorkKind>>;
 type Handler = ReturnType<typeof namespaceWork>;
 
-/** Claims the Namespace's work item with `queue` (releasing any other item it claims first). */
-async function claimOf(queue: Queue, id: NamespaceId, owner: string) {
-  for (let round = 0; round < 50; round += 1) {
-    const claim = await queue.claim(env.db, { owner });
-    if (claim?.item.subject === `namespace:${id}`) return claim;
-    if (claim !== null) await queue.release(env.db, claim.lease);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no claimable work for ${id}`);
-}
+const claimOf = (queue: Queue, id: NamespaceId, owner: string) => env.claimOf(queue, id, { owner });
 
 /**
  * Passes over the Namespace until one is not pending: the first creates the managed namespace
@@ -100,8 +83,8 @@ describe("the composed settle of a done pass", () => {
   it("leaves the same rows as the settle transaction: provisioning → ready, binding, item succeeded, one lifecycle event", async () => {
     const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
     const deps = { db: env.db, queue, compute: env.compute.driver };
-    const composedId = await created("composed-ready");
-    const plainId = await created("transaction-ready");
+    const composedId = await env.created("composed-ready");
+    const plainId = await env.created("transaction-ready");
 
     const composed = await passUntilSettled(queue, namespaceWork(deps), composedId);
     const { compose, ...withoutCompose } = namespaceWork(deps);
@@ -132,7 +115,7 @@ describe("the composed settle of a done pass", () => {
       clock: { now: () => new Date(Date.now() + aheadMs) },
     });
     const deps = { db: env.db, queue, compute: env.compute.driver };
-    const id = await created("composed-stale");
+    const id = await env.created("composed-stale");
     const base = namespaceWork(deps);
     let successor: Awaited<ReturnType<typeof claimOf>> | undefined;
     // The pass that would make it ready stalls past its lease, and another worker reclaims it.

@@ -4,15 +4,22 @@
  * Call once at the top of a test file; the hooks it registers create and remove everything.
  */
 import { afterAll, beforeAll, inject } from "vitest";
+import type { NamespaceId } from "../../../src/domain/index.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { createComputeRuntime, type ComputeRuntime } from "../../../src/main/compute.js";
 import { runBootstrap } from "../../../src/main/processes.js";
+import type { Claim, WorkQueue } from "../../../src/queue/index.js";
+import { createNamespace } from "../../../src/services/namespaces/create.js";
 import { migrate } from "../../../src/store/migrate.js";
-import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
+import type { NamespaceWorkKind } from "../../../src/work/namespace-work.js";
 import type { WorkQueuePolicy } from "../../../src/queue/policy.js";
 import { workQueuePolicy } from "../../../src/work/queues.js";
 import { createTestDatabase } from "../../harness/db.js";
+import { namespaceServiceDeps } from "../../harness/namespace-service.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";
+
+/** A queue policy whose pending backoff is 1 ms, so a test's passes follow each other. */
+export const FAST = { pendingBackoff: { baseMs: 1, maxMs: 1, jitter: 0 } };
 
 type TestDatabase = Awaited<ReturnType<typeof createTestDatabase>>;
 type Bootstrap = Awaited<ReturnType<typeof runBootstrap>>;
@@ -24,6 +31,17 @@ export interface WorkerTestEnvironment {
   readonly boot: Bootstrap;
   /** The Namespace service's dependencies, as the API process builds them. */
   serviceDeps(policy?: Partial<WorkQueuePolicy>): ReturnType<typeof namespaceServiceDeps>;
+  /** A managed Namespace created through the service by the administrator, as the API does. */
+  created(name: string): Promise<NamespaceId>;
+  /**
+   * Claims the Namespace's work item (of `kind`, when given) with `queue`, releasing any other
+   * item it claims first; `attach` as the queue's claim takes it.
+   */
+  claimOf(
+    queue: WorkQueue<NamespaceWorkKind>,
+    id: NamespaceId,
+    opts: { readonly owner: string; readonly attach?: string; readonly kind?: NamespaceWorkKind },
+  ): Promise<Claim<NamespaceWorkKind>>;
 }
 
 export function workerTestEnvironment(): WorkerTestEnvironment {
@@ -49,6 +67,8 @@ export function workerTestEnvironment(): WorkerTestEnvironment {
     if (value === undefined) throw new Error("workerTestEnvironment: used before beforeAll ran");
     return value;
   };
+  const serviceDeps = (policy: Partial<WorkQueuePolicy> = {}) =>
+    namespaceServiceDeps(ready(t).db, { ...workQueuePolicy(config), ...policy });
   return {
     config,
     get db() {
@@ -60,18 +80,24 @@ export function workerTestEnvironment(): WorkerTestEnvironment {
     get boot() {
       return ready(boot);
     },
-    serviceDeps(policy = {}) {
-      return namespaceServiceDeps(ready(t).db, { ...workQueuePolicy(config), ...policy });
+    serviceDeps,
+    async created(name) {
+      const principal = { principalId: ready(boot).administratorId };
+      return (await createNamespace(serviceDeps(), principal, { name })).id;
     },
-  };
-}
-
-function namespaceServiceDeps(db: TestDatabase["db"], policy: WorkQueuePolicy) {
-  return {
-    db,
-    queue: namespaceQueueConfig({ policy }),
-    compute: { source: "bundled", name: "kubernetes" } as const,
-    controllerNamespace: "openclaw-system",
-    contentChecks: [],
+    async claimOf(queue, id, opts) {
+      const db = ready(t).db;
+      const { owner, attach, kind } = opts;
+      for (let round = 0; round < 50; round += 1) {
+        const claim = await queue.claim(db, { owner, ...(attach === undefined ? {} : { attach }) });
+        const ours = claim?.item.subject === `namespace:${id}`;
+        if (claim !== null && ours && (kind === undefined || claim.item.kind === kind)) {
+          return claim;
+        }
+        if (claim !== null) await queue.release(db, claim.lease);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`no claimable work for ${id}`);
+    },
   };
 }
