@@ -18,6 +18,7 @@
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Queryable } from "../store/db.js";
 import type { BindingId, PrincipalId, RestrictionId, RoleId } from "./ids.js";
+import { grantMatches, principalLive, restrictionMatches, type Over } from "./decision-rules.js";
 import { isInstallationOnly, type Permission } from "./vocabulary.js";
 
 /** What is asked: a permission, and the Namespace it is about (absent for collections). */
@@ -52,18 +53,14 @@ interface DecisionRow {
   readonly restriction_id: RestrictionId | null;
 }
 
-/** The restriction predicate over alias `r`, for principal $1, action $2, kind $3, Namespace `ns`. */
-function restrictionMatches(ns: string): string {
-  return `(r.principal_id IS NULL OR r.principal_id = $1)
-    AND (r.namespace_id IS NULL OR r.namespace_id = ${ns})
-    AND (r.action IS NULL OR r.action = $2) AND (r.kind IS NULL OR r.kind = $3)`;
-}
-
-/** The grant predicate over aliases `b`, `rp`, for a request about Namespace `ns`. */
-function grantMatches(ns: string, installationOnly: string): string {
-  return `b.principal_id = $1 AND rp.action = $2 AND rp.kind = $3
-    AND (b.namespace_id IS NULL OR (NOT ${installationOnly} AND b.namespace_id = ${ns}))`;
-}
+/** The parameters of {@link authorize}'s statement. */
+const PARAMS: Over = {
+  principal: "$1",
+  action: "$2",
+  kind: "$3",
+  ns: "$4::text",
+  installationOnly: "$5::boolean",
+};
 
 /** Decides one request in one statement (see the module comment for the rules). */
 export async function authorize(
@@ -73,15 +70,15 @@ export async function authorize(
 ): Promise<Decision> {
   const { action, kind } = request.permission;
   const res = await q.query<DecisionRow>(
-    `SELECT EXISTS (SELECT 1 FROM principals WHERE id = $1 AND deleted_at IS NULL) AS principal_live,
+    `SELECT ${principalLive(PARAMS)} AS principal_live,
             g.id AS binding_id, g.role_id, g.namespace_id AS binding_namespace,
-            (SELECT r.id FROM restrictions r WHERE ${restrictionMatches("$4::text")}
+            (SELECT r.id FROM restrictions r WHERE ${restrictionMatches(PARAMS)}
              ORDER BY r.created_at, r.id LIMIT 1) AS restriction_id
      FROM (SELECT 1) AS one
      LEFT JOIN LATERAL (
        SELECT b.id, b.role_id, b.namespace_id FROM bindings b
        JOIN role_permissions rp ON rp.role_id = b.role_id
-       WHERE ${grantMatches("$4::text", "$5::boolean")}
+       WHERE ${grantMatches(PARAMS)}
        ORDER BY (b.namespace_id IS NULL) DESC, b.created_at, b.id LIMIT 1
      ) AS g ON true`,
     [
@@ -109,6 +106,9 @@ export async function authorize(
   };
 }
 
+/** The expressions of {@link authorizedNamespaceIds}' statement: each listed Namespace `n`. */
+const LISTED: Over = { ...PARAMS, ns: "n.id", installationOnly: "$4::boolean" };
+
 /**
  * The live Namespaces on which `principalId` holds `permission`, by the same rules as
  * {@link authorize} applied to each Namespace (a filtered listing: never a 403). Empty when
@@ -122,10 +122,10 @@ export async function authorizedNamespaceIds(
   const res = await q.query<{ id: NamespaceId }>(
     `SELECT n.id FROM namespaces n
      WHERE n.deleted_at IS NULL
-       AND EXISTS (SELECT 1 FROM principals WHERE id = $1 AND deleted_at IS NULL)
+       AND ${principalLive(LISTED)}
        AND EXISTS (SELECT 1 FROM bindings b JOIN role_permissions rp ON rp.role_id = b.role_id
-                   WHERE ${grantMatches("n.id", "$4::boolean")})
-       AND NOT EXISTS (SELECT 1 FROM restrictions r WHERE ${restrictionMatches("n.id")})`,
+                   WHERE ${grantMatches(LISTED)})
+       AND NOT EXISTS (SELECT 1 FROM restrictions r WHERE ${restrictionMatches(LISTED)})`,
     [principalId, permission.action, permission.kind, isInstallationOnly(permission)],
   );
   return res.rows.map((r) => r.id);

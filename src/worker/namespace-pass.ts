@@ -6,8 +6,10 @@
  *
  * - load: the Namespace of the lane, when it is in the state the work expects — read in the
  *   claim's own statement (`claimedTarget`), so a pass starts without a round trip of its own;
- * - permissions: `namespacePassPermissions` (the rule the API checks too); the system's
- *   reconcile of a bound Namespace adopts nothing new and has no one to re-authorize;
+ * - permissions: `namespacePassPermissions` (the rule the API checks too), decided in the
+ *   claim's statement as well (`DECIDED_IN_CLAIM`), so re-authorization costs no round trip;
+ *   the system's reconcile of a bound Namespace adopts nothing new and has no one to
+ *   re-authorize;
  * - reconcile: the Compute Driver; a bound Namespace is passed as such, so drift the operator
  *   owns is reported rather than written back;
  * - record: `namespace-record.ts`.
@@ -16,7 +18,11 @@ import type { NamespaceId } from "../domain/placement/ids.js";
 import type { ComputeDriver, PassObserver } from "../drivers/compute.js";
 import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
 import type { Claim, WorkItem, WorkQueue } from "../queue/index.js";
-import { namespacePassPermissions } from "../services/namespaces/permissions.js";
+import { embeddedDecisions } from "../iam/embedded-decisions.js";
+import {
+  NAMESPACE_PASS_REQUESTS,
+  namespacePassPermissions,
+} from "../services/namespaces/permissions.js";
 import type { Db } from "../store/db.js";
 import {
   getNamespace,
@@ -88,7 +94,21 @@ const CLAIMED = "ns_";
  * (with `deleted_at IS NULL` here too, a fresh table's planner chose the partial listing index
  * and read all of it). Tombstones are left out by {@link targetOf}, as {@link getNamespace} does.
  */
-const NAMESPACE_OF_CLAIMED_LANE = `SELECT ${namespacesTable.select("t", CLAIMED)}
+/**
+ * The re-authorization of the claimed item's frozen actor (`c.actor`), read beside its
+ * Namespace: every request a Namespace pass can need, left undecided for the system's own work
+ * (no one to re-authorize).
+ */
+const DECIDED_IN_CLAIM = embeddedDecisions({
+  principal: "c.actor",
+  namespace: "t.id",
+  requests: NAMESPACE_PASS_REQUESTS,
+  as: "az_",
+  unless: `c.actor = '${RECONCILER_ACTOR}'`,
+});
+
+const NAMESPACE_OF_CLAIMED_LANE = `SELECT ${namespacesTable.select("t", CLAIMED)},
+  ${DECIDED_IN_CLAIM.sql}
   FROM namespaces AS t WHERE t.id = ${laneIdSql("namespace", "c.subject")}`;
 
 /** The Namespace work handler over `deps`' Compute Driver. */
@@ -109,6 +129,7 @@ export function namespaceWork(
         if (id === null || row[`${CLAIMED}id`] === null) return null;
         return targetOf(item, id, namespacesTable.decode(row, CLAIMED));
       },
+      decided: (row, record) => DECIDED_IN_CLAIM.read(row, record.id),
     },
     permissions: (item, record) =>
       item.actor === RECONCILER_ACTOR

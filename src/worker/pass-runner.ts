@@ -7,8 +7,9 @@
  * 1. a target that is gone or no longer in the state the work expects → complete as
  *    `SUPERSEDED`, no Driver call;
  * 2. a claim whose attempts were all spent by earlier holders that died → stop, no Driver call;
- * 3. re-authorize the frozen actor against current policy; a deleted principal or a revoked
- *    grant stops the work (`ACTOR_REVOKED` / `AUTHORIZATION_DENIED`);
+ * 3. re-authorize the frozen actor against current policy (read in the claim's statement when
+ *    the kind decides it there); a deleted principal or a revoked grant stops the work
+ *    (`ACTOR_REVOKED` / `AUTHORIZATION_DENIED`);
  * 4. reconcile while the lease is kept alive;
  * 5. settle in one transaction: the fenced queue move from the single outcome table
  *    (`outcome-table.ts`), then the kind's record of what it means — for a `done` pass the
@@ -17,6 +18,7 @@
  *    announcement.
  */
 import type { AuthorizationRequest } from "../iam/authorizer.js";
+import type { KnownDecisions } from "../iam/embedded-decisions.js";
 import { isExhausted, type Claim, type WorkItem, type WorkQueue } from "../queue/index.js";
 import type { WorkState } from "../queue/work-items.js";
 import type { GatedPart } from "../store/composed.js";
@@ -77,6 +79,11 @@ export interface WorkHandler<K extends string, T, V extends Verdict, R> {
   readonly claimedTarget?: {
     readonly sql: string;
     target(item: WorkItem<K>, row: Readonly<Record<string, unknown>>): T | null;
+    /**
+     * Optional: the re-authorization of the frozen actor read in the same subquery
+     * (`embedded-decisions.ts`); a request it did not decide is decided by a round trip.
+     */
+    readonly decided?: (row: Readonly<Record<string, unknown>>, target: T) => KnownDecisions;
   };
   /** What the frozen actor must still hold; `null` for the system's own work (no one to ask). */
   permissions(item: WorkItem<K>, target: T): readonly AuthorizationRequest[] | null;
@@ -139,7 +146,12 @@ export async function runPass<K extends string, T, V extends Verdict, R>(
   if (isExhausted(claim)) return settle(deps, handler, claim, target, EXHAUSTED);
   const requests = handler.permissions(item, target);
   if (requests !== null) {
-    const denied = await reauthorize(db, item.actor, requests);
+    const decided = handler.claimedTarget?.decided;
+    const known =
+      claim.attached === undefined || decided === undefined
+        ? undefined
+        : decided(claim.attached, target);
+    const denied = await reauthorize(db, item.actor, requests, known);
     if (denied !== null) {
       return settle(deps, handler, claim, target, { kind: "stopped", reason: denied });
     }

@@ -12,6 +12,8 @@
 import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { Placement } from "../../domain/placement/placement.js";
 import type { AuthorizationRequest } from "../../iam/authorizer.js";
+import type { EmbeddedRequest } from "../../iam/embedded-decisions.js";
+import type { Permission } from "../../iam/vocabulary.js";
 import type { NamespaceWorkKind } from "../../work/namespace-work.js";
 
 /** `namespace:create` on the collection. */
@@ -36,9 +38,12 @@ export function placementPermissions(
     : [CREATE_NAMESPACE];
 }
 
+/** `namespace:delete`, which tearing a Namespace down needs on that Namespace. */
+const DELETE_NAMESPACE: Permission = { action: "delete", kind: "namespace" };
+
 /** `namespace:delete` on the Namespace `id`. */
 export function teardownPermission(id: NamespaceId): AuthorizationRequest {
-  return { permission: { action: "delete", kind: "namespace" }, namespaceId: id };
+  return { permission: DELETE_NAMESPACE, namespaceId: id };
 }
 
 /** What a Namespace pass of `kind` needs its frozen actor to still hold. */
@@ -49,3 +54,14 @@ export function namespacePassPermissions(
 ): readonly AuthorizationRequest[] {
   return kind === "namespace.teardown" ? [teardownPermission(id)] : placementPermissions(placement);
 }
+
+/**
+ * Every request {@link namespacePassPermissions} can return, for the worker to decide in its
+ * claim's statement (`embedded-decisions.ts`): the collection's two, and delete on the
+ * Namespace the pass is about.
+ */
+export const NAMESPACE_PASS_REQUESTS: readonly EmbeddedRequest[] = [
+  { permission: CREATE_NAMESPACE.permission, about: "collection" },
+  { permission: SELECT_EXISTING_NAMESPACE.permission, about: "collection" },
+  { permission: DELETE_NAMESPACE, about: "namespace" },
+];

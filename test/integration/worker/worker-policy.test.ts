@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { createNamespace } from "../../../src/services/namespaces/create.js";
 import { NAMESPACE_WORK_KINDS } from "../../../src/work/namespace-work.js";
-import { type NamespaceId } from "../../../src/domain/index.js";
+import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
 import type { EventObject } from "../../../src/drivers/kubernetes/client/index.js";
+import { authorize } from "../../../src/iam/authorizer.js";
 import { createBinding, deleteBinding } from "../../../src/iam/bindings.js";
-import { createPrincipal } from "../../../src/iam/principals.js";
+import { createPrincipal, deletePrincipal } from "../../../src/iam/principals.js";
 import { createRole } from "../../../src/iam/roles.js";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
-import { runNamespacePass } from "../../../src/worker/namespace-pass.js";
+import { namespaceWork, runNamespacePass } from "../../../src/worker/namespace-pass.js";
 import {
   admin,
   createAllowAllPolicy,
@@ -44,43 +45,46 @@ async function creator(name: string) {
   return { principalId: p.principal.id, bindingId: b.binding.id };
 }
 
-async function passFor(id: NamespaceId, queuePolicy = {}) {
+/**
+ * Runs the pass of the Namespace `id`'s work. `readInClaim`: as the worker does, with the
+ * target and the re-authorization read in the claim's statement; otherwise each in a
+ * statement of its own (`load`, `authorize`).
+ */
+async function passFor(id: NamespaceId, queuePolicy = {}, readInClaim = false) {
   const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: queuePolicy });
-  for (;;) {
-    const claim = await queue.claim(env.db, { owner: "test" });
-    if (claim === null) throw new Error("no claimable work");
-    if (claim.item.subject === `namespace:${id}`) {
-      return runNamespacePass(
-        {
-          db: env.db,
-          queue,
-          compute: env.compute.driver,
-          ...(env.compute.events !== undefined ? { events: env.compute.events } : {}),
-        },
-        claim,
-      );
-    }
-    await queue.release(env.db, claim.lease);
-  }
+  const passDeps = {
+    db: env.db,
+    queue,
+    compute: env.compute.driver,
+    ...(env.compute.events !== undefined ? { events: env.compute.events } : {}),
+  };
+  const attach = readInClaim ? namespaceWork(passDeps).claimedTarget?.sql : undefined;
+  const claim = await env.claimOf(queue, id, {
+    owner: "test",
+    ...(attach === undefined ? {} : { attach }),
+  });
+  return runNamespacePass(passDeps, claim);
 }
 
-describe("the worker re-authorizes the frozen actor", () => {
+describe.each([
+  ["in a statement of its own", false],
+  ["in the claim's statement", true],
+])("the worker re-authorizes the frozen actor, %s", (how, readInClaim) => {
+  const tag = readInClaim ? "c" : "s";
+
   it("fails the Namespace with AUTHORIZATION_DENIED when installation:administer was revoked, and never touches the namespace", async () => {
-    const who = await creator("revoked-admin");
+    const who = await creator(`revoked-admin-${tag}`);
     const prepared = await prepareExternal();
     const selected = prepared.metadata?.name ?? "";
     const ns = await createNamespace(
       deps(),
       { principalId: who.principalId },
-      {
-        name: "revoked-e",
-        existingNamespace: selected,
-      },
+      { name: `revoked-e-${tag}`, existingNamespace: selected },
     );
     await deleteBinding(env.db, who.bindingId);
 
-    const summary = await passFor(ns.id);
-    expect(summary).toMatchObject({
+    const summary = await passFor(ns.id, {}, readInClaim);
+    expect(summary, how).toMatchObject({
       result: "applied",
       move: "fail",
       code: "AUTHORIZATION_DENIED",
@@ -99,6 +103,38 @@ describe("the worker re-authorizes the frozen actor", () => {
       { action: "namespaces.create", outcome: "success" },
       { action: "namespaces.lifecycle.ensure", outcome: "failure" },
     ]);
+  });
+
+  it("fails the Namespace with ACTOR_REVOKED when the principal was deleted, and never creates its namespace", async () => {
+    const who = await creator(`deleted-creator-${tag}`);
+    const ns = await createNamespace(
+      deps(),
+      { principalId: who.principalId },
+      { name: `deleted-m-${tag}` },
+    );
+    await deletePrincipal(env.db, who.principalId);
+
+    const summary = await passFor(ns.id, {}, readInClaim);
+    expect(summary, how).toMatchObject({ result: "applied", move: "fail", code: "ACTOR_REVOKED" });
+    const record = await getNamespace(env.db, ns.id);
+    expect(record?.status).toBe("failed");
+    expect(record?.statusCode).toBe("ACTOR_REVOKED");
+    expect(await readNamespace(currentManagedName(ns.id))).toBeUndefined();
+  });
+
+  it("goes on to the Driver while the actor still holds its grants", async () => {
+    const who = await creator(`holding-creator-${tag}`);
+    const ns = await createNamespace(
+      deps(),
+      { principalId: who.principalId },
+      { name: `holding-m-${tag}` },
+    );
+    const summary = await passFor(ns.id, {}, readInClaim);
+    expect(summary, how).toMatchObject({ result: "applied" });
+    expect(summary, how).not.toMatchObject({ move: "fail" });
+    expect((await getNamespace(env.db, ns.id))?.status).not.toBe("failed");
+    // The Driver ran: the managed namespace exists (it may still wait for the tenant's RBAC).
+    expect((await readNamespace(currentManagedName(ns.id)))?.metadata?.uid).toBeDefined();
   });
 });
 
@@ -164,5 +200,42 @@ describe("Kubernetes Events", () => {
     expect((await readNamespace(selected))?.metadata?.resourceVersion).toBe(
       prepared.metadata?.resourceVersion,
     );
+  });
+});
+
+describe("the re-authorization read in the claim's statement", () => {
+  it("is current policy when the claim was made, for every request the pass needs", async () => {
+    const who = await creator("claim-time-creator");
+    const prepared = await prepareExternal();
+    const ns = await createNamespace(
+      deps(),
+      { principalId: who.principalId },
+      { name: "claim-time-e", existingNamespace: prepared.metadata?.name ?? "" },
+    );
+    const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: {} });
+    const work = namespaceWork({ db: env.db, queue, compute: env.compute.driver });
+    const attach = work.claimedTarget?.sql ?? "";
+    const claim = await env.claimOf(queue, ns.id, { owner: "t", attach });
+    const row = claim.attached ?? {};
+    const target = work.claimedTarget?.target(claim.item, row) ?? null;
+    if (target === null) throw new Error("the claim read no Namespace");
+    const requests = work.permissions(claim.item, target) ?? [];
+    expect(requests.map((r) => `${r.permission.kind}:${r.permission.action}`)).toEqual([
+      "namespace:create",
+      "installation:administer",
+    ]);
+
+    // Revoked after the claim: the claim's decisions are what policy said when it was made,
+    // while a decision made now is a denial.
+    await deleteBinding(env.db, who.bindingId);
+    const known = work.claimedTarget?.decided?.(row, target);
+    for (const request of requests) {
+      expect(known?.(request)).toEqual({ allowed: true });
+      expect(await authorize(env.db, who.principalId, request)).toMatchObject({
+        allowed: false,
+        reason: "no_grant",
+      });
+    }
+    await queue.release(env.db, claim.lease);
   });
 });

@@ -9,7 +9,8 @@ import {
   authorizedNamespaceIds,
   type AuthorizationRequest,
 } from "../../../src/iam/authorizer.js";
-import type { PrincipalId } from "../../../src/iam/ids.js";
+import { embeddedDecisions } from "../../../src/iam/embedded-decisions.js";
+import { newIamId, type PrincipalId } from "../../../src/iam/ids.js";
 import { deletePrincipal } from "../../../src/iam/principals.js";
 import { createRestriction } from "../../../src/iam/restrictions.js";
 import { ALL_PERMISSIONS, type Permission } from "../../../src/iam/vocabulary.js";
@@ -186,5 +187,75 @@ describe("authorizedNamespaceIds", () => {
       }
       expect(ids.sort()).toEqual(expected.sort());
     }
+  });
+});
+
+describe("decisions embedded in another statement", () => {
+  /** Every permission, on the collection and on the Namespace the statement names. */
+  const embedded = embeddedDecisions({
+    principal: "$1::text",
+    namespace: "$2::text",
+    requests: ALL_PERMISSIONS.flatMap((permission) => [
+      { permission, about: "collection" as const },
+      { permission, about: "namespace" as const },
+    ]),
+    as: "d_",
+  });
+  const decide = async (who: PrincipalId, ns: NamespaceId) => {
+    const res = await db.query(`SELECT ${embedded.sql}`, [who, ns]);
+    return embedded.read(res.rows[0] ?? {}, ns);
+  };
+  const outcome = (d: { allowed: boolean; reason?: string }) => (d.allowed ? true : d.reason);
+
+  it("agree with authorize on every permission, scope and principal (a principal that never existed too)", async () => {
+    let compared = 0;
+    for (const who of [wide, local, restricted, gone, newIamId("principal")]) {
+      for (const ns of [nsA, nsB]) {
+        const known = await decide(who, ns);
+        for (const permission of ALL_PERMISSIONS) {
+          for (const request of [{ permission }, { permission, namespaceId: ns }]) {
+            const inStatement = known(request);
+            expect(inStatement, JSON.stringify(request)).toBeDefined();
+            expect(outcome(inStatement ?? { allowed: false, reason: "none" })).toBe(
+              outcome(await authorize(db, who, request)),
+            );
+            compared += 1;
+          }
+        }
+      }
+    }
+    expect(compared).toBe(5 * 2 * ALL_PERMISSIONS.length * 2);
+  });
+
+  it("decide nothing for a request they were not made for, or about another Namespace", async () => {
+    const only = embeddedDecisions({
+      principal: "$1::text",
+      namespace: "$2::text",
+      requests: [{ permission: p("namespace", "delete"), about: "namespace" }],
+      as: "d_",
+    });
+    const res = await db.query(`SELECT ${only.sql}`, [wide, nsA]);
+    const known = only.read(res.rows[0] ?? {}, nsA);
+    expect(known({ permission: p("namespace", "delete"), namespaceId: nsA })).toEqual({
+      allowed: false,
+      reason: "no_grant",
+    });
+    expect(known({ permission: p("namespace", "delete"), namespaceId: nsB })).toBeUndefined();
+    expect(known({ permission: p("namespace", "delete") })).toBeUndefined();
+    expect(known({ permission: p("namespace", "read"), namespaceId: nsA })).toBeUndefined();
+  });
+
+  it("decide nothing where `unless` holds", async () => {
+    const skipped = embeddedDecisions({
+      principal: "$1::text",
+      namespace: "$2::text",
+      requests: [{ permission: p("namespace", "read"), about: "collection" }],
+      as: "d_",
+      unless: "$1::text = 'system'",
+    });
+    const res = await db.query(`SELECT ${skipped.sql}`, ["system"]);
+    expect(skipped.read(res.rows[0] ?? {}, nsA)({ permission: p("namespace", "read") })).toBe(
+      undefined,
+    );
   });
 });
