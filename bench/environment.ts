@@ -46,8 +46,11 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   const postgres = await startTestPostgres(
     join(dir, "postgres"),
     undefined,
-    // BENCH_P1_PG_STATS=1: per-statement calls and time of P1's OCC window (pg_stat_statements).
-    process.env.BENCH_P1_PG_STATS === "1" ? ["shared_preload_libraries=pg_stat_statements"] : [],
+    // BENCH_P1_PG_STATS=1: per-statement calls, execution and planning time of P1's OCC window
+    // (pg_stat_statements).
+    process.env.BENCH_P1_PG_STATS === "1"
+      ? ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track_planning=on"]
+      : [],
   ).catch(async (err: unknown) => {
     await cluster.stop();
     throw err;

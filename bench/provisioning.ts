@@ -266,12 +266,23 @@ function countsBetween(
 
 /** The 30 costliest statements since the reset before the OCC window. */
 async function logStatementStats(db: Db, log: (line: string) => void): Promise<void> {
-  const res = await db.query<{ calls: string; ms: string; query: string }>(
-    `SELECT calls, round(total_exec_time::numeric, 1) AS ms,
+  const res = await db.query<{
+    calls: string;
+    ms: string;
+    plans: string;
+    planMs: string;
+    query: string;
+  }>(
+    `SELECT calls, round(total_exec_time::numeric, 1) AS ms, plans,
+            round(total_plan_time::numeric, 1) AS "planMs",
             left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS query
      FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 30`,
   );
-  for (const r of res.rows) log(`pg_stat_statements: ${r.calls} calls, ${r.ms} ms: ${r.query}`);
+  for (const r of res.rows) {
+    log(
+      `pg_stat_statements: ${r.calls} calls, ${r.ms} ms; planned ${r.plans} times, ${r.planMs} ms: ${r.query}`,
+    );
+  }
 }
 
 /** Work passes run so far, and how many of them ended pending. */

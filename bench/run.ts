@@ -10,7 +10,9 @@
  *
  * Diagnostics of P1 (bench/provisioning.ts), none of them on by default:
  * - BENCH_P1_WARM_UP=<n>: the uncounted warm-up batch each side runs first (default 300);
- * - BENCH_P1_CPU_PROF=<dir>: `--cpu-prof` profiles of the `occ api` and `occ worker` processes;
+ * - BENCH_P1_CPU_PROF=<dir>: `--cpu-prof` profiles of the `occ api` and `occ worker` processes
+ *   (V8 samples its thread on a wall clock: on 2 saturated cores, time the thread spent waiting
+ *   for a CPU after a write woke another process lands on that write; `perf` tells CPU apart);
  * - BENCH_P1_PERF_MAP=1: `--perf-basic-prof` for them, for a system-wide `perf record`;
  * - BENCH_P1_PG_STATS=1: the 30 costliest statements of OCC's window (pg_stat_statements).
  */
