@@ -26,7 +26,10 @@ export type DecisionOutcome =
 export type KnownDecisions = (request: AuthorizationRequest) => DecisionOutcome | undefined;
 
 export interface EmbeddedDecisions {
-  /** Select-list columns, one per request, over the expressions given. */
+  /**
+   * Select-list columns over the expressions given: the principal's liveness, then one per
+   * request.
+   */
   readonly sql: string;
   /** The outcomes in `row`, the statement's result, whose Namespace expression was `namespaceId`. */
   read(row: Readonly<Record<string, unknown>>, namespaceId: NamespaceId): KnownDecisions;
