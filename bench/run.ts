@@ -14,7 +14,8 @@
  *   (V8 samples its thread on a wall clock: on 2 saturated cores, time the thread spent waiting
  *   for a CPU after a write woke another process lands on that write; `perf` tells CPU apart);
  * - BENCH_P1_PERF_MAP=1: `--perf-basic-prof` for them, for a system-wide `perf record`;
- * - BENCH_P1_PG_STATS=1: the 30 costliest statements of OCC's window (pg_stat_statements).
+ * - BENCH_P1_PG_STATS=1: the 30 costliest statements of OCC's window (pg_stat_statements: calls,
+ *   execution and planning time).
  */
 import { cpus, totalmem } from "node:os";
 import { appendFile, writeFile } from "node:fs/promises";
