@@ -89,12 +89,6 @@ function targetOf(
 const CLAIMED = "ns_";
 
 /**
- * The Namespace of the claimed lane `c`, for the claim's `attach`: by primary key alone, the
- * only index its one condition can use, so the lookup stays one row whatever the statistics
- * (with `deleted_at IS NULL` here too, a fresh table's planner chose the partial listing index
- * and read all of it). Tombstones are left out by {@link targetOf}, as {@link getNamespace} does.
- */
-/**
  * The re-authorization of the claimed item's frozen actor (`c.actor`), read beside its
  * Namespace: every request a Namespace pass can need, left undecided for the system's own work
  * (no one to re-authorize).
@@ -107,6 +101,12 @@ const DECIDED_IN_CLAIM = embeddedDecisions({
   unless: `c.actor = '${RECONCILER_ACTOR}'`,
 });
 
+/**
+ * The Namespace of the claimed lane `c`, for the claim's `attach`: by primary key alone, the
+ * only index its one condition can use, so the lookup stays one row whatever the statistics
+ * (with `deleted_at IS NULL` here too, a fresh table's planner chose the partial listing index
+ * and read all of it). Tombstones are left out by {@link targetOf}, as {@link getNamespace} does.
+ */
 const NAMESPACE_OF_CLAIMED_LANE = `SELECT ${namespacesTable.select("t", CLAIMED)},
   ${DECIDED_IN_CLAIM.sql}
   FROM namespaces AS t WHERE t.id = ${laneIdSql("namespace", "c.subject")}`;
