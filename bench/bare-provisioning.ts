@@ -66,6 +66,8 @@ export async function bareProvisioningWatched(
   env: BenchEnvironment,
   tenants: number,
   concurrency: number,
+  /** Called once the caches are synced, right before the writes (a CPU reading). */
+  synced?: () => Promise<void>,
 ): Promise<number> {
   const set = startWatchSet({
     kubeconfig: loadKubeConfig(env.config.kubernetes.kubeconfig),
@@ -74,6 +76,7 @@ export async function bareProvisioningWatched(
   });
   try {
     if (!(await set.waitForSync(60_000))) throw new Error("bare: the watch caches did not sync");
+    await synced?.();
     return await bareProvisioning(env, tenants, concurrency);
   } finally {
     await set.stop();

@@ -5,6 +5,7 @@ import type { Db } from "../src/store/db.js";
 import { bareProvisioning, bareProvisioningWatched } from "./bare-provisioning.js";
 import { startBenchEnvironment, type BenchEnvironment } from "./environment.js";
 import { keepAliveClient } from "./keepalive-client.js";
+import { PHASES, startPhases } from "./p1-phases.js";
 import { cpuBetween, cpuByGroup } from "./process-cpu.js";
 import { startOcc, type OccChild } from "./occ-process.js";
 import { apiServerCounts } from "./p8-idle-cost.js";
@@ -179,7 +180,10 @@ async function run(
     await db.query("SELECT pg_stat_statements_reset()");
   }
   const cpuBefore = await cpuByGroup(named);
-  const ms = await throughOcc(api, db, key, "s-", opts.tenants, opts.concurrency);
+  const ms = await throughOcc(api, db, key, "s-", opts.tenants, opts.concurrency, {
+    named,
+    log: opts.log,
+  });
   const occCpu = cpuBetween(cpuBefore, await cpuByGroup(named));
   if (PG_STATS) await logStatementStats(db, opts.log);
 
@@ -209,8 +213,11 @@ async function run(
   const bareAfter = await apiServerCounts(env);
   opts.log(`scale ${opts.tenants}: bare ${(bareMs / 1000).toFixed(2)} s`);
   opts.log(`scale ${opts.tenants}: the same writes again, with the worker's watches open`);
-  const watchedCpuBefore = await cpuByGroup(named);
-  const watchedMs = await bareProvisioningWatched(env, opts.tenants, opts.concurrency);
+  // Read once the caches are synced: their first list of every object is not the writes' cost.
+  let watchedCpuBefore = await cpuByGroup(named);
+  const watchedMs = await bareProvisioningWatched(env, opts.tenants, opts.concurrency, async () => {
+    watchedCpuBefore = await cpuByGroup(named);
+  });
   const watchedCpu = cpuBetween(watchedCpuBefore, await cpuByGroup(named));
   opts.log(
     `scale ${opts.tenants}: bare with watches ${(watchedMs / 1000).toFixed(2)} s; CPU s: ${watchedCpu.text} (total ${watchedCpu.total.toFixed(2)} s)`,
@@ -312,9 +319,12 @@ async function throughOcc(
   prefix: string,
   count: number,
   concurrency: number,
+  window?: { named: ReadonlyMap<number, string>; log: (line: string) => void },
 ): Promise<number> {
   const client = keepAliveClient(api.announced, key, concurrency);
   const startWall = Date.now();
+  const phases =
+    PHASES && window !== undefined ? await startPhases(window.named, startWall, window.log) : null;
   let next = 0;
   try {
     await Promise.all(
@@ -328,6 +338,7 @@ async function throughOcc(
   } finally {
     client.close();
   }
+  await phases?.created();
   for (;;) {
     const res = await db.query<{ n: string; last: string | null }>(
       `SELECT count(*) AS n, extract(epoch FROM max(last_reconciled_at)) * 1000 AS last
@@ -335,7 +346,10 @@ async function throughOcc(
       [`${prefix}%`],
     );
     const row = res.rows[0];
-    if (Number(row?.n) === count && row?.last != null) return Number(row.last) - startWall;
+    if (Number(row?.n) === count && row?.last != null) {
+      await phases?.ready(db, count, Number(row.last));
+      return Number(row.last) - startWall;
+    }
     await sleep(250);
   }
 }

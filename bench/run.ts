@@ -15,7 +15,9 @@
  *   for a CPU after a write woke another process lands on that write; `perf` tells CPU apart);
  * - BENCH_P1_PERF_MAP=1: `--perf-basic-prof` for them, for a system-wide `perf record`;
  * - BENCH_P1_PG_STATS=1: the 30 costliest statements of OCC's window (pg_stat_statements: calls,
- *   execution and planning time).
+ *   execution and planning time);
+ * - BENCH_P1_PHASES=1: OCC's window split into the create burst and the drain, each with its
+ *   CPU by process, and the queued/finished timeline per 100 ms (bench/p1-phases.ts).
  */
 import { cpus, totalmem } from "node:os";
 import { appendFile, writeFile } from "node:fs/promises";
