@@ -45,6 +45,21 @@ async function creator(name: string) {
   return { principalId: p.principal.id, bindingId: b.binding.id };
 }
 
+/** A Namespace created through the service by a fresh {@link creator} named `who`. */
+async function createdBy(
+  who: string,
+  input: { readonly name: string; readonly existingNamespace?: string },
+  convergenceMs?: number,
+) {
+  const principal = await creator(who);
+  const ns = await createNamespace(
+    deps(convergenceMs),
+    { principalId: principal.principalId },
+    input,
+  );
+  return { who: principal, ns };
+}
+
 /**
  * Runs the pass of the Namespace `id`'s work. `readInClaim`: as the worker does, with the
  * target and the re-authorization read in the claim's statement; otherwise each in a
@@ -73,14 +88,12 @@ describe.each([
   const tag = readInClaim ? "c" : "s";
 
   it("fails the Namespace with AUTHORIZATION_DENIED when installation:administer was revoked, and never touches the namespace", async () => {
-    const who = await creator(`revoked-admin-${tag}`);
     const prepared = await prepareExternal();
     const selected = prepared.metadata?.name ?? "";
-    const ns = await createNamespace(
-      deps(),
-      { principalId: who.principalId },
-      { name: `revoked-e-${tag}`, existingNamespace: selected },
-    );
+    const { who, ns } = await createdBy(`revoked-admin-${tag}`, {
+      name: `revoked-e-${tag}`,
+      existingNamespace: selected,
+    });
     await deleteBinding(env.db, who.bindingId);
 
     const summary = await passFor(ns.id, {}, readInClaim);
@@ -106,12 +119,7 @@ describe.each([
   });
 
   it("fails the Namespace with ACTOR_REVOKED when the principal was deleted, and never creates its namespace", async () => {
-    const who = await creator(`deleted-creator-${tag}`);
-    const ns = await createNamespace(
-      deps(),
-      { principalId: who.principalId },
-      { name: `deleted-m-${tag}` },
-    );
+    const { who, ns } = await createdBy(`deleted-creator-${tag}`, { name: `deleted-m-${tag}` });
     await deletePrincipal(env.db, who.principalId);
 
     const summary = await passFor(ns.id, {}, readInClaim);
@@ -123,12 +131,7 @@ describe.each([
   });
 
   it("goes on to the Driver while the actor still holds its grants", async () => {
-    const who = await creator(`holding-creator-${tag}`);
-    const ns = await createNamespace(
-      deps(),
-      { principalId: who.principalId },
-      { name: `holding-m-${tag}` },
-    );
+    const { ns } = await createdBy(`holding-creator-${tag}`, { name: `holding-m-${tag}` });
     const summary = await passFor(ns.id, {}, readInClaim);
     expect(summary, how).toMatchObject({ result: "applied" });
     expect(summary, how).not.toMatchObject({ move: "fail" });
@@ -140,16 +143,12 @@ describe.each([
 
 describe("the worker's outcome table", () => {
   it("a pending outcome does not spend an attempt, and past the convergence deadline the Namespace stays pending (lifecycle.md §4)", async () => {
-    const who = await creator("pending-admin");
     const prepared = await prepareExternal(); // no worker RoleBinding: stays pending
     // The deadline is fixed when the work is queued: 1.5 s after creation here.
-    const ns = await createNamespace(
-      deps(1_500),
-      { principalId: who.principalId },
-      {
-        name: "stays-pending",
-        existingNamespace: prepared.metadata?.name ?? "",
-      },
+    const { ns } = await createdBy(
+      "pending-admin",
+      { name: "stays-pending", existingNamespace: prepared.metadata?.name ?? "" },
+      1_500,
     );
     const fast = { pendingBackoff: { baseMs: 1, maxMs: 1, jitter: 0 } };
     const first = await passFor(ns.id, fast);
@@ -179,14 +178,9 @@ describe("the worker's outcome table", () => {
 
 describe("Kubernetes Events", () => {
   it("records a Warning Event on the tenant namespace when a pass fails for a new reason", async () => {
-    const who = await creator("event-admin");
     const { ns: prepared, name: selected } = await prepareBoundExternal();
     await createAllowAllPolicy(selected);
-    const ns = await createNamespace(
-      deps(),
-      { principalId: who.principalId },
-      { name: "event-e", existingNamespace: selected },
-    );
+    const { ns } = await createdBy("event-admin", { name: "event-e", existingNamespace: selected });
     const summary = await passFor(ns.id);
     expect(summary).toMatchObject({ move: "fail", code: "KUBERNETES_OWNERSHIP_CONFLICT" });
     let events: readonly EventObject[] = [];
@@ -205,13 +199,11 @@ describe("Kubernetes Events", () => {
 
 describe("the re-authorization read in the claim's statement", () => {
   it("is current policy when the claim was made, for every request the pass needs", async () => {
-    const who = await creator("claim-time-creator");
     const prepared = await prepareExternal();
-    const ns = await createNamespace(
-      deps(),
-      { principalId: who.principalId },
-      { name: "claim-time-e", existingNamespace: prepared.metadata?.name ?? "" },
-    );
+    const { who, ns } = await createdBy("claim-time-creator", {
+      name: "claim-time-e",
+      existingNamespace: prepared.metadata?.name ?? "",
+    });
     const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: {} });
     const work = namespaceWork({ db: env.db, queue, compute: env.compute.driver });
     const attach = work.claimedTarget?.sql ?? "";
