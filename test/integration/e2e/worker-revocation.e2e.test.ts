@@ -22,21 +22,9 @@ let tenants: ReturnType<typeof tenantsOf>;
 
 type Body = { data?: Record<string, unknown> };
 
-/** One request as `key` (a service principal's API key). */
-async function callAs(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${plane.apiUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Body };
-}
-
-async function asAdmin(method: string, path: string, body?: unknown) {
-  const res = await callApi(plane, method, path, body);
+/** One request as `key` (the bootstrap administrator's by default). */
+async function call(method: string, path: string, body?: unknown, key = plane.apiKey) {
+  const res = await callApi({ apiUrl: plane.apiUrl, apiKey: key }, method, path, body);
   return { status: res.status, body: res.body as Body };
 }
 
@@ -49,23 +37,21 @@ async function createdBy(label: string): Promise<{
   bindingId: string;
   namespaceId: string;
 }> {
-  const principal = await asAdmin("POST", "/principals", { kind: "service", name: label });
-  const role = await asAdmin("POST", "/roles", {
+  const principal = await call("POST", "/principals", { kind: "service", name: label });
+  const role = await call("POST", "/roles", {
     name: `${label}-creator`,
     permissions: [{ action: "create", kind: "namespace" }],
   });
   const principalId = String(principal.body.data?.id);
-  const binding = await asAdmin("POST", "/bindings", {
+  const binding = await call("POST", "/bindings", {
     principalId,
     roleId: String(role.body.data?.id),
   });
-  const issued = await asAdmin("POST", `/principals/${principalId}/api-keys`, {});
+  const issued = await call("POST", `/principals/${principalId}/api-keys`, {});
   expect([principal.status, role.status, binding.status, issued.status]).toEqual([
     201, 201, 201, 201,
   ]);
-  const created = await callAs(String(issued.body.data?.key), "POST", "/namespaces", {
-    name: label,
-  });
+  const created = await call("POST", "/namespaces", { name: label }, String(issued.body.data?.key));
   expect(created.status).toBe(201);
   expect(created.body.data?.status).toBe("provisioning");
   return {
@@ -115,8 +101,8 @@ describe("re-authorization through occ api + occ worker", () => {
     const deleted = await createdBy("deleted-principal");
     const kept = await createdBy("kept-grant");
 
-    expect((await asAdmin("DELETE", `/bindings/${unbound.bindingId}`)).status).toBe(200);
-    expect((await asAdmin("DELETE", `/principals/${deleted.principalId}`)).status).toBe(200);
+    expect((await call("DELETE", `/bindings/${unbound.bindingId}`)).status).toBe(200);
+    expect((await call("DELETE", `/principals/${deleted.principalId}`)).status).toBe(200);
     for (const t of [unbound, deleted, kept]) {
       expect((await recorded(t.namespaceId)).work).toEqual([
         { state: "queued", attempt_count: 0, actor: expect.any(String) as string },
