@@ -19,14 +19,35 @@ import { eventually } from "../../harness/kube.js";
 let dir: string | undefined;
 let dev: ChildProcess | undefined;
 
+/** True while any process of the group `pgid` is alive (signal 0 checks without sending). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 afterAll(async () => {
-  if (dev?.pid !== undefined && dev.exitCode === null && dev.signalCode === null) {
-    const exited = new Promise((r) => dev?.once("exit", r));
-    process.kill(-dev.pid, "SIGTERM");
-    await exited;
+  // The whole group, not only the `bash -c` that leads it: bash exits at once on SIGTERM, while
+  // `occ dev up` below it is still shutting down and writing its PGlite files; removing the
+  // folder under it failed with ENOTEMPTY.
+  const pgid = dev?.pid;
+  if (pgid !== undefined) {
+    try {
+      process.kill(-pgid, "SIGTERM");
+    } catch {
+      // Already gone.
+    }
+    await eventually(
+      "npm run dev and everything it started exited",
+      () => Promise.resolve(!groupAlive(pgid)),
+      90_000,
+    );
   }
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe("README.md: quick start", () => {
   it("npm run dev, then the dev.env scripts create a Namespace", { timeout: 300_000 }, async () => {
