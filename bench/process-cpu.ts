@@ -67,3 +67,33 @@ export function cpuBetween(from: CpuByGroup, to: CpuByGroup): { total: number; t
   const total = used.reduce((sum, [, s]) => sum + s, 0);
   return { total, text: used.map(([k, s]) => `${k} ${s.toFixed(2)}`).join(", ") };
 }
+
+/** The whole machine's CPU so far (/proc/stat's first line), in seconds. */
+export interface MachineCpu {
+  /** user, nice, system, irq and softirq of every core. */
+  readonly busy: number;
+  /** Time the hypervisor ran something else while this machine had work (steal). */
+  readonly steal: number;
+}
+
+export async function machineCpu(): Promise<MachineCpu> {
+  const line = (await readFile("/proc/stat", "utf8")).split("\n", 1)[0] ?? "";
+  // cpu user nice system idle iowait irq softirq steal … (proc(5)).
+  const f = line.trim().split(/\s+/).slice(1).map(Number);
+  const at = (i: number) => f[i] ?? 0;
+  return {
+    busy: (at(0) + at(1) + at(2) + at(5) + at(6)) / TICKS_PER_SECOND,
+    steal: at(7) / TICKS_PER_SECOND,
+  };
+}
+
+/**
+ * What the machine did in a window beside the processes the bench counted (`counted`, the
+ * total of {@link cpuBetween}): CPU used outside them (other processes, the kernel's own
+ * work) and steal. Large values mean the window's ratio says more about the machine than
+ * about OCC.
+ */
+export function machineBetween(from: MachineCpu, to: MachineCpu, counted: number): string {
+  const busy = to.busy - from.busy;
+  return `machine busy ${busy.toFixed(2)} s, outside the counted processes ${(busy - counted).toFixed(2)} s, steal ${(to.steal - from.steal).toFixed(2)} s`;
+}

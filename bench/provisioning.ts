@@ -6,7 +6,7 @@ import { bareProvisioning, bareProvisioningWatched } from "./bare-provisioning.j
 import { startBenchEnvironment, type BenchEnvironment } from "./environment.js";
 import { keepAliveClient } from "./keepalive-client.js";
 import { PHASES, startPhases } from "./p1-phases.js";
-import { cpuBetween, cpuByGroup } from "./process-cpu.js";
+import { cpuBetween, cpuByGroup, machineBetween, machineCpu } from "./process-cpu.js";
 import { startOcc, type OccChild } from "./occ-process.js";
 import { apiServerCounts } from "./p8-idle-cost.js";
 
@@ -121,6 +121,7 @@ export async function measureScalePoint(opts: {
     const profile = process.env.BENCH_P1_CPU_PROF;
     const nodeArgs = [
       HEAP_FLAG,
+      ...(process.env.BENCH_P1_NODE_FLAGS ?? "").split(" ").filter((f) => f !== ""),
       ...(process.env.BENCH_P1_PERF_MAP === "1" ? ["--perf-basic-prof"] : []),
       ...(profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]),
     ];
@@ -179,12 +180,14 @@ async function run(
     await db.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     await db.query("SELECT pg_stat_statements_reset()");
   }
+  const machineBefore = await machineCpu();
   const cpuBefore = await cpuByGroup(named);
   const ms = await throughOcc(api, db, key, "s-", opts.tenants, opts.concurrency, {
     named,
     log: opts.log,
   });
   const occCpu = cpuBetween(cpuBefore, await cpuByGroup(named));
+  const occMachine = machineBetween(machineBefore, await machineCpu(), occCpu.total);
   if (PG_STATS) await logStatementStats(db, opts.log);
 
   const passes = await passCounts(db);
@@ -207,9 +210,11 @@ async function run(
   const bareColdMs = await bareProvisioning(env, warmUp, opts.concurrency);
   opts.log(`scale ${opts.tenants}: bare warm-up ${warmUp}: ${(bareColdMs / 1000).toFixed(2)} s`);
   const bareBefore = await apiServerCounts(env);
+  const bareMachineBefore = await machineCpu();
   const bareCpuBefore = await cpuByGroup(named);
   const bareMs = await bareProvisioning(env, opts.tenants, opts.concurrency);
   const bareCpu = cpuBetween(bareCpuBefore, await cpuByGroup(named));
+  const bareMachine = machineBetween(bareMachineBefore, await machineCpu(), bareCpu.total);
   const bareAfter = await apiServerCounts(env);
   opts.log(`scale ${opts.tenants}: bare ${(bareMs / 1000).toFixed(2)} s`);
   opts.log(`scale ${opts.tenants}: the same writes again, with the worker's watches open`);
@@ -225,10 +230,10 @@ async function run(
   // CPU seconds by process in each window (bench = the load generator, or the bare client).
   const perNs = (total: number) => ((1000 * total) / opts.tenants).toFixed(1);
   opts.log(
-    `scale ${opts.tenants}: CPU s, OCC window: ${occCpu.text} (total ${occCpu.total.toFixed(2)} s, ${perNs(occCpu.total)} ms / Namespace)`,
+    `scale ${opts.tenants}: CPU s, OCC window: ${occCpu.text} (total ${occCpu.total.toFixed(2)} s, ${perNs(occCpu.total)} ms / Namespace); ${occMachine}`,
   );
   opts.log(
-    `scale ${opts.tenants}: CPU s, bare window: ${bareCpu.text} (total ${bareCpu.total.toFixed(2)} s, ${perNs(bareCpu.total)} ms / Namespace); OCC / bare CPU ${(occCpu.total / bareCpu.total).toFixed(2)}`,
+    `scale ${opts.tenants}: CPU s, bare window: ${bareCpu.text} (total ${bareCpu.total.toFixed(2)} s, ${perNs(bareCpu.total)} ms / Namespace); OCC / bare CPU ${(occCpu.total / bareCpu.total).toFixed(2)}; ${bareMachine}`,
   );
   opts.log(
     `scale ${opts.tenants}: OCC window, requests by resource: ${countsBetween(before, after)}`,

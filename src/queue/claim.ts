@@ -2,9 +2,10 @@
  * Claiming work: the oldest eligible item whose lane (subject) is free, with a fresh lease.
  */
 import { randomUUID } from "node:crypto";
+import { StatementParams, type Cte } from "../store/composed.js";
 import type { Db, Queryable } from "../store/db.js";
 import { isSqlError, SQLSTATE } from "../store/sql-errors.js";
-import { nowParam, nowSql } from "./clock.js";
+import { nowParam, nowSqlOf } from "./clock.js";
 import type { Claim, QueueConfig } from "./work-items.js";
 
 export interface ClaimOptions<K extends string> {
@@ -35,9 +36,9 @@ export interface ClaimOptions<K extends string> {
  * `state` compares with the claim's now as an expression, not a column of a joined CTE: joined,
  * the plan depended on statistics.
  */
-function oldestEligible(state: string): string {
+function oldestEligible(state: string, kinds: string): string {
   return `SELECT w.id, w.available_at, w.created_at FROM work_items AS w
-           WHERE ${state} AND w.kind = ANY($2::text[])
+           WHERE ${state} AND w.kind = ANY(${kinds}::text[])
              AND NOT EXISTS (
                SELECT 1 FROM work_items AS o
                WHERE o.subject = w.subject AND o.state = 'claimed' AND o.id <> w.id)
@@ -75,62 +76,125 @@ export async function claim<K extends string>(
   db: Db,
   opts: ClaimOptions<K>,
 ): Promise<Claim<K> | null> {
-  const kinds = opts.kinds ?? config.kinds;
   for (let round = 0; round < LANE_RACE_ROUNDS; round += 1) {
-    const token = randomUUID();
+    const p = new StatementParams();
+    const claiming = claimCtes(config, p, nowSqlOf(p.add(nowParam(config.clock))), opts);
     try {
-      const res = await db.query(claimStatement(config, opts.attach), [
-        nowParam(config.clock),
-        kinds,
-        token,
-        opts.owner,
-        config.policy.leaseMs,
-      ]);
+      const res = await db.query(
+        `WITH ${claiming.ctes.map((c) => `${c.name} AS (${c.sql})`).join(",\n")}
+         SELECT * FROM ${claiming.row}`,
+        p.values,
+      );
       const row = res.rows[0];
-      if (row === undefined) return null;
-      const item = config.table.decode(row);
-      if (item.leaseExpiresAt === null) throw new Error("claim: claimed row without a lease");
-      return {
-        item,
-        ...(opts.attach === undefined ? {} : { attached: row }),
-        lease: {
-          itemId: item.id,
-          token,
-          attempt: item.attemptCount,
-          pendingCount: item.pendingCount,
-          expiresAt: item.leaseExpiresAt,
-        },
-      };
+      return row === undefined ? null : claimOfRow(config, row, claiming);
     } catch (err) {
-      if (isSqlError(err, SQLSTATE.uniqueViolation, "work_items_one_claim_per_lane")) continue;
+      if (isLaneRace(err)) continue;
       throw err;
     }
   }
   return null;
 }
 
-/** The claim's one statement (see {@link claim}), with `attach` joined to the claimed row. */
-function claimStatement<K extends string>(config: QueueConfig<K>, attach?: string): string {
-  const choose = `WITH n AS (SELECT ${nowSql(1)} AS t),
-    queued AS (SELECT q.id, q.available_at, q.created_at
-               FROM work_items_oldest_queued(${nowSql(1)}, $2::text[]) AS q),
-    expired AS (${oldestEligible(`w.state = 'claimed' AND w.lease_expires_at <= ${nowSql(1)}`)}),
-    candidate AS (
-      SELECT c.id FROM (SELECT * FROM queued UNION ALL SELECT * FROM expired) AS c
-      ORDER BY c.available_at, c.created_at, c.id
-      LIMIT 1
-    )`;
-  const update = `UPDATE work_items AS w
-    SET state = 'claimed', claim_token = $3::uuid, claimed_by = $4,
-        lease_expires_at = n.t + $5::float8 * interval '1 millisecond',
-        attempt_count = w.attempt_count + 1, updated_at = n.t
-    FROM candidate, n
-    WHERE w.id = candidate.id
-    RETURNING ${config.table.select("w")}`;
-  return attach === undefined
-    ? `${choose} ${update}`
-    : `${choose}, claimed AS (${update})
-       SELECT c.*, a.* FROM claimed AS c LEFT JOIN LATERAL (${attach} LIMIT 1) AS a ON true`;
+/** The unique violation two claimers of one free lane cause (see {@link claim}). */
+export function isLaneRace(err: unknown): boolean {
+  return isSqlError(err, SQLSTATE.uniqueViolation, "work_items_one_claim_per_lane");
+}
+
+/** A claim's CTEs inside a larger statement: see {@link claimCtes}. */
+export interface ClaimCtes {
+  readonly ctes: readonly Cte[];
+  /** The CTE with the claimed row (none when nothing was eligible). */
+  readonly row: string;
+  /** The claimed row's work item columns are renamed `<as>…` (`Table.select`). */
+  readonly as: string | undefined;
+  readonly token: string;
+  readonly attached: boolean;
+}
+
+/**
+ * The claim (see {@link claim}) as CTEs of a statement, with `attach` joined to the claimed
+ * row; its parameters are added to `p`, and `now` is the statement's time expression. With
+ * `gate` (the name of an earlier CTE), nothing is claimed unless that CTE has a row: a settle
+ * and the slot's next claim in one statement (`transitions.ts`), where a refused settle must
+ * not claim. With `as`, the claimed row's work item columns are renamed `<as>…`, so that they
+ * cannot collide with the gate's. CTE names start with `prefix`.
+ */
+export function claimCtes<K extends string>(
+  config: QueueConfig<K>,
+  p: StatementParams,
+  now: string,
+  opts: ClaimOptions<K>,
+  chained: { readonly gate: string; readonly as: string; readonly prefix: string } | null = null,
+): ClaimCtes {
+  const token = randomUUID();
+  const kinds = p.add([...(opts.kinds ?? config.kinds)]);
+  const [tokenP, owner, leaseMs] = [p.add(token), p.add(opts.owner), p.add(config.policy.leaseMs)];
+  const x = chained?.prefix ?? "";
+  const gated = chained === null ? "" : `WHERE EXISTS (SELECT 1 FROM ${chained.gate})`;
+  const ctes: Cte[] = [
+    {
+      name: `${x}queued`,
+      sql: `SELECT q.id, q.available_at, q.created_at
+            FROM work_items_oldest_queued(${now}, ${kinds}::text[]) AS q`,
+    },
+    {
+      name: `${x}expired`,
+      sql: oldestEligible(`w.state = 'claimed' AND w.lease_expires_at <= ${now}`, kinds),
+    },
+    {
+      name: `${x}candidate`,
+      sql: `SELECT c.id FROM (SELECT * FROM ${x}queued UNION ALL SELECT * FROM ${x}expired) AS c
+            ${gated}
+            ORDER BY c.available_at, c.created_at, c.id
+            LIMIT 1`,
+    },
+    {
+      name: `${x}claimed`,
+      sql: `UPDATE work_items AS w
+            SET state = 'claimed', claim_token = ${tokenP}::uuid, claimed_by = ${owner},
+                lease_expires_at = ${now} + ${leaseMs}::float8 * interval '1 millisecond',
+                attempt_count = w.attempt_count + 1, updated_at = ${now}
+            FROM ${x}candidate AS k
+            WHERE w.id = k.id
+            RETURNING ${config.table.select("w")}`,
+    },
+    {
+      name: `${x}row`,
+      sql:
+        opts.attach === undefined
+          ? `SELECT ${config.table.select("c", chained?.as)} FROM ${x}claimed AS c`
+          : `SELECT ${config.table.select("c", chained?.as)}, a.*
+             FROM ${x}claimed AS c LEFT JOIN LATERAL (${opts.attach} LIMIT 1) AS a ON true`,
+    },
+  ];
+  return {
+    ctes,
+    row: `${x}row`,
+    as: chained?.as,
+    token,
+    attached: opts.attach !== undefined,
+  };
+}
+
+/** The claim a row of {@link claimCtes} describes. */
+export function claimOfRow<K extends string>(
+  config: QueueConfig<K>,
+  row: Readonly<Record<string, unknown>>,
+  claiming: ClaimCtes,
+): Claim<K> {
+  const item = config.table.decode(row, claiming.as);
+  if (item.leaseExpiresAt === null) throw new Error("claim: claimed row without a lease");
+  return {
+    item,
+    ...(claiming.attached ? { attached: row } : {}),
+    lease: {
+      itemId: item.id,
+      token: claiming.token,
+      attempt: item.attemptCount,
+      pendingCount: item.pendingCount,
+      expiresAt: item.leaseExpiresAt,
+    },
+  };
 }
 
 /** True when a claim's attempt is past the item's budget (its earlier holders died). */

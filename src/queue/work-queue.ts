@@ -49,12 +49,16 @@ export interface WorkQueue<K extends string> {
   renew(q: Queryable, lease: Lease): Promise<RenewResult>;
   /** Renews in the background while a Driver call runs. */
   keepAlive(q: Queryable, lease: Lease, opts?: KeepAliveOptions): LeaseKeeper;
-  /** Fenced: → succeeded; `gated` writes ride in the same statement, only if it applied. */
+  /**
+   * Fenced: → succeeded; `gated` writes ride in the same statement, only if it applied, and so
+   * does the `next` claim (`q` must then be the `Db`, as for `claim`).
+   */
   complete(
     q: Queryable,
     lease: Lease,
     note?: WorkNote,
     gated?: readonly GatedPart[],
+    next?: ClaimOptions<K>,
   ): Promise<TransitionResult<K>>;
   /** Fenced: → queued with backoff, or failed_permanent when attempts or time are spent. */
   retry(q: Queryable, lease: Lease, note: WorkNote): Promise<TransitionResult<K>>;
@@ -108,7 +112,7 @@ export function createWorkQueue<const K extends string>(opts: WorkQueueOptions<K
     claim: (db, claimOpts) => claim(config, db, claimOpts),
     renew: (q, lease) => renew(config, q, lease),
     keepAlive: (q, lease, keepOpts) => keepLeaseAlive(config, q, lease, keepOpts),
-    complete: (q, lease, note, gated) => complete(config, q, lease, note, gated),
+    complete: (q, lease, note, gated, next) => complete(config, q, lease, note, gated, next),
     retry: (q, lease, note) => retry(config, q, lease, note),
     defer: (q, lease, note) => defer(config, q, lease, note),
     fail: (q, lease, note) => fail(config, q, lease, note),

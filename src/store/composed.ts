@@ -34,19 +34,34 @@ export interface Cte {
 export type GatedPart = (params: StatementParams, gate: string, name: string) => readonly Cte[];
 
 /**
+ * A statement's own CTEs that read the gate, whose one row (if any) comes back beside the
+ * gate's: its CTEs follow the parts' and `row` is left-joined to the gate in the final SELECT
+ * (the settle and the slot's next claim, `transitions.ts`).
+ */
+export interface Joined {
+  readonly ctes: readonly Cte[];
+  readonly row: string;
+}
+
+/**
  * `WITH <gate> AS (<first>), <parts' CTEs> SELECT <gate>.* FROM <gate>`. Every part CTE is
  * referenced by the final SELECT, so a part's plain SELECT (e.g. a `pg_notify`) runs as well
- * as its data-modifying CTEs (which always run).
+ * as its data-modifying CTEs (which always run). With `joined`, its CTEs come last and its row's
+ * columns follow the gate's.
  */
 export function composeGated(
   params: StatementParams,
   first: string,
   parts: readonly GatedPart[],
   gate = "inserted",
+  joined: Joined | null = null,
 ): string {
   const ctes = parts.flatMap((part, i) => part(params, gate, `p${String(i)}`));
-  if (ctes.length === 0) return first;
-  const withs = [`${gate} AS (${first})`, ...ctes.map((c) => `${c.name} AS (${c.sql})`)];
+  if (ctes.length === 0 && joined === null) return first;
+  const all = [...ctes, ...(joined?.ctes ?? [])];
+  const withs = [`${gate} AS (${first})`, ...all.map((c) => `${c.name} AS (${c.sql})`)];
   const ran = ctes.map((c) => `(SELECT count(*) FROM ${c.name}) AS ${c.name}_rows`);
-  return `WITH ${withs.join(",\n")}\nSELECT ${gate}.*, ${ran.join(", ")} FROM ${gate}`;
+  const columns = [`${gate}.*`, ...ran, ...(joined === null ? [] : [`${joined.row}.*`])];
+  const from = joined === null ? gate : `${gate} LEFT JOIN ${joined.row} ON true`;
+  return `WITH ${withs.join(",\n")}\nSELECT ${columns.join(", ")} FROM ${from}`;
 }

@@ -5,12 +5,24 @@
  */
 import type { Claim, WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
-import { runPass, type PassSummary, type Verdict, type WorkHandler } from "./pass-runner.js";
+import {
+  runPassAndClaim,
+  type PassSummary,
+  type Verdict,
+  type WorkHandler,
+} from "./pass-runner.js";
 
 /** A claimed item and the pass that runs it. */
 export interface ClaimedPass {
   readonly claim: Claim<string>;
-  run(): Promise<PassSummary>;
+  /**
+   * Runs the pass. An entry that chains (see {@link workEntry}) also claims the slot's next
+   * item of its kinds in the pass's settle: `next` is that pass, `null` when nothing of its
+   * kinds was eligible; absent when no claim was made (the loop claims as usual).
+   */
+  run(): Promise<{ readonly summary: PassSummary; readonly next?: ClaimedPass | null }>;
+  /** Gives the claim back unrun (the worker is stopping): queued now, its attempt refunded. */
+  release(): Promise<void>;
 }
 
 export interface WorkEntry {
@@ -22,19 +34,41 @@ export interface WorkEntry {
   nextWakeAt(db: Db): Promise<Date | null>;
 }
 
-/** Binds `handler` to `queue`. */
+/**
+ * Binds `handler` to `queue`. With `chain`, a pass's settle also claims the slot's next item
+ * of the same kinds — only for the first entry of the loop's list, whose work comes before
+ * every other kind anyway, so that chaining never lets later kinds overtake it.
+ */
 export function workEntry<K extends string, T, V extends Verdict, R>(
   queue: WorkQueue<K>,
   handler: WorkHandler<K, T, V, R>,
+  opts: { readonly chain?: boolean } = {},
 ): WorkEntry {
+  const passOf = (db: Db, owner: string, claimed: Claim<K>): ClaimedPass => ({
+    claim: claimed,
+    async run() {
+      const ran = await runPassAndClaim(
+        { db, queue },
+        handler,
+        claimed,
+        opts.chain === true ? owner : null,
+      );
+      if (ran.next === undefined) return { summary: ran.summary };
+      return {
+        summary: ran.summary,
+        next: ran.next === null ? null : passOf(db, owner, ran.next),
+      };
+    },
+    async release() {
+      await queue.release(db, claimed.lease);
+    },
+  });
   return {
     kinds: queue.kinds,
     async claim(db, owner) {
       const attach = handler.claimedTarget?.sql;
       const claimed = await queue.claim(db, { owner, ...(attach === undefined ? {} : { attach }) });
-      return claimed === null
-        ? null
-        : { claim: claimed, run: () => runPass({ db, queue }, handler, claimed) };
+      return claimed === null ? null : passOf(db, owner, claimed);
     },
     nextWakeAt: (db) => queue.nextWakeAt(db),
   };

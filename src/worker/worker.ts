@@ -66,9 +66,12 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     ...(opts.events !== undefined ? { events: opts.events } : {}),
     ...(opts.onRepaired !== undefined ? { onRepaired: opts.onRepaired } : {}),
   };
-  /** Every kind of work, in claim order: tenants must exist before their Agents. */
+  /**
+   * Every kind of work, in claim order: tenants must exist before their Agents. The first
+   * chains: a Namespace pass's settle claims the slot's next Namespace work (`work-entry.ts`).
+   */
   const entries: readonly WorkEntry[] = [
-    workEntry(queue, namespaceWork(passDeps)),
+    workEntry(queue, namespaceWork(passDeps), { chain: true }),
     ...(agents === undefined ? [] : [workEntry(agents.queue, agentWork(agents))]),
   ];
   const signal = await listenForWork(db, {
@@ -94,36 +97,46 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     return times.length === 0 ? null : new Date(Math.min(...times.map((t) => t.getTime())));
   };
 
+  /** Runs one claimed pass and logs it; resolves with the next claim its settle made, if any. */
+  const runOne = async (index: number, claimed: ClaimedPass): Promise<ClaimedPass | null> => {
+    // There may be more: one idle slot looks too (one notification woke only this one).
+    signal.wakeAnother();
+    const { claim } = claimed;
+    const started = Date.now();
+    const { summary, next } = await claimed.run();
+    const outcome = summary.result === "applied" ? summary.move : summary.result;
+    opts.onPass?.(claim.item.kind, outcome, (Date.now() - started) / 1000);
+    logger.info(
+      {
+        slot: index,
+        workItem: claim.item.id,
+        kind: claim.item.kind,
+        subject: claim.item.subject,
+        attempt: claim.lease.attempt,
+        durationMs: Date.now() - started,
+        ...summary,
+      },
+      "work pass finished",
+    );
+    return next ?? null;
+  };
+
   const slot = async (index: number): Promise<void> => {
+    /** A claim the previous pass's settle made, to run next. */
+    let chained: ClaimedPass | null = null;
     while (!stopping()) {
       try {
-        const claimed = await claimAny();
+        const claimed = chained ?? (await claimAny());
+        chained = null;
         if (claimed !== null) {
-          // There may be more: one idle slot looks too (one notification woke only this one).
-          signal.wakeAnother();
-          const { claim } = claimed;
-          const started = Date.now();
-          const summary = await claimed.run();
-          const outcome = summary.result === "applied" ? summary.move : summary.result;
-          opts.onPass?.(claim.item.kind, outcome, (Date.now() - started) / 1000);
-          logger.info(
-            {
-              slot: index,
-              workItem: claim.item.id,
-              kind: claim.item.kind,
-              subject: claim.item.subject,
-              attempt: claim.lease.attempt,
-              durationMs: Date.now() - started,
-              ...summary,
-            },
-            "work pass finished",
-          );
+          chained = await runOne(index, claimed);
           continue;
         }
         const wakeAt = await nextWakeAt();
         const untilDue = wakeAt === null ? poll : wakeAt.getTime() - Date.now();
         await signal.wait(Math.max(10, Math.min(poll, untilDue)), abort.signal);
       } catch (err) {
+        chained = null;
         if (stopping()) return;
         logger.error(
           { err, slot: index },
@@ -131,6 +144,15 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         );
         await signal.wait(Math.min(poll, 1_000), abort.signal);
       }
+    }
+    // Stopping with a chained claim in hand: give it back now rather than let its lease lapse.
+    if (chained !== null) {
+      await chained.release().catch((err: unknown) => {
+        logger.warn(
+          { err, slot: index },
+          "could not release a claim at shutdown; its lease will expire",
+        );
+      });
     }
   };
 
