@@ -59,13 +59,31 @@ export async function cpuByGroup(named: ReadonlyMap<number, string>): Promise<Cp
 }
 
 /** `name seconds` of what each group used between two readings, largest first, and the sum. */
-export function cpuBetween(from: CpuByGroup, to: CpuByGroup): { total: number; text: string } {
+export function cpuBetween(
+  from: CpuByGroup,
+  to: CpuByGroup,
+): { total: number; text: string; used: CpuByGroup } {
   const used = [...to]
     .map(([k, s]) => [k, s - (from.get(k) ?? 0)] as const)
     .filter(([, s]) => s > 0)
     .sort((a, b) => b[1] - a[1]);
   const total = used.reduce((sum, [, s]) => sum + s, 0);
-  return { total, text: used.map(([k, s]) => `${k} ${s.toFixed(2)}`).join(", ") };
+  return {
+    total,
+    text: used.map(([k, s]) => `${k} ${s.toFixed(2)}`).join(", "),
+    used: new Map(used),
+  };
+}
+
+/**
+ * A window's CPU per CPU second of kube-apiserver, which does the same work in both P1 windows
+ * (the same writes, the same watches served): how fast the machine ran cancels out. On this
+ * machine the same writes cost kube-apiserver from 5.9 to 9.8 CPU seconds from one window to the
+ * next, while this ratio of OCC's window to the bare one stayed within 1.30–1.37 over a day's
+ * runs (bench/RESULTS.md).
+ */
+export function perApiServerSecond(window: { total: number; used: CpuByGroup }): number {
+  return window.total / (window.used.get("kube-apiserver") ?? Number.NaN);
 }
 
 /** The whole machine's CPU so far (/proc/stat's first line), in seconds. */

@@ -6,7 +6,13 @@ import { bareProvisioning, bareProvisioningWatched } from "./bare-provisioning.j
 import { startBenchEnvironment, type BenchEnvironment } from "./environment.js";
 import { keepAliveClient } from "./keepalive-client.js";
 import { PHASES, startPhases } from "./p1-phases.js";
-import { cpuBetween, cpuByGroup, machineBetween, machineCpu } from "./process-cpu.js";
+import {
+  cpuBetween,
+  cpuByGroup,
+  machineBetween,
+  machineCpu,
+  perApiServerSecond,
+} from "./process-cpu.js";
 import { startOcc, type OccChild } from "./occ-process.js";
 import { apiServerCounts } from "./p8-idle-cost.js";
 
@@ -234,6 +240,10 @@ async function run(
   );
   opts.log(
     `scale ${opts.tenants}: CPU s, bare window: ${bareCpu.text} (total ${bareCpu.total.toFixed(2)} s, ${perNs(bareCpu.total)} ms / Namespace); OCC / bare CPU ${(occCpu.total / bareCpu.total).toFixed(2)}; ${bareMachine}`,
+  );
+  const [occNorm, bareNorm] = [perApiServerSecond(occCpu), perApiServerSecond(bareCpu)];
+  opts.log(
+    `scale ${opts.tenants}: CPU per kube-apiserver CPU second (the machine's speed cancels out): OCC ${occNorm.toFixed(2)}, bare ${bareNorm.toFixed(2)}; OCC / bare ${(occNorm / bareNorm).toFixed(2)}`,
   );
   opts.log(
     `scale ${opts.tenants}: OCC window, requests by resource: ${countsBetween(before, after)}`,
