@@ -20,16 +20,22 @@ npx vitest run --project unit --project integration --project model --reporter=d
   --outputFile.json="$report" "$@" || status=$?
 echo "== deployed tests"
 OCC_DEPLOYED_REPORT="$deployed" bash tools/test-deployed.sh || status=$?
-# One plain closing line with the counts of both runs, whatever the runners printed above it.
-node -e '
+# One plain closing line with the counts of both runs, whatever the runners printed above it. A
+# suite can fail without a failed test (an error in a hook such as afterAll): that is said too,
+# and so is a red exit code that no report explains.
+OCC_TEST_STATUS="$status" node -e '
   const fs = require("fs");
-  const t = { passed: 0, failed: 0, skipped: 0 };
+  const t = { passed: 0, failed: 0, skipped: 0, suites: 0 };
   for (const f of process.argv.slice(1)) {
     if (!fs.existsSync(f) || fs.statSync(f).size === 0) { console.log(`tests: no report in ${f} (a run did not start)`); t.failed++; continue; }
     const r = JSON.parse(fs.readFileSync(f, "utf8"));
     t.passed += r.numPassedTests; t.failed += r.numFailedTests; t.skipped += r.numPendingTests + r.numTodoTests;
+    t.suites += r.numFailedTestSuites ?? 0;
   }
   console.log(`tests: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`);
+  if (t.failed === 0 && t.suites > 0) console.log(`tests: ${t.suites} suite(s) failed outside their tests (a hook such as afterAll, or an import); see the errors above`);
+  const status = Number(process.env.OCC_TEST_STATUS);
+  if (status !== 0 && t.failed === 0 && t.suites === 0) console.log(`tests: the run failed (exit code ${status}) outside any test; see the output above`);
 ' "$report" "$deployed" "$deployed.leftovers" || echo "tests: the test reports could not be read"
 rm -f "$report" "$deployed" "$deployed.leftovers"
 exit "$status"
