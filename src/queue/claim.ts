@@ -2,7 +2,7 @@
  * Claiming work: the oldest eligible item whose lane (subject) is free, with a fresh lease.
  */
 import { randomUUID } from "node:crypto";
-import { StatementParams, type Cte } from "../store/composed.js";
+import { StatementParams, withClause, type Cte } from "../store/composed.js";
 import type { Db, Queryable } from "../store/db.js";
 import { isSqlError, SQLSTATE } from "../store/sql-errors.js";
 import { nowParam, nowSqlOf } from "./clock.js";
@@ -81,8 +81,7 @@ export async function claim<K extends string>(
     const claiming = claimCtes(config, p, nowSqlOf(p.add(nowParam(config.clock))), opts);
     try {
       const res = await db.query(
-        `WITH ${claiming.ctes.map((c) => `${c.name} AS (${c.sql})`).join(",\n")}
-         SELECT * FROM ${claiming.row}`,
+        `${withClause(claiming.ctes)}\nSELECT * FROM ${claiming.row}`,
         p.values,
       );
       const row = res.rows[0];

@@ -59,9 +59,14 @@ export function composeGated(
   const ctes = parts.flatMap((part, i) => part(params, gate, `p${String(i)}`));
   if (ctes.length === 0 && joined === null) return first;
   const all = [...ctes, ...(joined?.ctes ?? [])];
-  const withs = [`${gate} AS (${first})`, ...all.map((c) => `${c.name} AS (${c.sql})`)];
+  const withs = withClause([{ name: gate, sql: first }, ...all]);
   const ran = ctes.map((c) => `(SELECT count(*) FROM ${c.name}) AS ${c.name}_rows`);
   const columns = [`${gate}.*`, ...ran, ...(joined === null ? [] : [`${joined.row}.*`])];
   const from = joined === null ? gate : `${gate} LEFT JOIN ${joined.row} ON true`;
-  return `WITH ${withs.join(",\n")}\nSELECT ${columns.join(", ")} FROM ${from}`;
+  return `${withs}\nSELECT ${columns.join(", ")} FROM ${from}`;
+}
+
+/** `WITH <name> AS (<sql>), …` of `ctes`, in order. */
+export function withClause(ctes: readonly Cte[]): string {
+  return `WITH ${ctes.map((c) => `${c.name} AS (${c.sql})`).join(",\n")}`;
 }

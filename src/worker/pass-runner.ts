@@ -146,26 +146,15 @@ export async function runPass<K extends string, T, V extends Verdict, R>(
   handler: WorkHandler<K, T, V, R>,
   claim: Claim<K>,
 ): Promise<PassSummary> {
-  return (await run(deps, handler, claim, null)).summary;
+  return (await runPassAndClaim(deps, handler, claim, null)).summary;
 }
 
 /**
- * {@link runPass}, and — for an `owner` — the slot's next claim (of this handler's kinds, its
- * target attached) in the same statement as a composed settle: a worker busy with a burst of
- * work then spends two statements a pass, the settle and the claim in one, instead of three.
+ * {@link runPass}, and — given `next` — the slot's next claim in the same statement as a
+ * composed settle: a worker busy with a burst of work then spends two statements a pass, the
+ * settle and the claim in one, instead of three.
  */
-export function runPassAndClaim<K extends string, T, V extends Verdict, R>(
-  deps: PassRunnerDeps<K>,
-  handler: WorkHandler<K, T, V, R>,
-  claim: Claim<K>,
-  owner: string | null,
-): Promise<PassRun<K>> {
-  const attach = handler.claimedTarget?.sql;
-  const next = owner === null ? null : { owner, ...(attach === undefined ? {} : { attach }) };
-  return run(deps, handler, claim, next);
-}
-
-async function run<K extends string, T, V extends Verdict, R>(
+export async function runPassAndClaim<K extends string, T, V extends Verdict, R>(
   deps: PassRunnerDeps<K>,
   handler: WorkHandler<K, T, V, R>,
   claim: Claim<K>,

@@ -3,7 +3,7 @@
  * the loop can hold every kind in one list (in priority order) without knowing their types.
  * Adding a kind of work is one {@link workEntry} in that list.
  */
-import type { Claim, WorkQueue } from "../queue/index.js";
+import type { Claim, ClaimOptions, WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
 import {
   runPassAndClaim,
@@ -44,15 +44,16 @@ export function workEntry<K extends string, T, V extends Verdict, R>(
   handler: WorkHandler<K, T, V, R>,
   opts: { readonly chain?: boolean } = {},
 ): WorkEntry {
+  /** How this entry claims for `owner`: its kinds, with the handler's target attached. */
+  const claimOptions = (owner: string): ClaimOptions<K> => {
+    const attach = handler.claimedTarget?.sql;
+    return { owner, ...(attach === undefined ? {} : { attach }) };
+  };
   const passOf = (db: Db, owner: string, claimed: Claim<K>): ClaimedPass => ({
     claim: claimed,
     async run() {
-      const ran = await runPassAndClaim(
-        { db, queue },
-        handler,
-        claimed,
-        opts.chain === true ? owner : null,
-      );
+      const next = opts.chain === true ? claimOptions(owner) : null;
+      const ran = await runPassAndClaim({ db, queue }, handler, claimed, next);
       if (ran.next === undefined) return { summary: ran.summary };
       return {
         summary: ran.summary,
@@ -66,8 +67,7 @@ export function workEntry<K extends string, T, V extends Verdict, R>(
   return {
     kinds: queue.kinds,
     async claim(db, owner) {
-      const attach = handler.claimedTarget?.sql;
-      const claimed = await queue.claim(db, { owner, ...(attach === undefined ? {} : { attach }) });
+      const claimed = await queue.claim(db, claimOptions(owner));
       return claimed === null ? null : passOf(db, owner, claimed);
     },
     nextWakeAt: (db) => queue.nextWakeAt(db),

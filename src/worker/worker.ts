@@ -136,7 +136,6 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         const untilDue = wakeAt === null ? poll : wakeAt.getTime() - Date.now();
         await signal.wait(Math.max(10, Math.min(poll, untilDue)), abort.signal);
       } catch (err) {
-        chained = null;
         if (stopping()) return;
         logger.error(
           { err, slot: index },
