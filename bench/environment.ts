@@ -48,9 +48,13 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     undefined,
     // BENCH_P1_PG_STATS=1: per-statement calls, execution and planning time of P1's OCC window
     // (pg_stat_statements).
-    process.env.BENCH_P1_PG_STATS === "1"
-      ? ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track_planning=on"]
-      : [],
+    // BENCH_PG_SETTINGS: more server settings, space-separated `name=value` (e.g. auto_explain's).
+    [
+      ...(process.env.BENCH_P1_PG_STATS === "1"
+        ? ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track_planning=on"]
+        : []),
+      ...(process.env.BENCH_PG_SETTINGS ?? "").split(" ").filter((s) => s !== ""),
+    ],
   ).catch(async (err: unknown) => {
     await cluster.stop();
     throw err;

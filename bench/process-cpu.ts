@@ -3,7 +3,7 @@ import { readFile, readdir } from "node:fs/promises";
 /** CPU seconds (user + system, children reaped included) by process group. */
 export type CpuByGroup = ReadonlyMap<string, number>;
 
-interface Proc {
+export interface Proc {
   readonly ppid: number;
   readonly comm: string;
   readonly ticks: number;
@@ -12,7 +12,8 @@ interface Proc {
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-async function processes(): Promise<Map<number, Proc>> {
+/** Every process of the machine, by PID: parent, command name and CPU ticks so far. */
+export async function processes(): Promise<Map<number, Proc>> {
   const out = new Map<number, Proc>();
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;

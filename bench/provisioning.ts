@@ -14,6 +14,8 @@ import {
   perApiServerSecond,
 } from "./process-cpu.js";
 import { startOcc, type OccChild } from "./occ-process.js";
+import { startPerfRecord } from "./perf-record.js";
+import { splitCoresPair, type SplitCores } from "./split-cores.js";
 import { apiServerCounts } from "./p8-idle-cost.js";
 
 /**
@@ -59,6 +61,10 @@ export interface ScalePoint {
   readonly warmUp: { readonly tenants: number; readonly occMs: number; readonly bareMs: number };
   /** `/proc/loadavg`'s 1/5/15-minute load when the OCC run started (a shared machine). */
   readonly load: string;
+  /** Each window's CPU (every process) per kube-apiserver CPU second (process-cpu.ts). */
+  readonly cpuPerApiServerSecond: { readonly occ: number; readonly bare: number };
+  /** The pair again on separate cores (split-cores.ts), when asked for. */
+  readonly split?: SplitCores;
 }
 
 /** The 1/5/15-minute load averages, as `uptime` prints them. */
@@ -114,6 +120,8 @@ export async function measureScalePoint(opts: {
   occ: string;
   tenants: number;
   concurrency: number;
+  /** Also run the pair with the cluster and the client side on separate cores (split-cores.ts). */
+  splitCores?: boolean;
   log: (line: string) => void;
 }): Promise<ScalePoint> {
   const env = await startBenchEnvironment();
@@ -131,27 +139,55 @@ export async function measureScalePoint(opts: {
       ...(process.env.BENCH_P1_PERF_MAP === "1" ? ["--perf-basic-prof"] : []),
       ...(profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]),
     ];
-    const api = await startOcc(
-      opts.occ,
-      ["api", ...common, "--port", "0"],
-      /listening on (http:\/\/\S+)/,
-      { nodeArgs, logFile: join(env.dir, `scale-${opts.tenants}-api.log`) },
-    );
-    let point: ScalePoint;
-    try {
-      const worker = await startOcc(
+    const startPair = async (tag: string): Promise<{ api: OccChild; worker: OccChild }> => {
+      const log = (who: string) => join(env.dir, `scale-${opts.tenants}${tag}-${who}.log`);
+      const api = await startOcc(
         opts.occ,
-        ["worker", ...common, "--metrics-port", "0"],
-        /"watch caches synced"/,
-        { nodeArgs, logFile: join(env.dir, `scale-${opts.tenants}-worker.log`) },
+        ["api", ...common, "--port", "0"],
+        /listening on (http:\/\/\S+)/,
+        { nodeArgs, logFile: log("api") },
       );
       try {
-        point = await run(env, db, api, worker, key, opts);
-      } finally {
-        await worker.stop();
+        const worker = await startOcc(
+          opts.occ,
+          ["worker", ...common, "--metrics-port", "0"],
+          /"watch caches synced"/,
+          { nodeArgs, logFile: log("worker") },
+        );
+        return { api, worker };
+      } catch (err) {
+        await api.stop();
+        throw err;
       }
+    };
+    const stopPair = async (pair: { api: OccChild; worker: OccChild }) => {
+      await pair.worker.stop();
+      await pair.api.stop();
+    };
+    const first = await startPair("");
+    let point: ScalePoint;
+    try {
+      point = await run(env, db, first.api, first.worker, key, opts);
     } finally {
-      await api.stop();
+      await stopPair(first);
+    }
+    if (!opts.splitCores) return point;
+    // After both windows of the bar, so that its bare window runs on the cluster it always did.
+    const again = await startPair("-split");
+    try {
+      const { api, worker } = again;
+      const split = await splitCoresPair({
+        clients: [api.pid, worker.pid],
+        warmUp: () => throughOcc(api, db, key, "cw-", warmUpCount(), opts.concurrency),
+        occ: () => throughOcc(api, db, key, "c-", opts.tenants, opts.concurrency),
+        bare: () => bareProvisioning(env, opts.tenants, opts.concurrency),
+        log: (line) => {
+          opts.log(`scale ${opts.tenants}: ${line}`);
+        },
+      });
+      return { ...point, split };
+    } finally {
+      await stopPair(again);
     }
     return point;
   } finally {
@@ -188,10 +224,12 @@ async function run(
   }
   const machineBefore = await machineCpu();
   const cpuBefore = await cpuByGroup(named);
+  const perf = await startPerfRecord(opts.tenants);
   const ms = await throughOcc(api, db, key, "s-", opts.tenants, opts.concurrency, {
     named,
     log: opts.log,
   });
+  await perf?.stop();
   const occCpu = cpuBetween(cpuBefore, await cpuByGroup(named));
   const occMachine = machineBetween(machineBefore, await machineCpu(), occCpu.total);
   if (PG_STATS) await logStatementStats(db, opts.log);
@@ -270,6 +308,7 @@ async function run(
     warmUp: { tenants: warmUp, occMs: coldMs, bareMs: bareColdMs },
     bareWatchedMs: watchedMs,
     load,
+    cpuPerApiServerSecond: { occ: occNorm, bare: bareNorm },
   };
 }
 

@@ -19,7 +19,12 @@
  * - BENCH_P1_PHASES=1: OCC's window split into the create burst and the drain, each with its
  *   CPU by process, and the queued/finished timeline per 100 ms (bench/p1-phases.ts);
  * - BENCH_P1_NODE_FLAGS="<flags>": more Node.js/V8 flags for the `occ api` and `occ worker`
- *   processes, space-separated (e.g. `--max-semi-space-size=16`), for experiments.
+ *   processes, space-separated (e.g. `--max-semi-space-size=16`), for experiments;
+ * - BENCH_P1_PERF=<path>: a system-wide `perf record -g` over OCC's window, to `<path>-<size>`;
+ * - BENCH_PG_SETTINGS="<name=value …>": more PostgreSQL settings for every measure (e.g.
+ *   `shared_preload_libraries=auto_explain auto_explain.log_min_duration=0`);
+ * - BENCH_P1_SPLIT=0: skip the context pair at P1's sizes that keeps the cluster on core 0 and
+ *   everything else on core 1 (bench/split-cores.ts; on by default, not the bar).
  */
 import { cpus, totalmem } from "node:os";
 import { appendFile, writeFile } from "node:fs/promises";
@@ -226,8 +231,12 @@ try {
   // P1 and P6 along the scaling curve, each size on a fresh cluster and database.
   if (want("P1", "P6")) {
     const sizes = want("P6") ? SIZES : SIZES.slice(0, 2);
-    for (const tenants of sizes) {
-      curve.push(await measureScalePoint({ occ, tenants, concurrency: CONCURRENCY, log }));
+    for (const [i, tenants] of sizes.entries()) {
+      // The pair on separate cores at P1's sizes (BENCH_P1_SPLIT=0: not at all).
+      const splitCores = i < 2 && process.env.BENCH_P1_SPLIT !== "0";
+      curve.push(
+        await measureScalePoint({ occ, tenants, concurrency: CONCURRENCY, splitCores, log }),
+      );
     }
     rows.push(...scaleRows(curve));
   }
@@ -259,6 +268,21 @@ function scaleRows(points: readonly ScalePoint[]): [string, string, string, stri
       "",
       "",
     ]);
+    const cpu = p.cpuPerApiServerSecond;
+    out.push([
+      `(not the bar) P1 ${p.tenants}: CPU of every process in each window per kube-apiserver CPU second, OCC / bare (how fast the machine ran cancels out)`,
+      `${cpu.occ.toFixed(2)} / ${cpu.bare.toFixed(2)} = ${(cpu.occ / cpu.bare).toFixed(2)}`,
+      "",
+      "",
+    ]);
+    if (p.split !== undefined) {
+      out.push([
+        `(not the bar) P1 ${p.tenants} with the cluster (kube-apiserver, etcd, controller manager) on core 0 and the rest (occ api, occ worker, PostgreSQL and the load generator; or the bare client) on core 1, as when the control plane does not run on the API server's CPUs`,
+        `${(p.split.occMs / 1000).toFixed(2)} s / ${(p.split.bareMs / 1000).toFixed(2)} s = ${(p.split.occMs / p.split.bareMs).toFixed(2)}`,
+        "",
+        "",
+      ]);
+    }
   }
   const last = points[2];
   if (last !== undefined) {

@@ -1,0 +1,88 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { processes, type Proc } from "./process-cpu.js";
+
+const exec = promisify(execFile);
+
+/** The cluster's processes (command names as /proc shows them, 15 characters at most). */
+const CLUSTER = new Set(["kube-apiserver", "etcd", "kube-controller"]);
+
+/**
+ * P1's side-by-side pair again with the cluster kept off the client's core: kube-apiserver,
+ * etcd and the controller manager on core 0; on core 1 everything that talks to the cluster —
+ * the bench itself (the load generator, or the bare client), and on OCC's side `occ api`,
+ * `occ worker` and PostgreSQL. As in a deployment, where the control plane's pods do not run on
+ * the API server's CPUs. Context for the bar, not the bar: P1 itself shares both cores.
+ *
+ * Pins every thread (`taskset -a`) of the processes running now; PostgreSQL backends forked
+ * later inherit their postmaster's core. Returns the undo, which gives every process of the
+ * bench both cores again.
+ */
+export async function splitCores(clients: readonly number[]): Promise<() => Promise<void>> {
+  const table = await processes();
+  const mine = descendants(table, process.pid);
+  const clientSide = new Set([process.pid, ...clients.flatMap((pid) => descendants(table, pid))]);
+  const cluster: number[] = [];
+  for (const pid of mine) {
+    const comm = table.get(pid)?.comm ?? "";
+    if (CLUSTER.has(comm)) cluster.push(pid);
+    else if (comm === "postgres") clientSide.add(pid);
+  }
+  if (cluster.length < 3)
+    throw new Error(`split cores: found only ${cluster.join(", ")} of the cluster`);
+  await pin(cluster, "0");
+  await pin([...clientSide], "1");
+  return async () => pin(descendants(await processes(), process.pid), "0-1");
+}
+
+/** `root` and every process below it. */
+function descendants(table: ReadonlyMap<number, Proc>, root: number): number[] {
+  const out = [root];
+  for (let i = 0; i < out.length; i += 1) {
+    for (const [pid, p] of table) if (p.ppid === out[i]) out.push(pid);
+  }
+  return out.filter((pid) => table.has(pid));
+}
+
+async function pin(pids: readonly number[], cores: string): Promise<void> {
+  for (const pid of pids) {
+    // A process may end between the listing and here (a PostgreSQL backend, a short child).
+    await exec("taskset", ["-a", "-p", "-c", cores, String(pid)]).catch(() => undefined);
+  }
+}
+
+/** Milliseconds of each side of the pair on separate cores. */
+export interface SplitCores {
+  readonly occMs: number;
+  readonly bareMs: number;
+}
+
+/**
+ * OCC's window (fresh `occ` processes, warmed up on both cores first) and then the bare
+ * client's, each with the cluster on core 0 and the rest on core 1.
+ */
+export async function splitCoresPair(opts: {
+  /** `occ api` and `occ worker`. */
+  clients: readonly number[];
+  warmUp: () => Promise<number>;
+  occ: () => Promise<number>;
+  bare: () => Promise<number>;
+  log: (line: string) => void;
+}): Promise<SplitCores> {
+  await opts.warmUp();
+  const occMs = await onSplitCores(opts.clients, opts.occ);
+  const bareMs = await onSplitCores([], opts.bare);
+  opts.log(
+    `cluster on core 0, the rest on core 1: OCC ${(occMs / 1000).toFixed(2)} s, bare ${(bareMs / 1000).toFixed(2)} s`,
+  );
+  return { occMs, bareMs };
+}
+
+async function onSplitCores<T>(clients: readonly number[], work: () => Promise<T>): Promise<T> {
+  const undo = await splitCores(clients);
+  try {
+    return await work();
+  } finally {
+    await undo();
+  }
+}
