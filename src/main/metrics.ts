@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { RequestCounter } from "../drivers/kubernetes/client/index.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
+import { CLAIM_HOWS, type ClaimHow } from "../worker/claim-how.js";
 
 /**
  * The operator-facing metrics of quality.md §5, on one registry: where every tenant stands
@@ -12,6 +13,8 @@ import type { Db } from "../store/db.js";
 export interface ControlPlaneMetrics {
   /** Times one worker pass; `outcome` is the queue move or `superseded`/`stale`. */
   observePass(kind: string, outcome: string, seconds: number): void;
+  /** One work item claimed by a worker slot, and how (`ClaimHow`). */
+  workClaimed(how: ClaimHow): void;
   /** Counts the Kubernetes requests of this client by verb and code. */
   countKubernetesRequests(counter: RequestCounter): void;
   /** One watch stream opened again, by kind and reason (`ended`, `gone`, `error`). */
@@ -96,6 +99,13 @@ export function registerControlPlaneMetrics(
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  const claims = new Counter({
+    name: "occ_work_claims_total",
+    help: "Work items claimed by this worker's slots, by how: chained (by the previous pass's settle, in its statement) or claimed (a claim of its own).",
+    labelNames: ["how"] as const,
+    registers: [registry],
+  });
+  for (const how of CLAIM_HOWS) claims.inc({ how }, 0);
   const kube = new Counter({
     name: "occ_kubernetes_requests_total",
     help: "Kubernetes API requests made by this process, by verb and HTTP status (or timeout/network).",
@@ -154,6 +164,9 @@ export function registerControlPlaneMetrics(
     },
     observePass(kind, outcome, seconds) {
       passes.observe({ kind, outcome }, seconds);
+    },
+    workClaimed(how) {
+      claims.inc({ how });
     },
     countKubernetesRequests(counter) {
       counter.onRecord((verb, code) => {

@@ -177,6 +177,7 @@ export async function startWorkerProcess(opts: {
     ...(opts.metrics !== undefined
       ? {
           onPass: (kind, outcome, seconds) => opts.metrics?.observePass(kind, outcome, seconds),
+          onClaim: (how) => opts.metrics?.workClaimed(how),
           onRepaired: (kind) => opts.metrics?.driftRepaired(kind),
         }
       : {}),

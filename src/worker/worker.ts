@@ -7,7 +7,9 @@ import { listenForWork, type WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
 import { agentWork } from "./agent-pass.js";
 import { namespaceWork, type NamespacePassDeps } from "./namespace-pass.js";
+import type { ClaimHow } from "./claim-how.js";
 import { startResync, type ResyncOptions } from "./resync.js";
+
 import { workEntry, type ClaimedPass, type WorkEntry } from "./work-entry.js";
 
 export interface WorkerOptions {
@@ -25,6 +27,8 @@ export interface WorkerOptions {
   readonly events?: NamespacePassDeps["events"];
   /** Called after every Namespace pass (metrics). */
   readonly onPass?: (kind: string, outcome: string, seconds: number) => void;
+  /** Told how each claim a slot runs was made (metrics). */
+  readonly onClaim?: (how: ClaimHow) => void;
   /** Told the kind of every owned object written back after drift (metrics). */
   readonly onRepaired?: NamespacePassDeps["onRepaired"];
   /**
@@ -127,6 +131,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     while (!stopping()) {
       try {
         const claimed = chained ?? (await claimAny());
+        if (claimed !== null) opts.onClaim?.(chained === null ? "claimed" : "chained");
         chained = null;
         if (claimed !== null) {
           chained = await runOne(index, claimed);
