@@ -9,7 +9,6 @@ import { agentWork } from "./agent-pass.js";
 import { namespaceWork, type NamespacePassDeps } from "./namespace-pass.js";
 import type { ClaimHow } from "./claim-how.js";
 import { startResync, type ResyncOptions } from "./resync.js";
-
 import { workEntry, type ClaimedPass, type WorkEntry } from "./work-entry.js";
 
 export interface WorkerOptions {
