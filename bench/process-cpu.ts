@@ -80,8 +80,8 @@ export function cpuBetween(
  * A window's CPU per CPU second of kube-apiserver, which does the same work in both P1 windows
  * (the same writes, the same watches served): how fast the machine ran cancels out. On this
  * machine the same writes cost kube-apiserver from 5.9 to 9.8 CPU seconds from one window to the
- * next, while this ratio of OCC's window to the bare one stayed within 1.30–1.38 over a day's
- * runs (bench/RESULTS.md).
+ * next, while this ratio of OCC's window to the bare one stayed within 1.26–1.42 in every run
+ * since 2026-12-04 (bench/RESULTS.md).
  */
 export function perApiServerSecond(window: { total: number; used: CpuByGroup }): number {
   return window.total / (window.used.get("kube-apiserver") ?? Number.NaN);

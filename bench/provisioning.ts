@@ -189,7 +189,6 @@ export async function measureScalePoint(opts: {
     } finally {
       await stopPair(again);
     }
-    return point;
   } finally {
     await env.stop();
   }

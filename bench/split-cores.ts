@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { processes, type Proc } from "./process-cpu.js";
 
@@ -46,8 +47,21 @@ function descendants(table: ReadonlyMap<number, Proc>, root: number): number[] {
 
 async function pin(pids: readonly number[], cores: string): Promise<void> {
   for (const pid of pids) {
-    // A process may end between the listing and here (a PostgreSQL backend, a short child).
-    await exec("taskset", ["-a", "-p", "-c", cores, String(pid)]).catch(() => undefined);
+    // A process may end between the listing and here (a PostgreSQL backend, a short child);
+    // any other failure (no taskset, not allowed) would leave the rows measuring shared cores.
+    await exec("taskset", ["-a", "-p", "-c", cores, String(pid)]).catch((err: unknown) => {
+      if (running(pid)) throw err;
+    });
+  }
+}
+
+/** Still there and not a zombie (`/proc/<pid>/stat`'s state after the command name). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
   }
 }
 

@@ -129,10 +129,11 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     let chained: ClaimedPass | null = null;
     while (!stopping()) {
       try {
+        const how: ClaimHow = chained === null ? "claimed" : "chained";
         const claimed = chained ?? (await claimAny());
-        if (claimed !== null) opts.onClaim?.(chained === null ? "claimed" : "chained");
         chained = null;
         if (claimed !== null) {
+          opts.onClaim?.(how);
           chained = await runOne(index, claimed);
           continue;
         }
