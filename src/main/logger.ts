@@ -56,7 +56,7 @@ export function createLogger(name: string, file?: string): Logger {
 /** Each logger's buffered destination, for {@link flushLogger}. */
 const destinations = new WeakMap<Logger, DestinationStream & { flushSync(): void }>();
 
-/** fsync is refused on pipes, sockets and terminals; the lines were written all the same. */
+/** fsync is refused on pipes, sockets, terminals and /dev/null; the lines were written all the same. */
 function fsyncUnsupported(err: Error): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return code === "EINVAL" || code === "ENOTSUP";
@@ -65,11 +65,13 @@ function fsyncUnsupported(err: Error): boolean {
 /**
  * Resolves once every line logged so far has been handed to the operating system: the write
  * in flight finishes, then what is left in the buffer (less than its threshold) is written.
+ * sonic-boom reports success as `undefined` (a pipe, a terminal) or as fsync's `null` (a regular
+ * file: `nohup occ api > occ.log`, systemd's `StandardOutput=file:`); both are success.
  */
 export async function flushLogger(logger: Logger): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    logger.flush((err) => {
-      if (err === undefined || fsyncUnsupported(err)) resolve();
+    logger.flush((err: Error | null | undefined) => {
+      if (err === undefined || err === null || fsyncUnsupported(err)) resolve();
       else reject(err);
     });
   });
