@@ -61,6 +61,8 @@ import {
   clientErrorHandler,
   DEFAULT_REQUEST_TIMEOUT_MS,
   registerClosingGuard,
+  registerHttpRefusals,
+  timeoutCheckIntervalMs,
 } from "./client-errors.js";
 import { NoQuerySchema } from "../contract/envelopes.js";
 import { SHARED_SCHEMAS } from "./schemas.js";
@@ -128,6 +130,7 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     const db = guardDatabase(options.db);
     const registry = options.registry ?? new Registry();
     registerClosingGuard(app);
+    registerHttpRefusals(app);
     app.setValidatorCompiler(validatorCompiler);
     app.removeContentTypeParser("text/plain");
     registerJsonBodyParser(app);
@@ -198,11 +201,13 @@ export async function buildApp(options: AppOptions): Promise<OccApp> {
     return503OnClosing: false,
     requestTimeout: timeout,
     // Node applies the request timeout to bodies only when given at construction; it checks
-    // for expired requests on this interval: a quarter of the timeout, at most 30 s.
+    // for expired requests on an interval (see timeoutCheckIntervalMs). A request without Host
+    // is refused by registerHttpRefusals, in the envelope, instead of by node.
     http: {
       requestTimeout: timeout,
       headersTimeout: timeout,
-      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(timeout / 4))),
+      connectionsCheckingInterval: timeoutCheckIntervalMs(timeout),
+      requireHostHeader: false,
     },
     logController: new OneLineRequestLog(),
     ...(options.logger === undefined

@@ -22,6 +22,8 @@ export const DEFAULT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   PAYLOAD_TOO_LARGE: "The request body exceeds 64 KiB.",
   UNSUPPORTED_MEDIA_TYPE: "The request body must be application/json.",
   HEADERS_TOO_LARGE: "The request's URL and headers exceed 16 KiB.",
+  EXPECTATION_FAILED:
+    'The only Expect header the API supports is "Expect: 100-continue"; send that or none.',
   INTERNAL_ERROR: "An internal error occurred; it has been logged.",
   DEPENDENCY_UNAVAILABLE: "A service OCC depends on is unavailable; retry later.",
   KUBERNETES_PERMISSION_MISSING:

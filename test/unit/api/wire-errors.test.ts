@@ -1,12 +1,14 @@
 /**
  * The errors node's HTTP server and Fastify produce outside any route, on a listening server:
- * a request that does not arrive in time (408) and requests that arrive while the server is
- * closing (503) are answered in the error envelope like every other error.
+ * a request that does not arrive in time (408), requests that arrive while the server is
+ * closing (503), and the refusals node would make itself — no Host (400), an unsupported
+ * Expect (417), CONNECT (405) — are answered in the error envelope like every other error.
  */
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRawResponse } from "../../harness/raw-http.js";
 import { startApi, type ApiFixture } from "./harness.js";
+import { timeoutCheckIntervalMs } from "../../../src/api/client-errors.js";
 
 let fx: ApiFixture;
 let url: URL;
@@ -41,9 +43,71 @@ async function namespaceCount(): Promise<number> {
   return r.rows[0]?.n ?? -1;
 }
 
+describe("the refusals node makes itself are the envelope", () => {
+  const key = () => fx.adminKey;
+  it.each([
+    [
+      "an HTTP/1.1 request without Host",
+      () =>
+        `GET /namespaces HTTP/1.1\r\nAuthorization: Bearer ${key()}\r\nConnection: close\r\n\r\n`,
+      400,
+      "INVALID_REQUEST",
+      /no Host header.*send Host:/,
+    ],
+    [
+      "an empty Host",
+      () => `GET /namespaces HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n`,
+      400,
+      "INVALID_REQUEST",
+      /no Host header/,
+    ],
+    [
+      "an Expect other than 100-continue",
+      () =>
+        `POST /namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\n` +
+        'Content-Type: application/json\r\nExpect: 200-ok\r\nContent-Length: 17\r\n\r\n{"name":"expect"}',
+      417,
+      "EXPECTATION_FAILED",
+      /Expect: 100-continue/,
+    ],
+    [
+      "CONNECT",
+      () => "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",
+      405,
+      "METHOD_NOT_ALLOWED",
+      /CONNECT is not served/,
+    ],
+  ])("%s → its status in the envelope with x-request-id, nothing stored", async (...c) => {
+    const [, request, status, code, message] = c;
+    const before = await namespaceCount();
+    const res = parseRawResponse(await converse([request()]).done);
+    expect(res.status).toBe(status);
+    expect(res.requestId).toMatch(/^req_/);
+    expect(res.body).toEqual({
+      error: { code, message: expect.stringMatching(message) as unknown },
+      meta: { requestId: res.requestId },
+    });
+    expect(await namespaceCount()).toBe(before);
+  });
+
+  it("HTTP/1.0 needs no Host; Expect: 100-continue still works", async () => {
+    const old = parseRawResponse(await converse(["GET /healthz HTTP/1.0\r\n\r\n"]).done);
+    expect(old.status).toBe(200);
+    const body = '{"name":"continued"}';
+    const out = await converse([
+      `POST /namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\n` +
+        `Content-Type: application/json\r\nExpect: 100-continue\r\nConnection: close\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body}`,
+    ]).done;
+    expect(out).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+    expect(parseRawResponse(out.slice(out.indexOf("HTTP/1.1", 1))).status).toBe(201);
+  });
+});
+
 describe("errors outside any route are the envelope", () => {
   it("a request whose body never finishes arriving: 408 REQUEST_TIMEOUT, nothing stored", async () => {
     const before = await namespaceCount();
+    const started = Date.now();
     const head =
       `POST /namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fx.adminKey}\r\n` +
       "Content-Type: application/json\r\nContent-Length: 40\r\n\r\n" +
@@ -59,6 +123,19 @@ describe("errors outside any route are the envelope", () => {
     });
     expect(res.requestId).toMatch(/^req_/);
     expect(await namespaceCount()).toBe(before);
+    // At the timeout, late by at most one check interval (100 ms here) and some scheduling.
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(390);
+    expect(elapsed).toBeLessThan(400 + timeoutCheckIntervalMs(400) + 400);
+  });
+
+  it.each([
+    [400, 50],
+    [5_000, 500],
+    [30_000, 1_000],
+    [120_000, 1_000],
+  ])("a %i ms request timeout is checked every %i ms (30 s fires by 31 s, not 37 s)", (t, ms) => {
+    expect(timeoutCheckIntervalMs(t)).toBe(ms);
   });
 
   it("headers that never finish arriving: 408 in the envelope", async () => {
