@@ -5,13 +5,15 @@
  * - bytes that are not UTF-8 (400; never replaced with U+FFFD);
  * - nesting deeper than {@link MAX_BODY_DEPTH} (400, checked on the text before parsing);
  * - numbers that do not round-trip through a double — `1e400`, `-0`, 20-digit integers (400);
- * - strings or keys holding NUL or an unpaired surrogate, `__proto__` keys (400).
+ * - strings or keys holding NUL or an unpaired surrogate, `__proto__` keys (400);
+ * - a key twice in one object (400 naming it): `JSON.parse` would keep the last silently.
  *
  * Everything else about the body — fields, types, document limits — is the route's schema's
  * and the service's concern.
  */
 import type { FastifyInstance } from "fastify";
 import {
+  findDuplicateKey,
   findValueProblem,
   MAX_BODY_DEPTH,
   numberRoundTrips,
@@ -40,6 +42,12 @@ function shown(token: string): string {
   return token.length <= 40 ? token : `${token.slice(0, 39)}…`;
 }
 
+/** A key as JSON text (control characters escaped), at most 40 characters of it. */
+function shownKey(key: string): string {
+  const points = Array.from(JSON.stringify(key));
+  return points.length <= 40 ? points.join("") : `${points.slice(0, 39).join("")}…`;
+}
+
 /** Parses a JSON body under the rules of the module comment; throws `ServiceError` (400). */
 export function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0) {
@@ -66,6 +74,14 @@ export function parseJsonBody(raw: Buffer): unknown {
     throw invalid(
       `The number ${shown(number)} cannot be stored exactly (JSON numbers must be finite, ` +
         "not -0, and exact as a 64-bit double); send it as a string.",
+    );
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    const at = `/body${duplicate.path}`;
+    throw invalid(
+      `${at}: the key ${shownKey(duplicate.key)} appears twice in one object; send each key once.`,
+      at,
     );
   }
   const problem = findValueProblem(value);

@@ -8,6 +8,8 @@
  *   (`1e400` would become `null`, `-0` would become `0`, `12345678901234567890` would lose
  *   digits) — refused, never changed;
  * - no string or key holds NUL or an unpaired surrogate (neither can be stored faithfully);
+ * - no object holds a key twice (`JSON.parse` keeps the last and drops the other silently;
+ *   a body is stored exactly as sent, so it is refused instead): {@link findDuplicateKey};
  * - no `__proto__` key, no `constructor.prototype` (prototype poisoning).
  *
  * Free-form documents (a Configuration's `values`) have tighter, documented limits:
@@ -105,6 +107,61 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 function stringProblem(value: string): JsonValueProblem["problem"] | undefined {
   if (NUL.test(value)) return "nul_character";
   if (LONE_SURROGATE.test(value)) return "unpaired_surrogate";
+  return undefined;
+}
+
+/** Where a key appears a second time in one object: the pointer to it, and the key. */
+export interface DuplicateKey {
+  readonly path: string;
+  readonly key: string;
+}
+
+/** One open object or array while {@link findDuplicateKey} walks the text. */
+interface Frame {
+  /** The keys seen so far (an object), or null (an array). */
+  readonly keys: Set<string> | null;
+  /** The member key or array index the walk is in. */
+  at: string;
+  index: number;
+}
+
+/**
+ * The first key that appears twice in the same object of `text` — which must be valid JSON
+ * (call it after `JSON.parse` succeeded) — with its JSON pointer; undefined when there is
+ * none. Keys are compared decoded: `"a"` and `"\u0061"` are the same key.
+ */
+export function findDuplicateKey(text: string): DuplicateKey | undefined {
+  const stack: Frame[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const top = stack[stack.length - 1];
+    if (c === 0x22) {
+      const start = i;
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) {
+        if (text.charCodeAt(i) === 0x5c) i++;
+      }
+      if (top?.keys === null || top === undefined) continue;
+      let next = i + 1;
+      while (/\s/.test(text[next] ?? "")) next++;
+      if (text[next] !== ":") continue;
+      const key = JSON.parse(text.slice(start, i + 1)) as string;
+      if (top.keys.has(key)) {
+        const path = [...stack.slice(0, -1).map((f) => f.at), key].map(segment).join("/");
+        return { path: `/${path}`, key };
+      }
+      top.keys.add(key);
+      top.at = key;
+    } else if (c === 0x7b) {
+      stack.push({ keys: new Set(), at: "", index: 0 });
+    } else if (c === 0x5b) {
+      stack.push({ keys: null, at: "0", index: 0 });
+    } else if (c === 0x2c && top?.keys === null) {
+      top.index++;
+      top.at = String(top.index);
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+    }
+  }
   return undefined;
 }
 

@@ -174,6 +174,11 @@ describe("Configuration values are never silently changed", () => {
     ["NUL", '{"a":"x\\u0000y"}', /\/body\/values\/a holds a NUL character/],
     ["an unpaired surrogate", '{"a":["\\ud800"]}', /\/body\/values\/a\/0 holds an unpaired/],
     ["a NUL key", '{"a\\u0000":1}', /\/body\/values holds a NUL character/],
+    [
+      "a key sent twice",
+      '{"a":{"b":1,"\\u0062":2}}',
+      /\/body\/values\/a\/b: the key "b" appears twice in one object; send each key once/,
+    ],
   ])("%s is refused 400 and nothing is stored", async (_label, values, message) => {
     const rows = await count("configurations");
     const maps = await configMaps();

@@ -137,6 +137,18 @@ describe("POST /namespaces with the bundled Kubernetes Compute Driver", () => {
       const r = await call(fx.app, "POST", "/namespaces", { key: fx.adminKey, body: { name } });
       expect(r.status, JSON.stringify(name)).toBe(400);
     }
+    // A key sent twice: JSON.parse would keep the second name; the body is refused instead.
+    const twice = await call(fx.app, "POST", "/namespaces", {
+      key: fx.adminKey,
+      body: '{"name":"first","name":"second"}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(twice.status).toBe(400);
+    expect(errorOf(twice).error).toEqual({
+      code: "INVALID_REQUEST",
+      message: '/body/name: the key "name" appears twice in one object; send each key once.',
+      details: [{ path: "/body/name", code: "invalid_value" }],
+    });
     expect(await counts(fx.raw)).toEqual(before);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   DOCUMENT_LIMITS,
+  findDuplicateKey,
   findValueProblem,
   MAX_BODY_DEPTH,
   numberRoundTrips,
@@ -65,6 +66,25 @@ describe("findValueProblem", () => {
     ["😀", undefined],
   ])("%j → %j", (value, expected) => {
     expect(findValueProblem(value)).toEqual(expected);
+  });
+});
+
+describe("findDuplicateKey", () => {
+  it.each([
+    ['{"a":1,"b":2}', undefined],
+    ['{"a":1,"a":2}', { path: "/a", key: "a" }],
+    ['{"a":1,"\\u0061":2}', { path: "/a", key: "a" }],
+    ['{"values":{"x":{"k":1},"y":[{"k":1},{"k":1,"k":2}]}}', { path: "/values/y/1/k", key: "k" }],
+    ['{"a":{"b":1},"c":{"b":1}}', undefined],
+    ['[{"a":1},{"a":1}]', undefined],
+    ['{"s":"\\"a\\":1,","a":1}', undefined],
+    ['{"a/b~":1, "a/b~" :2}', { path: "/a~1b~0", key: "a/b~" }],
+    ['{ "x" : [ 1 , { "y" : "z" , "y" : "w" } ] }', { path: "/x/1/y", key: "y" }],
+    ['{"":1,"":2}', { path: "/", key: "" }],
+    ['"a"', undefined],
+  ])("%s → %j", (text, expected) => {
+    JSON.parse(text); // the function's precondition: valid JSON
+    expect(findDuplicateKey(text)).toEqual(expected);
   });
 });
 
