@@ -16,8 +16,12 @@ import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
-import { checkDisplayName, displayNameMessage } from "../domain/input/display-names.js";
-import { DISPLAY_NAME_FORMAT, registerFormats } from "../contract/formats.js";
+import {
+  checkDescription,
+  checkDisplayName,
+  displayNameMessage,
+} from "../domain/input/display-names.js";
+import { DISPLAY_NAME_FORMAT, PLAIN_TEXT_FORMAT, registerFormats } from "../contract/formats.js";
 import type { DetailCode } from "../contract/errors.js";
 
 /** The most details one error lists (the iterator is lazy; the rest are never computed). */
@@ -70,14 +74,23 @@ export interface ValidationFailure {
   readonly message: string;
 }
 
-/** The message of one failure: which display-name rule a value breaks, else the keyword. */
+/**
+ * The message of one failure: which rule of the name or description policy a value breaks
+ * (naming the field, the code point and the fix), else the keyword.
+ */
 function failureMessage(error: ValueError, keyword: DetailCode, path: string): string {
   if (error.type !== ValueErrorType.StringFormat) return keyword;
-  if ((error.schema as { format?: unknown }).format !== DISPLAY_NAME_FORMAT) return keyword;
-  if (typeof error.value !== "string") return keyword;
-  const checked = checkDisplayName(error.value);
-  const field = path.split("/").pop() ?? "name";
-  return checked.ok ? keyword : displayNameMessage(field === "" ? "name" : field, checked.error);
+  const format = (error.schema as { format?: unknown }).format;
+  const check =
+    format === DISPLAY_NAME_FORMAT
+      ? checkDisplayName
+      : format === PLAIN_TEXT_FORMAT
+        ? checkDescription
+        : undefined;
+  if (check === undefined || typeof error.value !== "string") return keyword;
+  const checked = check(error.value);
+  const field = path.split("/").pop() ?? "";
+  return checked.ok ? keyword : displayNameMessage(field === "" ? "value" : field, checked.error);
 }
 
 /** Fastify's validator compiler hook (see the module comment). */

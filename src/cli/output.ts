@@ -4,6 +4,7 @@
  */
 import { Option } from "commander";
 import { stringify } from "yaml";
+import { INVISIBLE_CHARACTER } from "../domain/input/display-names.js";
 
 export const OUTPUT_FORMATS = ["table", "json", "yaml"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -41,10 +42,15 @@ export function table<T>(rows: readonly T[], columns: readonly Column<T>[]): str
 /**
  * What cannot be shown as itself in a terminal cell: control characters (C0, DEL, C1),
  * format characters (Unicode Cf: bidirectional controls, zero-width characters, the BOM),
- * line and paragraph separators, whitespace other than a plain space, unpaired surrogates —
- * and the backslash itself, so an escape in a cell is always one this function wrote.
+ * line and paragraph separators, whitespace other than a plain space, unpaired surrogates,
+ * the other invisible or blank characters the name policy refuses (Hangul fillers, variation
+ * selectors, U+2800: a name stored before the policy shows them) — and the backslash itself,
+ * so an escape in a cell is always one this function wrote.
  */
-const NON_PRINTABLE = /[\\\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|(?! )\s|\p{Cs}/gu;
+const NON_PRINTABLE = new RegExp(
+  `[\\\\\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]|(?! )\\s|\\p{Cs}|${INVISIBLE_CHARACTER.source}`,
+  "gu",
+);
 
 /**
  * `text` with every non-printable character written as a visible escape (`\u{202E}`, `\n`),

@@ -28,23 +28,34 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
 }
 
-/** Plain text (no control characters, well-formed) of `minLength`–`maxLength` characters. */
+/**
+ * Plain text of `minLength`–`maxLength` characters: a description, under the character rules of
+ * the name policy (`domain/input/display-names.ts`, `checkDescription`). A refusal names the rule.
+ */
 export function PlainText(opts: {
   readonly minLength?: number;
   readonly maxLength: number;
   readonly description?: string;
 }) {
-  return Type.String({ format: PLAIN_TEXT_FORMAT, minLength: opts.minLength ?? 0, ...opts });
+  const policy =
+    "Plain text: well-formed Unicode without control, bidirectional-control, format (Unicode Cf) or other invisible characters (default-ignorable code points, U+2800).";
+  return Type.String({
+    format: PLAIN_TEXT_FORMAT,
+    minLength: opts.minLength ?? 0,
+    maxLength: opts.maxLength,
+    description: opts.description === undefined ? policy : `${opts.description} ${policy}`,
+  });
 }
 
 /**
  * A display name of 1–`maxLength` characters under the name policy (`domain/input/display-names.ts`):
- * plain text without bidirectional controls or other format characters, no leading or
- * trailing whitespace, in NFC. A refusal names the rule.
+ * plain text without bidirectional controls, format or other invisible characters, no leading or
+ * trailing whitespace and no whitespace but the plain space, in NFC, not mixing scripts whose
+ * letters look alike (UTS #39 moderately restrictive). A refusal names the rule.
  */
 export function DisplayName(opts: { readonly maxLength: number; readonly description?: string }) {
   const policy =
-    "Display-name policy: no control, bidirectional-control or other format (Unicode Cf) characters, no leading or trailing whitespace, NFC-normalised, well-formed Unicode.";
+    "Display-name policy: no control, bidirectional-control, format (Unicode Cf) or other invisible characters (default-ignorable code points, U+2800), no leading or trailing whitespace, no whitespace but U+0020, NFC-normalised, well-formed Unicode, one script (Latin may be combined with Han and kana, Bopomofo or Hangul, or with one other script except Cyrillic and Greek).";
   return Type.String({
     format: DISPLAY_NAME_FORMAT,
     minLength: 1,

@@ -2,21 +2,17 @@
  * The string formats of the API's schemas, registered with TypeBox so that both the server's
  * validator and the CLI's response parser check them the same way.
  *
- * "Plain text", the format of names and descriptions, is well-formed Unicode (no lone
- * surrogates, which PostgreSQL cannot store) without control characters (C0, DEL, C1, and the
- * line/paragraph separators some locales class as control): a value accepted here is one the
- * database's `!~ '[[:cntrl:]]'` CHECKs accept too, and it prints on one line.
+ * "Plain text", the format of descriptions, is well-formed Unicode (no lone surrogates, which
+ * PostgreSQL cannot store) without control characters (C0, DEL, C1, and the line/paragraph
+ * separators some locales class as control) — a value accepted here is one the database's
+ * `!~ '[[:cntrl:]]'` CHECKs accept too, and it prints on one line — and without bidirectional
+ * controls, format characters or other invisible characters (`checkDescription` in
+ * `domain/input/display-names.ts`). Display names follow the stricter name policy there.
  */
 import { FormatRegistry } from "@sinclair/typebox";
-import { checkDisplayName } from "../domain/input/display-names.js";
+import { checkDescription, checkDisplayName } from "../domain/input/display-names.js";
 
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** The TypeBox/OpenAPI `format` name for plain text. */
+/** The TypeBox/OpenAPI `format` name for plain text (descriptions). */
 export const PLAIN_TEXT_FORMAT = "plain-text";
 
 /**
@@ -32,7 +28,7 @@ export function isDisplayName(value: string): boolean {
 
 /** True when `value` is plain text (see the module comment). */
 export function isPlainText(value: string): boolean {
-  return !LONE_SURROGATE.test(value) && !CONTROL.test(value);
+  return checkDescription(value).ok;
 }
 
 /** Length in code points, as PostgreSQL's `char_length` counts. */

@@ -243,6 +243,22 @@ describe("display names follow the character policy on every resource", () => {
     ["a lone space", " ", /must not start or end with whitespace/],
     ["a trailing space", "admin ", /must not start or end with whitespace/],
     ["a decomposed é", "cafe\u0301", /Normalization Form C/],
+    [
+      "a trailing Hangul filler",
+      "admin\u3164",
+      /invisible or blank characters \(U\+3164 at position 5\); remove it/,
+    ],
+    [
+      "a trailing braille blank",
+      "admin\u2800",
+      /invisible or blank characters \(U\+2800 at position 5\)/,
+    ],
+    [
+      "a Cyrillic а in a Latin name",
+      "p\u0430ypal",
+      /not Latin and Cyrillic together .*\(U\+0430 at position 1\)/,
+    ],
+    ["a no-break space inside", "a\u00A0b", /whitespace other than the plain space \(U\+00A0/],
   ];
   it("every name rule is refused 400 naming the rule, on every resource, storing nothing", async () => {
     for (const [table, path, bodyOf] of routes()) {

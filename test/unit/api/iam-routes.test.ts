@@ -52,6 +52,65 @@ describe("access", () => {
   });
 });
 
+describe("names and descriptions follow the character policy", () => {
+  it.each([
+    [
+      "a role's description",
+      "/roles",
+      (d: string) => ({ name: "r", description: d, permissions: [] }),
+    ],
+    [
+      "a restriction's description",
+      "/restrictions",
+      (d: string) => ({ kind: "secret", description: d }),
+    ],
+    [
+      "an API key's description",
+      "/principals/$admin/api-keys",
+      (d: string) => ({ description: d }),
+    ],
+  ])(
+    "%s: bidi, zero-width and blank characters are refused naming field and code point",
+    async (_l, url, body) => {
+      const path = url.replace("$admin", fx.adminId);
+      const before = await counts(fx.raw);
+      for (const [text, point] of [
+        ["deploy\u202Etxt", "U+202E"],
+        ["zero\u200Bwidth", "U+200B"],
+        ["filler\u3164", "U+3164"],
+        ["braille\u2800", "U+2800"],
+      ] as const) {
+        const r = await call(fx.app, "POST", path, { key: fx.adminKey, body: body(text) });
+        expect(r.status, text).toBe(400);
+        const error = errorOf(r).error;
+        expect(error.details).toEqual([{ path: "/body/description", code: "invalid_format" }]);
+        expect(error.message).toMatch(
+          new RegExp(
+            `description must not contain .*\\(${point.replace("+", "\\+")} at position \\d+\\); remove it`,
+          ),
+        );
+      }
+      expect(await counts(fx.raw)).toEqual(before);
+    },
+  );
+
+  it("a description may mix scripts and spacing; a role name may not mix look-alike scripts", async () => {
+    const ok = await call(fx.app, "POST", "/roles", {
+      key: fx.adminKey,
+      body: { name: "mixed-ok", description: "Team\u00A0A — команда", permissions: [] },
+    });
+    expect(dataOf(ok, RoleSchema).description).toBe("Team\u00A0A — команда");
+    const r = await call(fx.app, "POST", "/roles", {
+      key: fx.adminKey,
+      body: { name: "\u0430dmin-role", permissions: [] },
+    });
+    expect(r.status).toBe(400);
+    expect(errorOf(r).error.message).toMatch(
+      /name must be written in one script, not Cyrillic and Latin together .*\(U\+0064 at position 1\)/,
+    );
+  });
+});
+
 describe("principals and keys", () => {
   it("shows a key once, lists only metadata, never logs it, and revokes it at once", async () => {
     const p = dataOf(
