@@ -25,6 +25,7 @@ import type { ApiClient } from "./api-client.js";
 import { outputOption, print, render, say, type Column, type OutputFormat } from "./output.js";
 import { registerPreflightCommand } from "./preflight-command.js";
 import { grantHintOf } from "./grant-hint.js";
+import { existingNamespaceFlag } from "./namespace-flags.js";
 import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
 
 const COLUMNS: readonly Column<NamespaceView>[] = [
@@ -180,13 +181,9 @@ export function registerNamespacesCommands(program: Command): void {
     .option("--timeout <duration>", "how long --wait waits", "10m")
     .addOption(outputOption())
     .action(async (name: string, flags: WaitFlags & { existingNamespace?: string }) => {
+      const existingNamespace = existingNamespaceFlag(flags.existingNamespace);
       const api = await client(flags);
-      const body = {
-        name,
-        ...(flags.existingNamespace !== undefined
-          ? { existingNamespace: flags.existingNamespace }
-          : {}),
-      };
+      const body = { name, ...(existingNamespace !== undefined ? { existingNamespace } : {}) };
       let n = await requestAs(api, NamespaceSchema, "POST", "/namespaces", body);
       if (flags.wait === true) n = (await untilReady(api, n.id, flags.timeout)) ?? n;
       print(render(flags.output, n, COLUMNS));
