@@ -310,6 +310,25 @@ describe("every error is the envelope, on the wire", () => {
     ],
     ["not HTTP", () => "HELLO\r\n\r\n", 400, "INVALID_REQUEST"],
     [
+      "an HTTP/1.1 request without Host",
+      () => `GET /namespaces HTTP/1.1\r\nConnection: close\r\n\r\n`,
+      400,
+      "INVALID_REQUEST",
+    ],
+    [
+      "an Expect other than 100-continue",
+      () =>
+        `POST /namespaces HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${plane.apiKey}\r\nContent-Type: application/json\r\nExpect: 200-ok\r\nContent-Length: 15\r\n\r\n{"name":"exp1"}`,
+      417,
+      "EXPECTATION_FAILED",
+    ],
+    [
+      "CONNECT",
+      () => `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n`,
+      405,
+      "METHOD_NOT_ALLOWED",
+    ],
+    [
       "an unknown route",
       () => `GET /nowhere HTTP/1.1\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`,
       404,
