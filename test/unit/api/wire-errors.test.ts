@@ -123,10 +123,11 @@ describe("errors outside any route are the envelope", () => {
     });
     expect(res.requestId).toMatch(/^req_/);
     expect(await namespaceCount()).toBe(before);
-    // At the timeout, late by at most one check interval (100 ms here) and some scheduling.
+    // At the timeout, late by one check interval (50 ms here) and the scheduling of a busy
+    // machine (a generous bound: the interval itself is asserted below).
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(390);
-    expect(elapsed).toBeLessThan(400 + timeoutCheckIntervalMs(400) + 400);
+    expect(elapsed).toBeLessThan(400 + timeoutCheckIntervalMs(400) + 1_500);
   });
 
   it.each([
