@@ -30,6 +30,8 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # not Debian: trixie ships only Node.js 20, past its end of life.
 packages="libstdc++6,ca-certificates"
 . tools/node.sh
+# tsc and npm on the pinned release too when prereqs.sh installed it (their output is the same).
+occ_node_use "$root" || true
 start=$SECONDS
 
 for tool in mmdebstrap umoci skopeo; do
