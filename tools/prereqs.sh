@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh machine of this project's kind, each step only when
-# missing: PostgreSQL and the node runtime (Debian packages), the npm dependencies, and the
-# cluster binaries + helm.
+# missing: PostgreSQL and the node runtime (Debian packages), the pinned Node.js release the
+# tests run on (.tools/node, tools/node.sh), the npm dependencies, and the cluster binaries, helm
+# and kube-score.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -28,6 +29,14 @@ missing=()
 for p in "${node_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   apt_install "the node runtime and image tools" "${missing[@]}"
+fi
+
+# Node.js 24 from the npm registry's package (tools/node.sh) into .tools/node: tools/test.sh runs
+# every test on it; the machine's own node only runs npm until then.
+. tools/node.sh
+if ! occ_node_use "$root"; then
+  echo "prereqs: installing Node.js $OCC_NODE_VERSION into .tools/node ($OCC_NODE_PACKAGE from the npm registry)"
+  occ_node_install "$root/.tools/node"
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -17,6 +17,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 start=$SECONDS
 [ "$(id -u)" -eq 0 ] || { echo "test-deployed: the node needs root (containerd, kubelet)" >&2; exit 1; }
+# The tests run on the pinned Node.js release (tools/node.sh) when prereqs.sh installed it.
+. tools/node.sh
+occ_node_use "$root" || echo "test-deployed: .tools/node has no Node.js $OCC_NODE_VERSION (bash tools/prereqs.sh); running on $(node --version)" >&2
 bash tools/image.sh
 
 id=$(head -c 3 /dev/urandom | od -An -tx1 | tr -d ' \n')

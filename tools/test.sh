@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: prerequisites, static checks, unit and integration tests,
-# then the deployed tests (tools/test-deployed.sh: the image on a real node).
+# then the deployed tests (tools/test-deployed.sh: the image on a real node), all on the pinned
+# Node.js release the image runs (tools/node.sh, installed into .tools/node by prereqs.sh).
 # The integration tests start a real etcd + kube-apiserver + kube-controller-manager and a real
 # PostgreSQL; if either cannot start, the run fails (it never skips).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/prereqs.sh
+# Everything below runs on the pinned Node.js release (tools/node.sh), the image's: prereqs.sh
+# installed it into .tools/node.
+. tools/node.sh
+occ_node_use "$PWD" || { echo "test: .tools/node does not hold Node.js $OCC_NODE_VERSION" >&2; exit 1; }
+echo "== node $(node --version) ($(command -v node))"
 echo "== typecheck";    npx tsc -p tsconfig.json --noEmit
 echo "== lint";         npx eslint . --max-warnings 0
 echo "== format";       npx prettier --check . --log-level warn

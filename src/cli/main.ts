@@ -12,7 +12,9 @@ const program = new Command("occ")
   .description(
     "OCC places each OpenClaw Enterprise tenant in exactly one Kubernetes namespace and keeps its objects inside it.",
   )
-  .version("0.1.0");
+  .version("0.1.0")
+  // The runtime, so that `occ --help` in the image shows which Node.js release it runs on.
+  .addHelpText("after", `\nRuntime: Node.js ${process.version}`);
 
 registerMigrateCommand(program);
 registerProcessCommands(program);

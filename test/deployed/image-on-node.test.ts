@@ -1,11 +1,14 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
+import { REPO_ROOT } from "../harness/helm.js";
 import { eventually, kubectl, kubectlOk } from "../harness/node/kubectl.js";
 import "../harness/node/environment.js";
 
 const env = inject("deployed");
 
 describe("the image on a real node", () => {
-  it("runs `occ --help` as uid 1000, the image's own user, with pull policy Never", async () => {
+  it("runs `occ --help` on the pinned Node.js as uid 10001, the image's own user", async () => {
     const ns = `image-${Date.now().toString(36)}`;
     await kubectlOk(env.kubeconfig, ["create", "namespace", ns]);
     const pod = {
@@ -57,8 +60,14 @@ describe("the image on a real node", () => {
     const help = await kubectlOk(env.kubeconfig, ["-n", ns, "logs", "occ-help", "-c", "help"]);
     expect(help).toMatch(/Usage: occ/);
     expect(help).toMatch(/migrate/);
+    // The Node.js release tools/node.sh pins (24 LTS), not Debian's.
+    const pinned = /^OCC_NODE_VERSION=(\S+)$/m.exec(
+      readFileSync(join(REPO_ROOT, "tools/node.sh"), "utf8"),
+    )?.[1];
+    expect(pinned).toMatch(/^24\./);
+    expect(help).toContain(`Runtime: Node.js v${pinned ?? "?"}`);
     const uid = await kubectlOk(env.kubeconfig, ["-n", ns, "logs", "occ-help", "-c", "uid"]);
-    expect(uid.trim()).toBe("uid=1000 gid=1000");
+    expect(uid.trim()).toBe("uid=10001 gid=10001");
     await kubectlOk(env.kubeconfig, ["delete", "namespace", ns, "--wait=false"]);
   });
 });

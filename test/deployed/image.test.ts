@@ -26,6 +26,10 @@ interface FinalStage {
   readonly cmd: readonly string[];
   /** COPY destination under WORKDIR → its source (`context:<path>` or `<stage>:<path>`). */
   readonly copies: ReadonlyMap<string, string>;
+  /** COPY destination outside WORKDIR (an absolute path) → its source, as for `copies`. */
+  readonly systemCopies: ReadonlyMap<string, string>;
+  /** The default of each `ARG` before the first FROM. */
+  readonly args: ReadonlyMap<string, string>;
 }
 
 function finalStage(text: string): FinalStage {
@@ -41,14 +45,22 @@ function finalStage(text: string): FinalStage {
     if (line === undefined) throw new Error(`the Dockerfile's final stage has no ${word}`);
     return line.slice(word.length + 1).trim();
   };
+  const args = new Map<string, string>();
+  for (const l of lines.slice(0, from[0])) {
+    const m = /^ARG (\w+)=(.*)$/.exec(l);
+    if (m?.[1] !== undefined && m[2] !== undefined) args.set(m[1], m[2]);
+  }
   const copies = new Map<string, string>();
+  const systemCopies = new Map<string, string>();
   for (const l of stage.filter((s) => s.startsWith("COPY "))) {
     const parts = l.split(/\s+/).slice(1);
     const fromStage =
       parts[0]?.startsWith("--from=") === true ? parts.shift()?.slice(7) : undefined;
     const [src, dest] = parts;
     if (src === undefined || dest === undefined) throw new Error(`cannot read ${l}`);
-    copies.set(dest.replace(/^\.\//, ""), `${fromStage ?? "context"}:${src}`);
+    const source = `${fromStage ?? "context"}:${src}`;
+    if (dest.startsWith("/")) systemCopies.set(dest, source);
+    else copies.set(dest.replace(/^\.\//, ""), source);
   }
   return {
     user: value("USER"),
@@ -57,6 +69,8 @@ function finalStage(text: string): FinalStage {
     entrypoint: JSON.parse(value("ENTRYPOINT")) as string[],
     cmd: JSON.parse(value("CMD")) as string[],
     copies,
+    systemCopies,
+    args,
   };
 }
 
@@ -84,7 +98,7 @@ beforeAll(() => {
 describe("npm run image builds what the Dockerfile describes", () => {
   it("has the Dockerfile's user, working directory, environment, entrypoint and command", () => {
     expect(image.config.User).toBe(stage.user);
-    expect(image.config.User).toBe("1000:1000");
+    expect(image.config.User).toBe("10001:10001");
     expect(image.config.WorkingDir).toBe(stage.workdir);
     expect(image.config.Entrypoint).toEqual(stage.entrypoint);
     expect(image.config.Cmd).toEqual(stage.cmd);
@@ -166,23 +180,36 @@ describe("npm run image builds what the Dockerfile describes", () => {
     }
   });
 
-  it("runs Debian's Node.js, a release `engines` allows", () => {
-    const base = image.layers[0] ?? "";
-    const status = execFileSync("tar", ["-xzOf", base, "var/lib/dpkg/status"], {
-      maxBuffer: 64 * 1024 * 1024,
-    }).toString();
-    const nodejs = /Package: nodejs\n(?:[^\n]+\n)*?Version: ([^\n]+)/.exec(status)?.[1] ?? "";
+  it("runs the pinned Node.js 24 from the registry package, as the Dockerfile does", () => {
+    const pin = readFileSync(join(REPO_ROOT, "tools/node.sh"), "utf8");
+    const version = /^OCC_NODE_VERSION=(\S+)$/m.exec(pin)?.[1] ?? "";
+    const integrity = /^OCC_NODE_INTEGRITY=(\S+)$/m.exec(pin)?.[1] ?? "";
+    expect(version).toMatch(/^24\.\d+\.\d+$/);
+    expect(stage.args.get("NODE_VERSION")).toBe(version);
+    expect(stage.args.get("NODE_INTEGRITY")).toBe(integrity);
+    expect(stage.systemCopies.get("/usr/local/bin/node")).toBe("node:/node/package/bin/node");
+    // `engines` allows the release the image runs.
     const engines = (
       JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
         engines: { node: string };
       }
     ).engines.node;
-    const [wantMajor, wantMinor] = (/>=(\d+)\.(\d+)/.exec(engines) ?? []).slice(1).map(Number);
-    const [major, minor] = (/^(\d+)\.(\d+)/.exec(nodejs) ?? []).slice(1).map(Number);
-    expect(nodejs).not.toBe("");
-    expect((major ?? 0) * 1000 + (minor ?? 0)).toBeGreaterThanOrEqual(
-      (wantMajor ?? 99) * 1000 + (wantMinor ?? 0),
-    );
-    expect(layerFiles(base)).toContain("usr/bin/node");
+    const wantMajor = Number(/^>=(\d+)/.exec(engines)?.[1] ?? "99");
+    expect(Number(version.split(".")[0])).toBeGreaterThanOrEqual(wantMajor);
+    // The base layer holds that binary on PATH and not Debian's nodejs (Node.js 20).
+    const base = image.layers[0] ?? "";
+    const files = layerFiles(base);
+    expect(files).toContain("usr/local/bin/node");
+    expect(files).not.toContain("usr/bin/node");
+    const dir = mkdtempSync(join(tmpdir(), "occ-image-node-"));
+    try {
+      execFileSync("tar", ["-xzf", base, "-C", dir, "--wildcards", "*usr/local/bin/node"]);
+      const reported = execFileSync(join(dir, "usr/local/bin/node"), ["--version"], {
+        encoding: "utf8",
+      });
+      expect(reported.trim()).toBe(`v${version}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

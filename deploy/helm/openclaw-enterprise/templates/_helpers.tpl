@@ -22,7 +22,24 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{- define "occ.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Annotations of every pod template of the chart. kube-score's container-image-pull-policy asks for
+imagePullPolicy Always so that a tag moved to another image is pulled again; an image pinned by
+digest (image.digest) cannot move, so IfNotPresent runs exactly the image Always would: the check
+is moot and ignored, and the rendered annotation says why.
+*/}}
+{{- define "occ.podAnnotations" -}}
+{{- if .Values.image.digest -}}
+# The image is pinned by digest (image.digest): IfNotPresent runs the same image as Always.
+kube-score/ignore: container-image-pull-policy
+{{- end }}
 {{- end -}}
 
 {{/* "true" when the preprovisioned profile is selected (preprovisionedNamespace is not null). */}}
@@ -79,11 +96,12 @@ seccompProfile:
   type: RuntimeDefault
 {{- end -}}
 
+{{/* The image's own user 10001:10001; IDs above 10000 stay clear of the node's own users. */}}
 {{- define "occ.podSecurityContext" -}}
 runAsNonRoot: true
-runAsUser: 1000
-runAsGroup: 1000
-fsGroup: 1000
+runAsUser: 10001
+runAsGroup: 10001
+fsGroup: 10001
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}
