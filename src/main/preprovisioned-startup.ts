@@ -68,7 +68,10 @@ export function unmetPrerequisites(config: InstallationConfig): UnmetPrerequisit
     unmet.push({ key: "executionCluster.enabled", fix: "false" });
   }
   if (config.egressAuthority === null) {
-    unmet.push({ key: "network.egressAuthority", fix: "the Credential Proxy" });
+    unmet.push({
+      key: "network.egressAuthority",
+      fix: "the Credential Proxy — the seed's alternative, the OpenShell Git transport (chart value openshellGit), is not supported by this release",
+    });
   }
   return unmet;
 }
