@@ -4,7 +4,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
-import { currentManagedName } from "../../../src/domain/index.js";
+import { randomUUID } from "node:crypto";
+import { installationConfigFromValues } from "../../../src/config/chart-values.js";
+import {
+  agentEgressPolicy,
+  currentManagedName,
+  newAgentId,
+  type NamespaceId,
+  type NetworkPolicy,
+} from "../../../src/domain/index.js";
+import { EMPTY_DATABASE_URL } from "../../../src/main/preprovisioned-verify.js";
+import { insertAgent } from "../../../src/store/agents.js";
+import { insertConfiguration } from "../../../src/store/configurations.js";
 import { createTestDatabase } from "../../harness/db.js";
 import {
   documentedBlock,
@@ -32,7 +43,7 @@ const DOCUMENTED = [
   'occ migrate --database-url "$OCC_DATABASE_URL"',
   'occ bootstrap --database-url "$OCC_DATABASE_URL" --api-key-file admin.key',
   "occ preprovisioned render --namespace-id ns_… --values my-values.yaml -n openclaw-system | kubectl apply -f -",
-  "occ preprovisioned verify --namespace-id ns_… --uid \"$(kubectl get namespace oce-… -o jsonpath='{.metadata.uid}')\" --values my-values.yaml -n openclaw-system",
+  'occ preprovisioned verify --namespace-id ns_… --uid "$(kubectl get namespace oce-… -o jsonpath=\'{.metadata.uid}\')" --values my-values.yaml -n openclaw-system --database-url "$OCC_DATABASE_URL"',
   "occ preprovisioned values --namespace-id ns_… --values my-values.yaml -n openclaw-system > binding.yaml",
   "helm install occ deploy/helm/openclaw-enterprise -n openclaw-system -f my-values.yaml -f binding.yaml",
 ] as const;
@@ -124,6 +135,68 @@ describe("docs/operations.md: Prepare a preprovisioned namespace", () => {
         `occ preprovisioned verify --namespace-id ${id} --uid ${ns.metadata.uid ?? ""} --config ${chartConfig}`,
       );
       expect(again.code, again.stdout + again.stderr).toBe(0);
+
+      // An installation with an Agent: its record in the database and the egress policy Compute
+      // renders for it in the namespace. The runbook's verify command, run again as written,
+      // reads the Agent from the database and passes; with OCC_DATABASE_URL unset it says so.
+      const values = join(dir, "work", "my-values.yaml");
+      const config = await installationConfigFromValues({
+        valuesFile: values,
+        releaseNamespace: "openclaw-system",
+      });
+      const agentId = await recordAgent(id as NamespaceId, name, ns.metadata.uid ?? "");
+      await admin().create(
+        "NetworkPolicy",
+        agentEgressPolicy({
+          tenantId: id,
+          namespace: name,
+          agentId,
+          egressAuthority: config.egressAuthority,
+          dns: config.compute.dns,
+        }) as unknown as NetworkPolicy,
+      );
+      const verifyCommand = fill(DOCUMENTED[4]);
+      const withAgent = sh(verifyCommand);
+      expect(withAgent.code, withAgent.stdout + withAgent.stderr).toBe(0);
+      expect(withAgent.stdout).toContain("passes every check");
+      const noUrl = runCommand(verifyCommand, {
+        cwd: join(dir, "work"),
+        env: {
+          PATH: path,
+          OCC_DATABASE_URL: "",
+          KUBECONFIG: inject("env").kubeconfigs.admin,
+          OCC_PREPROVISIONED_NAMESPACE: "",
+        },
+      });
+      expect(noUrl.code).not.toBe(0);
+      expect(noUrl.stderr).toContain(EMPTY_DATABASE_URL);
     },
   );
 });
+
+/** An Agent of Namespace `id` (and the Configuration it uses), as the API records them. */
+async function recordAgent(id: NamespaceId, namespace: string, uid: string): Promise<string> {
+  const configurationId = `cfg_${randomUUID()}`;
+  await insertConfiguration(database.db, {
+    id: configurationId,
+    namespaceId: id,
+    kind: "agent",
+    contentSha256: "0".repeat(64),
+    kubernetesNamespace: namespace,
+    namespaceUid: uid,
+    objectName: "agent-config",
+    objectUid: randomUUID(),
+    resourceVersion: "1",
+  });
+  const agentId = newAgentId();
+  const inserted = await insertAgent(database.db, {
+    id: agentId,
+    namespaceId: id,
+    name: "agent-1",
+    configurationId,
+    executionMode: "embedded",
+    serviceAccountId: null,
+  });
+  expect(inserted.outcome).toBe("inserted");
+  return agentId;
+}

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, inject } from "vitest";
 import type { OccApp } from "../../../src/api/app.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { openPglite } from "../../../src/store/pglite-db.js";
+import { insertNamespace } from "../../../src/store/namespaces.js";
 import {
   validateInstallationConfig,
   type InstallationConfig,
@@ -210,15 +211,20 @@ export function passInput(
 }
 
 /**
- * A fresh embedded database folder with the schema applied, for a spawned `occ api|worker`:
- * the processes refuse an unmigrated database before their Kubernetes startup checks
- * ("run `occ migrate`").
+ * A fresh embedded database folder with the schema applied and a platform Namespace for each
+ * of `ids` (the binding must name one: the processes refuse an unknown ID), for a spawned
+ * `occ api|worker`: the processes refuse an unmigrated database before their Kubernetes
+ * startup checks ("run `occ migrate`").
  */
-export async function migratedPglite(): Promise<string> {
+export async function migratedPglite(...ids: readonly NamespaceId[]): Promise<string> {
   const dir = await mkdtemp(join(inject("env").runDir, "pglite-"));
   const db = await openPglite(dir);
   try {
     await migrate(db);
+    for (const [i, id] of ids.entries()) {
+      const name = i === 0 ? "default" : `tenant-${i}`;
+      await insertNamespace(db, { id, name, placement: { mode: "managed" } });
+    }
   } finally {
     await db.close();
   }
@@ -375,6 +381,10 @@ export async function postWithKey(app: OccApp, key: string, url: string, body: o
 export interface GatewayStack {
   readonly gw: TestGateway;
   readonly db: Db;
+  /** The database's URL, for a spawned `occ api|worker`. */
+  readonly url: string;
+  /** The administrator's API key bootstrap issued. */
+  readonly apiKey: string;
   /** The bound Namespace: the database's `default` one. */
   readonly id: NamespaceId;
   readonly p: Prepared;
@@ -389,8 +399,10 @@ export function gatewayStackForFile(overrides: Record<string, unknown> = {}): Ga
   let started: (GatewayStack & { drop(): Promise<void> }) | undefined;
   beforeAll(async () => {
     const gw = await startTestGateway();
-    const { db, drop, id, p } = await bootstrapAndPrepare(profileConfig(overrides, gw.endpoint));
-    started = { gw, db, drop, id, p };
+    const { db, url, apiKey, drop, id, p } = await bootstrapAndPrepare(
+      profileConfig(overrides, gw.endpoint),
+    );
+    started = { gw, db, url, apiKey, drop, id, p };
   });
   afterAll(async () => {
     if (started === undefined) return;
@@ -408,6 +420,12 @@ export function gatewayStackForFile(overrides: Record<string, unknown> = {}): Ga
     },
     get db() {
       return get().db;
+    },
+    get url() {
+      return get().url;
+    },
+    get apiKey() {
+      return get().apiKey;
     },
     get id() {
       return get().id;
