@@ -9,6 +9,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments, stringify } from "yaml";
 import { inject } from "vitest";
 import {
   OPENSHELL_TENANT_ROLE,
@@ -47,15 +48,29 @@ async function removeBinding(name: string): Promise<void> {
   await admin().delete("RoleBinding", ref, { uid: live.metadata.uid ?? "" });
 }
 
-/** The operator's fix: `occ preprovisioned render | kubectl apply -f -` (retargeted roles). */
-function reapply(): void {
+/** What `occ preprovisioned render` prints (its tenant roles retargeted, see fixtures). */
+function rendered(): string {
   const yaml = renderPreprovisionedYaml({
     namespaceId: s.p.id,
     config: s.p.config,
     worker: s.p.identities.worker.subject,
     api: s.p.identities.api.subject,
   });
-  kubectl("operator", ["apply", "-f", "-"], retargetTenantRoleRefs(yaml, s.p.identities));
+  return retargetTenantRoleRefs(yaml, s.p.identities);
+}
+
+/** The operator's fix: `occ preprovisioned render | kubectl apply -f -`. */
+function reapply(): void {
+  kubectl("operator", ["apply", "-f", "-"], rendered());
+}
+
+/** The operator grants one RoleBinding of the rendered output with kubectl. */
+function applyOnly(name: string): void {
+  const docs = parseAllDocuments(rendered())
+    .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } })
+    .filter((o) => o.kind === "RoleBinding" && o.metadata?.name === name);
+  expect(docs).toHaveLength(1);
+  kubectl("operator", ["apply", "-f", "-"], stringify(docs[0]));
 }
 
 /** `occ worker` / `occ api` on the bootstrapped PostgreSQL, running once it says so. */
@@ -116,53 +131,58 @@ describe("missing tenant RoleBindings", () => {
     reapply();
   }, 120_000);
 
-  it("the worker without its RoleBinding runs, warns, keeps the Namespace pending, and places it once granted — no restart", async () => {
+  it("worker and API without their RoleBindings run and warn; the Namespace waits (occ status says so) and the API answers 503, each recovering once granted — no restart", async () => {
     await removeBinding(WORKER_BINDING);
     await removeBinding(API_BINDING);
     const worker = await start("worker");
+    const api = await start("api").catch(async (err: unknown) => {
+      await worker.stop();
+      throw err;
+    });
     try {
-      const log = () => worker.output.join("\n");
-      expect(log()).toContain(`The tenant RoleBindings of namespace ${s.p.name} are missing:`);
-      expect(log()).toContain(holds(TENANT_CLUSTER_ROLES.worker));
-      expect(log()).not.toContain(holds(OPENSHELL_TENANT_ROLE));
-      expect(log()).toContain(
+      const workerLog = () => worker.output.join("\n");
+      expect(workerLog()).toContain(
+        `The tenant RoleBindings of namespace ${s.p.name} are missing:`,
+      );
+      expect(workerLog()).toContain(holds(TENANT_CLUSTER_ROLES.worker));
+      expect(workerLog()).not.toContain(holds(OPENSHELL_TENANT_ROLE));
+      expect(workerLog()).toContain(
         `RoleBinding ${API_BINDING} (the API's tenant role ${TENANT_CLUSTER_ROLES.api}) exists in ${s.p.name}`,
       );
       // The manifest names the worker's own ServiceAccount (from its SelfSubjectReview).
-      expect(log()).toContain("kind: RoleBinding");
-      expect(log()).toContain(`name: ${s.p.identities.worker.subject.name}`);
+      expect(workerLog()).toContain("kind: RoleBinding");
+      expect(workerLog()).toContain(`name: ${s.p.identities.worker.subject.name}`);
+      const apiLog = api.output.join("\n");
+      expect(apiLog).toContain(`The tenant RoleBindings of namespace ${s.p.name} are missing:`);
+      expect(apiLog).toContain(holds(TENANT_CLUSTER_ROLES.api));
+      expect(apiLog).toContain(`name: ${s.p.identities.api.subject.name}`);
 
+      // The worker: the Namespace pending on the permission, read from the database and shown
+      // by `occ status` with the command that grants it.
       await eventually(
         () => `the Namespace pending on the permission; it is ${lastStatus}`,
         async () => (await statusOf()) === "provisioning KUBERNETES_PERMISSION_PENDING",
       );
-      const pending = await getNamespace(s.db, s.id);
-      expect(pending?.statusReason).toContain(TENANT_CLUSTER_ROLES.worker);
-      expect(worker.running()).toBe(true);
+      expect((await getNamespace(s.db, s.id))?.statusReason).toContain(TENANT_CLUSTER_ROLES.worker);
+      const apiUrl = api.match[1] ?? "";
+      const status = occ(["status"], { OCC_API_URL: apiUrl, OCC_API_KEY: s.apiKey });
+      expect(status.stdout).toContain(
+        `${s.id} waits for a RoleBinding (KUBERNETES_PERMISSION_PENDING: `,
+      );
+      expect(status.stdout).toContain(`grant it: occ preprovisioned render --namespace-id ${s.id}`);
 
-      reapply();
+      // Granted with kubectl (the worker's RoleBinding only): ready by itself.
+      applyOnly(WORKER_BINDING);
       await eventually(
         () => `the Namespace ready after the grant; it is ${lastStatus}`,
         async () => (await statusOf()) === "ready",
       );
       expect(worker.running()).toBe(true);
-    } finally {
-      await worker.stop();
-    }
-  }, 180_000);
 
-  it("the API without its RoleBinding runs, warns, answers Configuration create 503 — then 201 once granted", async () => {
-    expect(await statusOf()).toBe("ready");
-    await removeBinding(API_BINDING);
-    const api = await start("api");
-    try {
-      const log = api.output.join("\n");
-      expect(log).toContain(`The tenant RoleBindings of namespace ${s.p.name} are missing:`);
-      expect(log).toContain(holds(TENANT_CLUSTER_ROLES.api));
-      expect(log).toContain(`name: ${s.p.identities.api.subject.name}`);
-
+      // The API: Configuration create answers 503 in the envelope until its RoleBinding is
+      // applied, then succeeds.
       const create = async () => {
-        const res = await fetch(`${api.match[1] ?? ""}/namespaces/${s.id}/configurations`, {
+        const res = await fetch(`${apiUrl}/namespaces/${s.id}/configurations`, {
           method: "POST",
           headers: { authorization: `Bearer ${s.apiKey}`, "content-type": "application/json" },
           body: JSON.stringify({ kind: "agent", values: { model: "m" } }),
@@ -177,8 +197,7 @@ describe("missing tenant RoleBindings", () => {
         503,
         "KUBERNETES_PERMISSION_MISSING",
       ]);
-
-      reapply();
+      applyOnly(API_BINDING);
       let created: Awaited<ReturnType<typeof create>> = { status: 0, body: {} };
       await eventually(
         () => `Configuration create after the grant: ${JSON.stringify(created)}`,
@@ -189,11 +208,13 @@ describe("missing tenant RoleBindings", () => {
         30_000,
       );
       expect(api.running()).toBe(true);
+      expect(worker.running()).toBe(true);
     } finally {
       await api.stop();
+      await worker.stop();
     }
     const fixed = verify();
     expect(fixed.status, fixed.stdout + fixed.stderr).toBe(0);
     expect(fixed.stdout).toContain("passes every check");
-  }, 180_000);
+  }, 240_000);
 });
