@@ -4,18 +4,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
-import { randomUUID } from "node:crypto";
 import { installationConfigFromValues } from "../../../src/config/chart-values.js";
 import {
   agentEgressPolicy,
   currentManagedName,
-  newAgentId,
   type NamespaceId,
   type NetworkPolicy,
 } from "../../../src/domain/index.js";
 import { EMPTY_DATABASE_URL } from "../../../src/main/preprovisioned-verify.js";
-import { insertAgent } from "../../../src/store/agents.js";
-import { insertConfiguration } from "../../../src/store/configurations.js";
 import { createTestDatabase } from "../../harness/db.js";
 import {
   documentedBlock,
@@ -27,6 +23,7 @@ import { parseManifests } from "../../harness/helm.js";
 import { admin } from "../../harness/preprovisioned.js";
 import { installChartCrds } from "../helm/api-server.js";
 import { deploymentOf, envOf, installationDocument } from "../helm/rendered.js";
+import { recordAgent } from "./fixtures.js";
 
 /**
  * The preprovisioned sequence of docs/operations.md, run as written: the test reads the doc's
@@ -144,7 +141,12 @@ describe("docs/operations.md: Prepare a preprovisioned namespace", () => {
         valuesFile: values,
         releaseNamespace: "openclaw-system",
       });
-      const agentId = await recordAgent(id as NamespaceId, name, ns.metadata.uid ?? "");
+      const agentId = await recordAgent(
+        database.db,
+        id as NamespaceId,
+        name,
+        ns.metadata.uid ?? "",
+      );
       await admin().create(
         "NetworkPolicy",
         agentEgressPolicy({
@@ -173,30 +175,3 @@ describe("docs/operations.md: Prepare a preprovisioned namespace", () => {
     },
   );
 });
-
-/** An Agent of Namespace `id` (and the Configuration it uses), as the API records them. */
-async function recordAgent(id: NamespaceId, namespace: string, uid: string): Promise<string> {
-  const configurationId = `cfg_${randomUUID()}`;
-  await insertConfiguration(database.db, {
-    id: configurationId,
-    namespaceId: id,
-    kind: "agent",
-    contentSha256: "0".repeat(64),
-    kubernetesNamespace: namespace,
-    namespaceUid: uid,
-    objectName: "agent-config",
-    objectUid: randomUUID(),
-    resourceVersion: "1",
-  });
-  const agentId = newAgentId();
-  const inserted = await insertAgent(database.db, {
-    id: agentId,
-    namespaceId: id,
-    name: "agent-1",
-    configurationId,
-    executionMode: "embedded",
-    serviceAccountId: null,
-  });
-  expect(inserted.outcome).toBe("inserted");
-  return agentId;
-}

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import pino from "pino";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
@@ -7,6 +7,8 @@ import type { OccApp } from "../../../src/api/app.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { openPglite } from "../../../src/store/pglite-db.js";
 import { insertNamespace } from "../../../src/store/namespaces.js";
+import { insertAgent } from "../../../src/store/agents.js";
+import { insertConfiguration } from "../../../src/store/configurations.js";
 import {
   validateInstallationConfig,
   type InstallationConfig,
@@ -14,6 +16,7 @@ import {
 import {
   currentManagedName,
   isPreprovisionedNamespaceId,
+  newAgentId,
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
   type NamespaceId,
@@ -434,4 +437,36 @@ export function gatewayStackForFile(overrides: Record<string, unknown> = {}): Ga
       return get().p;
     },
   };
+}
+
+/** An Agent of Namespace `id` (and the Configuration it uses), as the API records them. */
+export async function recordAgent(
+  db: Db,
+  id: NamespaceId,
+  namespace: string,
+  uid: string,
+): Promise<string> {
+  const configurationId = `cfg_${randomUUID()}`;
+  await insertConfiguration(db, {
+    id: configurationId,
+    namespaceId: id,
+    kind: "agent",
+    contentSha256: "0".repeat(64),
+    kubernetesNamespace: namespace,
+    namespaceUid: uid,
+    objectName: "agent-config",
+    objectUid: randomUUID(),
+    resourceVersion: "1",
+  });
+  const agentId = newAgentId();
+  const inserted = await insertAgent(db, {
+    id: agentId,
+    namespaceId: id,
+    name: "agent-1",
+    configurationId,
+    executionMode: "embedded",
+    serviceAccountId: null,
+  });
+  expect(inserted.outcome).toBe("inserted");
+  return agentId;
 }
