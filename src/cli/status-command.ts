@@ -1,18 +1,24 @@
 /**
- * `occ status`: is the API ready (database reachable, every migration applied), and what each
+ * `occ status`: is the API ready (database reachable, every migration applied), what each
  * worker last reported — its heartbeat, and the startup check that refused with its code and
- * message. Exit code 1 when the API is not ready or the most recent worker report is a refusal.
+ * message — and which Namespaces wait for a RoleBinding the operator grants (a missing tenant
+ * RoleBinding does not stop the processes; it keeps the Namespace pending), with the command
+ * that grants it. Exit code 1 when the API is not ready or the most recent worker report is a
+ * refusal.
  */
 import { Type } from "@sinclair/typebox";
 import type { Command } from "commander";
+import { NamespaceSchema } from "../contract/namespaces.js";
 import { WorkerReportSchema, type WorkerReportView } from "../contract/workers.js";
 import {
   apiClientFrom,
   ApiRequestError,
+  listAll,
   requestAs,
   withApiClientOptions,
   type ApiClientOptions,
 } from "./api-client.js";
+import { grantHintOf } from "./grant-hint.js";
 import { outputOption, print, render, type Column, type OutputFormat } from "./output.js";
 
 function ageOf(iso: string, now: number): string {
@@ -53,6 +59,29 @@ async function readiness(server: string): Promise<{ ready: boolean; text: string
   }
 }
 
+/** A Namespace waiting for an operator-granted RoleBinding, and the command that grants it. */
+interface WaitingNamespace {
+  readonly id: string;
+  readonly reason: string;
+  readonly grant: string;
+}
+
+/** The Namespaces the caller may read that wait for a RoleBinding; none if it may not list. */
+async function waitingForGrants(api: Awaited<ReturnType<typeof apiClientFrom>>) {
+  let all;
+  try {
+    all = await listAll(api, NamespaceSchema, "/namespaces");
+  } catch (err) {
+    if (err instanceof ApiRequestError) return [];
+    throw err;
+  }
+  return all.flatMap((n): WaitingNamespace[] => {
+    const grant = grantHintOf(n);
+    if (grant === null || n.statusReason === null) return [];
+    return [{ id: n.id, reason: `${n.statusReason.code}: ${n.statusReason.message}`, grant }];
+  });
+}
+
 export function registerStatusCommand(program: Command): void {
   withApiClientOptions(
     program
@@ -70,6 +99,7 @@ export function registerStatusCommand(program: Command): void {
         if (!(err instanceof ApiRequestError)) throw err;
         throw new Error(`api ${ready.text}; GET /workers: ${err.message}`);
       }
+      const waiting = await waitingForGrants(api);
       if (flags.output === "table") {
         print(`api: ${ready.text}`);
         print(
@@ -82,8 +112,11 @@ export function registerStatusCommand(program: Command): void {
           print(`\n${w.workerId} refused to start (${w.refusal.check}, ${w.refusal.code}):`);
           print(w.refusal.message.replace(/^/gm, "  "));
         }
+        for (const n of waiting) {
+          print(`\n${n.id} waits for a RoleBinding (${n.reason})\n  ${n.grant}`);
+        }
       } else {
-        print(render(flags.output, { api: ready, workers }, []));
+        print(render(flags.output, { api: ready, workers, waitingForRoleBindings: waiting }, []));
       }
       if (!ready.ready || workers[0]?.state === "refused") process.exitCode = 1;
     });

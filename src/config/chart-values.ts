@@ -180,11 +180,29 @@ export async function loadChartValues(source: ChartValuesSource): Promise<Values
   return coalesceValues(defaults, await readValuesFile(source.valuesFile));
 }
 
-/** The validated Installation configuration the chart would run the release with. */
+/**
+ * The chart's refusal of `openshellGit.enabled: true` (`templates/_validate.tpl`), word for word:
+ * seed 001 accepts the OpenShell Git transport instead of the Credential Proxy, and the chart
+ * keeps the key so such values install, but this release has no such transport.
+ */
+export const OPENSHELL_GIT_UNSUPPORTED =
+  "openshellGit.enabled: true is not supported by this release: OCC has no OpenShell Git transport; set openshellGit.enabled: false (with preprovisionedNamespace, egressAuthority.enabled: true: the Credential Proxy)";
+
+/**
+ * The validated Installation configuration the chart would run the release with.
+ *
+ * @throws ConfigurationError as the chart refuses `openshellGit.enabled: true` (the
+ *   Installation configuration has no such key to carry it to the processes).
+ */
 export async function installationConfigFromValues(
   source: ChartValuesSource,
 ): Promise<InstallationConfig> {
   const values = await loadChartValues(source);
+  if (truthy(at(values, "openshellGit.enabled"))) {
+    throw new ConfigurationError(source.valuesFile, [
+      { key: "openshellGit.enabled", message: OPENSHELL_GIT_UNSUPPORTED },
+    ]);
+  }
   return validateInstallationConfig(
     installationDocumentOf(values, source.releaseNamespace),
     `${source.valuesFile} as the chart renders it`,

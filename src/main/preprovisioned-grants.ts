@@ -1,6 +1,8 @@
 /**
  * Are the tenant RoleBindings of the preprovisioned namespace in place? (preprovisioned.md §6.)
- * One check, used by the worker's and the API's startup and by `occ preprovisioned verify`.
+ * One check, used by the worker's and the API's startup (a warning with the manifest: a missing
+ * RoleBinding keeps the Namespace pending or the API's tenant operations at 503, it does not
+ * stop the process) and by `occ preprovisioned verify` (a failing requirement).
  *
  * How, under the profile's RBAC (the chart grants `get` on one namespace and nothing else
  * cluster-wide, so RoleBindings cannot be listed): the identity asks the API server which

@@ -68,7 +68,10 @@ export function unmetPrerequisites(config: InstallationConfig): UnmetPrerequisit
     unmet.push({ key: "executionCluster.enabled", fix: "false" });
   }
   if (config.egressAuthority === null) {
-    unmet.push({ key: "network.egressAuthority", fix: "the Credential Proxy" });
+    unmet.push({
+      key: "network.egressAuthority",
+      fix: "the Credential Proxy — the seed's alternative, the OpenShell Git transport (chart value openshellGit), is not supported by this release",
+    });
   }
   return unmet;
 }
@@ -177,62 +180,76 @@ export async function workerGrantFailures(
 
 /**
  * The worker's startup verification (§2): `get` the bound namespace by name and check every
- * §3 requirement, then the tenant RoleBindings ({@link workerGrantFailures}). A mismatch stops
- * startup with the list of EVERY failing requirement with its fix, not just the first: the
- * namespace's under the seed's sentence, the RoleBindings' after it.
+ * §3 requirement — a mismatch stops startup with the list of EVERY failing requirement with its
+ * fix, not just the first — then the tenant RoleBindings ({@link workerGrantFailures}).
  *
- * @throws StartupRefusedError on any mismatch; a Kubernetes failure propagates as is.
+ * A missing RoleBinding does not stop the worker (seed 001: "Tenant access is unchanged"; seed
+ * 000: provisioning stays pending until the operator grants it, with no restart): the failures
+ * are returned for the caller to log as a warning, with the manifest that fixes each.
+ *
+ * @throws StartupRefusedError on a namespace mismatch; a Kubernetes failure propagates as is.
  */
 export async function verifyPreprovisionedNamespaceAtStartup(
   client: ObjectClient,
   config: InstallationConfig,
   binding: PreprovisionedBinding,
-): Promise<void> {
+): Promise<FailedRequirement[]> {
   const name = currentManagedName(binding.namespaceId);
   const namespace = (await client.find("Namespace", { name })) ?? null;
   const failures = preprovisionedNamespaceFailures(
     namespace,
     preprovisionedExpectationOf(config, binding),
   );
-  const grants = namespace === null ? [] : await workerGrantFailures(client, config, name);
-  refuseUnlessEmpty(name, failures, grants);
+  if (failures.length > 0) {
+    throw new StartupRefusedError(
+      [
+        `${PREPROVISIONED_MESSAGES.namespaceMismatch} Namespace ${name}:`,
+        ...failures.map(requirementLine),
+      ].join("\n"),
+    );
+  }
+  return workerGrantFailures(client, config, name);
 }
 
 /**
  * The API's startup check of its own tenant RoleBinding in the bound namespace (its effective
- * rules; the API may `get` the namespace and use Secrets and ConfigMaps in it).
- *
- * @throws StartupRefusedError when the API's tenant role is not held there.
+ * rules; the API may `get` the namespace and use Secrets and ConfigMaps in it). Missing, the
+ * API still starts — its Configuration and Secret operations answer 503 until the operator
+ * grants it — and the caller logs the returned failures as a warning.
  */
-export async function verifyApiGrantsAtStartup(
+export function apiGrantFailuresAtStartup(
   client: ObjectClient,
   config: InstallationConfig,
   binding: PreprovisionedBinding,
-): Promise<void> {
+): Promise<FailedRequirement[]> {
   const name = currentManagedName(binding.namespaceId);
-  const grants = await tenantGrantFailures(client, name, ["api"], defaultSubjects(config).api);
-  refuseUnlessEmpty(name, [], grants);
+  return tenantGrantFailures(client, name, ["api"], defaultSubjects(config).api);
 }
 
-function refuseUnlessEmpty(
-  name: string,
-  namespace: readonly FailedRequirement[],
+/** What each process goes on doing without a tenant RoleBinding, for the startup warning. */
+const UNTIL_GRANTED = {
+  worker:
+    "the worker keeps running: the Namespace stays pending (KUBERNETES_PERMISSION_PENDING) and is placed by itself once they are granted, no restart needed",
+  api: "the API keeps running: Configuration and Secret operations answer 503 (KUBERNETES_PERMISSION_MISSING) until it is granted, no restart needed",
+} as const;
+
+/**
+ * The startup warning for missing tenant RoleBindings: each with the RoleBinding manifest that
+ * fixes it, then what the process does meanwhile. The manifests hold no secret.
+ */
+export function missingGrantsWarning(
+  process: keyof typeof UNTIL_GRANTED,
+  binding: PreprovisionedBinding,
   grants: readonly FailedRequirement[],
-): void {
-  if (namespace.length === 0 && grants.length === 0) return;
-  const line = (f: FailedRequirement) =>
-    `  - ${f.requirement}: ${f.fix.replace(/\n/g, "\n      ")}`;
-  throw new StartupRefusedError(
-    [
-      ...(namespace.length > 0
-        ? [
-            `${PREPROVISIONED_MESSAGES.namespaceMismatch} Namespace ${name}:`,
-            ...namespace.map(line),
-          ]
-        : []),
-      ...(grants.length > 0
-        ? [`The tenant RoleBindings of namespace ${name} are missing:`, ...grants.map(line)]
-        : []),
-    ].join("\n"),
-  );
+): string {
+  const name = currentManagedName(binding.namespaceId);
+  return [
+    `The tenant RoleBindings of namespace ${name} are missing:`,
+    ...grants.map(requirementLine),
+    `Until then ${UNTIL_GRANTED[process]}.`,
+  ].join("\n");
+}
+
+function requirementLine(f: FailedRequirement): string {
+  return `  - ${f.requirement}: ${f.fix.replace(/\n/g, "\n      ")}`;
 }

@@ -145,6 +145,14 @@ async function namespaceContents(
   return failures;
 }
 
+/**
+ * `--database-url ""`: the runbook passes `--database-url "$OCC_DATABASE_URL"`, so an unset
+ * variable must not quietly mean "no database" (every Agent's egress policy would then be
+ * reported as unverifiable instead of checked).
+ */
+export const EMPTY_DATABASE_URL =
+  "--database-url is empty (is OCC_DATABASE_URL set?): give the PostgreSQL URL the release uses — the one in the Secret named by the chart value database.existingSecret — so verify can read the Agents whose egress policies the namespace holds";
+
 /** The flags of `occ preprovisioned verify` beyond the cluster options. */
 export interface VerifyFlags {
   kubeconfig?: string;
@@ -173,6 +181,7 @@ export async function openVerifyOptions(
       : createObjectClient(loadKubeConfig(apiKubeconfig), {
           timeoutMs: config.kubernetes.requestTimeoutMs,
         });
+  if (opts.databaseUrl === "") throw new Error(EMPTY_DATABASE_URL);
   const wantsDb =
     opts.pglite !== undefined || (opts.databaseUrl ?? process.env.OCC_DATABASE_URL ?? "") !== "";
   const db = wantsDb

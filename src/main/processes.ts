@@ -18,11 +18,13 @@ import { namespaceQueueConfig } from "../work/namespace-work.js";
 import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
+import { requireBoundNamespaceRecord } from "./preprovisioned-bound-record.js";
 import { createTenantDrivers } from "../drivers/factory.js";
 import { driverProfileOf } from "../drivers/profile.js";
 import {
+  apiGrantFailuresAtStartup,
+  missingGrantsWarning,
   startupProfile,
-  verifyApiGrantsAtStartup,
   verifyPreprovisionedNamespaceAtStartup,
 } from "./preprovisioned-startup.js";
 
@@ -57,13 +59,15 @@ export async function startApiProcess(opts: {
   env?: Environment;
 }): Promise<RunningServer> {
   const binding = startupProfile(opts.config, opts.env ?? process.env);
+  if (binding !== null) await requireBoundNamespaceRecord(opts.db, binding);
   const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
     timeoutMs: opts.config.kubernetes.requestTimeoutMs,
   });
   const drivers = createTenantDrivers(kubernetes, driverProfileOf(opts.config, binding));
   if (binding !== null) {
     try {
-      await verifyApiGrantsAtStartup(kubernetes, opts.config, binding);
+      const missing = await apiGrantFailuresAtStartup(kubernetes, opts.config, binding);
+      if (missing.length > 0) opts.logger.warn(missingGrantsWarning("api", binding, missing));
     } catch (err) {
       kubernetes.close();
       throw err;
@@ -123,11 +127,13 @@ export async function startWorkerProcess(opts: {
 }): Promise<RunningWorker> {
   const binding = startupProfile(opts.config, opts.env ?? process.env);
   if (binding !== null) {
+    await requireBoundNamespaceRecord(opts.db, binding);
     const probe = createObjectClient(loadKubeConfig(opts.config.kubernetes.kubeconfig), {
       timeoutMs: opts.config.kubernetes.requestTimeoutMs,
     });
     try {
-      await verifyPreprovisionedNamespaceAtStartup(probe, opts.config, binding);
+      const missing = await verifyPreprovisionedNamespaceAtStartup(probe, opts.config, binding);
+      if (missing.length > 0) opts.logger.warn(missingGrantsWarning("worker", binding, missing));
     } finally {
       probe.close();
     }

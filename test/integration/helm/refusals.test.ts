@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { OPENSHELL_GIT_UNSUPPORTED } from "../../../src/config/chart-values.js";
 import { CI_VALUES, helmTemplate } from "../../harness/helm.js";
 
 /**
@@ -106,10 +107,10 @@ describe("the preprovisioned profile's refusals (helm fails, naming the key)", (
     });
   }
 
-  it("egressAuthority.enabled: false (no Credential Proxy; there is no OpenShell Git transport)", async () => {
+  it("egressAuthority.enabled: false: names both of the seed's keys and says openshellGit is not supported", async () => {
     const values = { egressAuthority: { enabled: false } };
     expect(await refusal(values)).toContain(
-      "preprovisionedNamespace requires egressAuthority.enabled: true",
+      "preprovisionedNamespace requires egressAuthority.enabled: true or openshellGit.enabled: true; openshellGit is not supported by this release (OCC has no OpenShell Git transport), so set egressAuthority.enabled: true (the Credential Proxy)",
     );
     await rendersWithoutProfile(values);
   });
@@ -122,12 +123,28 @@ describe("the preprovisioned profile's refusals (helm fails, naming the key)", (
     await rendersWithoutProfile(values);
   });
 
-  it("an openshellGit key is refused as unknown: the product has no such transport", async () => {
+  it("openshellGit.enabled: false (the seed's key, written out) installs", async () => {
+    const run = await helmTemplate({
+      valuesFiles: [CI_VALUES.preprovisioned],
+      values: { openshellGit: { enabled: false } },
+    });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+  });
+
+  it("openshellGit.enabled: true instead of the Credential Proxy: refused, naming both keys", async () => {
     const stderr = await refusal({
       openshellGit: { enabled: true },
       egressAuthority: { enabled: false },
     });
-    expect(stderr).toContain("additional properties 'openshellGit' not allowed");
+    expect(stderr).toContain(
+      "preprovisionedNamespace requires egressAuthority.enabled: true or openshellGit.enabled: true; openshellGit is not supported by this release",
+    );
+  });
+
+  it("openshellGit.enabled: true beside the Credential Proxy: refused as unsupported", async () => {
+    const stderr = await refusal({ openshellGit: { enabled: true } });
+    expect(stderr).toContain(OPENSHELL_GIT_UNSUPPORTED);
   });
 
   // The seed lists sign-in settings (password, Google, OIDC, native admin). OCC authenticates
@@ -154,6 +171,15 @@ describe("rules of the normal profile", () => {
     const run = await helmTemplate({ values: { executionCluster: { enabled: true } } });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("executionCluster.enabled: true is not supported by this release");
+  });
+
+  it("openshellGit.enabled: true is refused in the normal profile too; false renders", async () => {
+    const run = await helmTemplate({ values: { openshellGit: { enabled: true } } });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(OPENSHELL_GIT_UNSUPPORTED);
+    const off = await helmTemplate({ values: { openshellGit: { enabled: false } } });
+    expect(off.stderr).toBe("");
+    expect(off.code).toBe(0);
   });
 
   it("openshell.enabled without an endpoint names openshell.endpoint", async () => {

@@ -6,6 +6,7 @@ import {
   installationConfigFromValues,
   installationDocumentOf,
   loadChartValues,
+  OPENSHELL_GIT_UNSUPPORTED,
 } from "../../../src/config/chart-values.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { CHART_DIR, CI_VALUES, parseManifests, runHelm } from "../../harness/helm.js";
@@ -89,4 +90,21 @@ describe("the Installation configuration derived from a values file", () => {
       expect(derived.kubernetes.controllerNamespace).toBe(namespace);
     },
   );
+});
+
+describe("openshellGit (seed 001's alternative to the Credential Proxy; no such transport here)", () => {
+  it("--values with openshellGit.enabled: true is refused as the chart refuses it; false derives", async () => {
+    const on = join(dir, "openshell-git.yaml");
+    await writeFile(on, JSON.stringify({ openshellGit: { enabled: true } }));
+    const chart = await runHelm(["template", "occ", CHART_DIR, "--values", on]);
+    expect(chart.code).not.toBe(0);
+    const derived = installationConfigFromValues({ valuesFile: on, releaseNamespace: "x" });
+    await expect(derived).rejects.toThrow(OPENSHELL_GIT_UNSUPPORTED);
+    expect(chart.stderr).toContain(OPENSHELL_GIT_UNSUPPORTED);
+
+    const off = join(dir, "openshell-git-off.yaml");
+    await writeFile(off, JSON.stringify({ openshellGit: { enabled: false } }));
+    const config = await installationConfigFromValues({ valuesFile: off, releaseNamespace: "x" });
+    expect(config.kubernetes.controllerNamespace).toBe("x");
+  });
 });

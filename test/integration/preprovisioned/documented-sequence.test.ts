@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
-import { currentManagedName } from "../../../src/domain/index.js";
+import { installationConfigFromValues } from "../../../src/config/chart-values.js";
+import {
+  agentEgressPolicy,
+  currentManagedName,
+  type NamespaceId,
+  type NetworkPolicy,
+} from "../../../src/domain/index.js";
+import { EMPTY_DATABASE_URL } from "../../../src/main/preprovisioned-verify.js";
 import { createTestDatabase } from "../../harness/db.js";
 import {
   documentedBlock,
@@ -16,6 +23,7 @@ import { parseManifests } from "../../harness/helm.js";
 import { admin } from "../../harness/preprovisioned.js";
 import { installChartCrds } from "../helm/api-server.js";
 import { deploymentOf, envOf, installationDocument } from "../helm/rendered.js";
+import { recordAgent } from "./fixtures.js";
 
 /**
  * The preprovisioned sequence of docs/operations.md, run as written: the test reads the doc's
@@ -32,7 +40,7 @@ const DOCUMENTED = [
   'occ migrate --database-url "$OCC_DATABASE_URL"',
   'occ bootstrap --database-url "$OCC_DATABASE_URL" --api-key-file admin.key',
   "occ preprovisioned render --namespace-id ns_… --values my-values.yaml -n openclaw-system | kubectl apply -f -",
-  "occ preprovisioned verify --namespace-id ns_… --uid \"$(kubectl get namespace oce-… -o jsonpath='{.metadata.uid}')\" --values my-values.yaml -n openclaw-system",
+  'occ preprovisioned verify --namespace-id ns_… --uid "$(kubectl get namespace oce-… -o jsonpath=\'{.metadata.uid}\')" --values my-values.yaml -n openclaw-system --database-url "$OCC_DATABASE_URL"',
   "occ preprovisioned values --namespace-id ns_… --values my-values.yaml -n openclaw-system > binding.yaml",
   "helm install occ deploy/helm/openclaw-enterprise -n openclaw-system -f my-values.yaml -f binding.yaml",
 ] as const;
@@ -124,6 +132,46 @@ describe("docs/operations.md: Prepare a preprovisioned namespace", () => {
         `occ preprovisioned verify --namespace-id ${id} --uid ${ns.metadata.uid ?? ""} --config ${chartConfig}`,
       );
       expect(again.code, again.stdout + again.stderr).toBe(0);
+
+      // An installation with an Agent: its record in the database and the egress policy Compute
+      // renders for it in the namespace. The runbook's verify command, run again as written,
+      // reads the Agent from the database and passes; with OCC_DATABASE_URL unset it says so.
+      const values = join(dir, "work", "my-values.yaml");
+      const config = await installationConfigFromValues({
+        valuesFile: values,
+        releaseNamespace: "openclaw-system",
+      });
+      const agentId = await recordAgent(
+        database.db,
+        id as NamespaceId,
+        name,
+        ns.metadata.uid ?? "",
+      );
+      await admin().create(
+        "NetworkPolicy",
+        agentEgressPolicy({
+          tenantId: id,
+          namespace: name,
+          agentId,
+          egressAuthority: config.egressAuthority,
+          dns: config.compute.dns,
+        }) as unknown as NetworkPolicy,
+      );
+      const verifyCommand = fill(DOCUMENTED[4]);
+      const withAgent = sh(verifyCommand);
+      expect(withAgent.code, withAgent.stdout + withAgent.stderr).toBe(0);
+      expect(withAgent.stdout).toContain("passes every check");
+      const noUrl = runCommand(verifyCommand, {
+        cwd: join(dir, "work"),
+        env: {
+          PATH: path,
+          OCC_DATABASE_URL: "",
+          KUBECONFIG: inject("env").kubeconfigs.admin,
+          OCC_PREPROVISIONED_NAMESPACE: "",
+        },
+      });
+      expect(noUrl.code).not.toBe(0);
+      expect(noUrl.stderr).toContain(EMPTY_DATABASE_URL);
     },
   );
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import pino from "pino";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
@@ -6,6 +6,9 @@ import { afterAll, beforeAll, expect, inject } from "vitest";
 import type { OccApp } from "../../../src/api/app.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { openPglite } from "../../../src/store/pglite-db.js";
+import { insertNamespace } from "../../../src/store/namespaces.js";
+import { insertAgent } from "../../../src/store/agents.js";
+import { insertConfiguration } from "../../../src/store/configurations.js";
 import {
   validateInstallationConfig,
   type InstallationConfig,
@@ -13,6 +16,7 @@ import {
 import {
   currentManagedName,
   isPreprovisionedNamespaceId,
+  newAgentId,
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
   type NamespaceId,
@@ -210,15 +214,20 @@ export function passInput(
 }
 
 /**
- * A fresh embedded database folder with the schema applied, for a spawned `occ api|worker`:
- * the processes refuse an unmigrated database before their Kubernetes startup checks
- * ("run `occ migrate`").
+ * A fresh embedded database folder with the schema applied and a platform Namespace for each
+ * of `ids` (the binding must name one: the processes refuse an unknown ID), for a spawned
+ * `occ api|worker`: the processes refuse an unmigrated database before their Kubernetes
+ * startup checks ("run `occ migrate`").
  */
-export async function migratedPglite(): Promise<string> {
+export async function migratedPglite(...ids: readonly NamespaceId[]): Promise<string> {
   const dir = await mkdtemp(join(inject("env").runDir, "pglite-"));
   const db = await openPglite(dir);
   try {
     await migrate(db);
+    for (const [i, id] of ids.entries()) {
+      const name = i === 0 ? "default" : `tenant-${i}`;
+      await insertNamespace(db, { id, name, placement: { mode: "managed" } });
+    }
   } finally {
     await db.close();
   }
@@ -375,6 +384,10 @@ export async function postWithKey(app: OccApp, key: string, url: string, body: o
 export interface GatewayStack {
   readonly gw: TestGateway;
   readonly db: Db;
+  /** The database's URL, for a spawned `occ api|worker`. */
+  readonly url: string;
+  /** The administrator's API key bootstrap issued. */
+  readonly apiKey: string;
   /** The bound Namespace: the database's `default` one. */
   readonly id: NamespaceId;
   readonly p: Prepared;
@@ -389,8 +402,10 @@ export function gatewayStackForFile(overrides: Record<string, unknown> = {}): Ga
   let started: (GatewayStack & { drop(): Promise<void> }) | undefined;
   beforeAll(async () => {
     const gw = await startTestGateway();
-    const { db, drop, id, p } = await bootstrapAndPrepare(profileConfig(overrides, gw.endpoint));
-    started = { gw, db, drop, id, p };
+    const { db, url, apiKey, drop, id, p } = await bootstrapAndPrepare(
+      profileConfig(overrides, gw.endpoint),
+    );
+    started = { gw, db, url, apiKey, drop, id, p };
   });
   afterAll(async () => {
     if (started === undefined) return;
@@ -409,6 +424,12 @@ export function gatewayStackForFile(overrides: Record<string, unknown> = {}): Ga
     get db() {
       return get().db;
     },
+    get url() {
+      return get().url;
+    },
+    get apiKey() {
+      return get().apiKey;
+    },
     get id() {
       return get().id;
     },
@@ -416,4 +437,36 @@ export function gatewayStackForFile(overrides: Record<string, unknown> = {}): Ga
       return get().p;
     },
   };
+}
+
+/** An Agent of Namespace `id` (and the Configuration it uses), as the API records them. */
+export async function recordAgent(
+  db: Db,
+  id: NamespaceId,
+  namespace: string,
+  uid: string,
+): Promise<string> {
+  const configurationId = `cfg_${randomUUID()}`;
+  await insertConfiguration(db, {
+    id: configurationId,
+    namespaceId: id,
+    kind: "agent",
+    contentSha256: "0".repeat(64),
+    kubernetesNamespace: namespace,
+    namespaceUid: uid,
+    objectName: "agent-config",
+    objectUid: randomUUID(),
+    resourceVersion: "1",
+  });
+  const agentId = newAgentId();
+  const inserted = await insertAgent(db, {
+    id: agentId,
+    namespaceId: id,
+    name: "agent-1",
+    configurationId,
+    executionMode: "embedded",
+    serviceAccountId: null,
+  });
+  expect(inserted.outcome).toBe("inserted");
+  return agentId;
 }

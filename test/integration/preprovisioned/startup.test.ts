@@ -4,7 +4,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { uniqueName } from "../../harness/kube.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { migratedPglite, occ, prepare, type Prepared, profileDocument } from "./fixtures.js";
+import {
+  migratedPglite,
+  newBoundId,
+  occ,
+  prepare,
+  type Prepared,
+  profileDocument,
+} from "./fixtures.js";
 
 const EXACT =
   "A preprovisioned Namespace requires single-cluster bundled Kubernetes and OpenShell Drivers with Credential Proxy and gateway routing.";
@@ -141,7 +148,7 @@ describe("the worker's startup verification", () => {
       ...base,
       kubernetes: { kubeconfig: p.identities.worker.kubeconfig },
     });
-    const dir = await migratedPglite();
+    const dir = await migratedPglite(p.id);
     const res = occ(["worker", "--config", file, "--pglite", dir, "--metrics-port", "0"], {
       OCC_PREPROVISIONED_NAMESPACE: JSON.stringify(p.binding),
     });
@@ -152,5 +159,43 @@ describe("the worker's startup verification", () => {
     expect(res.stderr).toContain("annotation openclaw.dev/namespace-id");
     expect(res.stderr).toContain("label openclaw-enterprise.io/gateway");
     expect(res.stderr).toContain("label pod-security.kubernetes.io/audit");
+  });
+});
+
+describe("a binding whose Namespace ID is not in the database (a mistyped ID)", () => {
+  const typo = newBoundId();
+  const bindingOf = (namespaceId: string) => JSON.stringify({ namespaceId, uid: UID });
+
+  it("occ api and occ worker stop, naming the ID, the Namespaces that exist and the fix", async () => {
+    const real = newBoundId();
+    const other = newBoundId();
+    const dir = await migratedPglite(real, other);
+    const file = await configFile(profileDocument());
+    for (const command of ["api", "worker"]) {
+      const extra = command === "api" ? ["--port", "0"] : ["--metrics-port", "0"];
+      const res = occ([command, "--config", file, "--pglite", dir, ...extra], {
+        OCC_PREPROVISIONED_NAMESPACE: bindingOf(typo),
+      });
+      expect(res.status, res.stdout + res.stderr).toBe(1);
+      expect(res.stderr).toContain(
+        `names Namespace ${typo}, which does not exist in this database (a mistyped ID is never placed)`,
+      );
+      expect(res.stderr).toContain(
+        `The Namespaces in this database: ${real} (default), ${other} (tenant-1).`,
+      );
+      expect(res.stderr).toContain("Set preprovisionedNamespace.namespaceId to the ID");
+      expect(res.stderr).toContain("occ namespaces list");
+    }
+  });
+
+  it("an empty database: run occ bootstrap", async () => {
+    const dir = await migratedPglite();
+    const file = await configFile(profileDocument());
+    const res = occ(["worker", "--config", file, "--pglite", dir, "--metrics-port", "0"], {
+      OCC_PREPROVISIONED_NAMESPACE: bindingOf(typo),
+    });
+    expect(res.status, res.stdout + res.stderr).toBe(1);
+    expect(res.stderr).toContain(`names Namespace ${typo}, which does not exist in this database`);
+    expect(res.stderr).toContain("This database has no Namespace: run occ bootstrap");
   });
 });

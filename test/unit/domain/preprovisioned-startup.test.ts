@@ -78,7 +78,7 @@ describe("the §2 startup prerequisites", () => {
     const checked = checkPreprovisionedPrerequisites(validateInstallationConfig(doc, "t"));
     expect(checked).toEqual({
       ok: false,
-      error: `${EXACT} Not met: network.gatewayRouting (needs the Compute gateway routing); network.egressAuthority (needs the Credential Proxy).`,
+      error: `${EXACT} Not met: network.gatewayRouting (needs the Compute gateway routing); network.egressAuthority (needs the Credential Proxy — the seed's alternative, the OpenShell Git transport (chart value openshellGit), is not supported by this release).`,
     });
   });
 

@@ -21,6 +21,9 @@ and the rule. Included once, by validate.yaml.
 {{- if $v.executionCluster.enabled }}
 {{- fail "executionCluster.enabled: true is not supported by this release: OCC runs workloads only in the cluster it controls; set executionCluster.enabled: false" }}
 {{- end }}
+{{- if $v.openshellGit.enabled }}
+{{- fail "openshellGit.enabled: true is not supported by this release: OCC has no OpenShell Git transport; set openshellGit.enabled: false (with preprovisionedNamespace, egressAuthority.enabled: true: the Credential Proxy)" }}
+{{- end }}
 {{- if and $v.openshell.enabled (not $v.openshell.endpoint) }}
 {{- fail "openshell.endpoint is required when openshell.enabled is true (host:port of the OpenShell gateway)" }}
 {{- end }}
@@ -50,7 +53,8 @@ and the rule. Included once, by validate.yaml.
 The preprovisioned profile (preprovisioned.md §6 and the seed's "Set the value"): exactly the
 keys namespaceId and uid, a valid ID and a lowercase UUID, and the closed single-cluster
 OpenShell profile: no execution cluster, gateway routing with a ClusterIP proxy Service, the
-Credential Proxy (egress authority; this product has no OpenShell Git transport) and OpenShell.
+Credential Proxy (egress authority; the seed's alternative, openshellGit, is refused: this product
+has no OpenShell Git transport) and OpenShell.
 */}}
 {{- define "occ.validatePreprovisioned" -}}
 {{- $v := .Values -}}
@@ -85,7 +89,7 @@ Credential Proxy (egress authority; this product has no OpenShell Git transport)
 {{- fail (printf "preprovisionedNamespace requires gatewayRouting.serviceType: ClusterIP (not %s)" $v.gatewayRouting.serviceType) }}
 {{- end }}
 {{- if not $v.egressAuthority.enabled }}
-{{- fail "preprovisionedNamespace requires egressAuthority.enabled: true (the Credential Proxy; this product has no OpenShell Git transport)" }}
+{{- fail "preprovisionedNamespace requires egressAuthority.enabled: true or openshellGit.enabled: true; openshellGit is not supported by this release (OCC has no OpenShell Git transport), so set egressAuthority.enabled: true (the Credential Proxy)" }}
 {{- end }}
 {{- if not $v.openshell.enabled }}
 {{- fail "preprovisionedNamespace requires openshell.enabled: true (an OpenShell backend for the OpenShell Sandbox Driver)" }}
