@@ -11,6 +11,7 @@ export * from "./placement/metadata-patch.js";
 export * from "./placement/namespace-checks.js";
 export * from "./placement/namespace-deletion.js";
 export * from "./placement/naming.js";
+export * from "./isolation/dns-grant.js";
 export * from "./isolation/network-policies.js";
 export * from "./isolation/network-policy-equivalence.js";
 export * from "./placement/outcomes.js";
