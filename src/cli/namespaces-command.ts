@@ -229,7 +229,19 @@ export function registerNamespacesCommands(program: Command): void {
       const path = `/namespaces/${encodeURIComponent(id)}/retry`;
       let n = await requestAs(api, NamespaceSchema, "POST", path);
       say(`${id}: retry accepted`);
-      if (flags.wait === true) n = (await untilReady(api, id, flags.timeout)) ?? n;
+      const { uid: recorded, observedUid: observed } = n.placement;
+      if (recorded !== null && observed !== null && recorded !== observed) {
+        // The retry does not hold the tenant to the recorded UID (docs/operations.md).
+        say(
+          `${id}: namespace UID ${recorded} (recorded) → ${observed} (now): the namespace was recreated; the retry re-verifies it and binds the tenant to the namespace as it is now`,
+        );
+      }
+      if (flags.wait === true) {
+        n = (await untilReady(api, id, flags.timeout)) ?? n;
+        if (recorded !== null && n.placement.uid !== null && n.placement.uid !== recorded) {
+          say(`${id}: bound to namespace UID ${n.placement.uid} (was ${recorded})`);
+        }
+      }
       print(render(flags.output, n, DETAIL_COLUMNS));
     });
 
