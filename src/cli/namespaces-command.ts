@@ -25,6 +25,9 @@ import type { ApiClient } from "./api-client.js";
 import { outputOption, print, render, say, type Column, type OutputFormat } from "./output.js";
 import { registerPreflightCommand } from "./preflight-command.js";
 import { grantHintOf } from "./grant-hint.js";
+import { parseSubject } from "./subjects.js";
+
+export { parseSubject };
 import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
 
 const COLUMNS: readonly Column<NamespaceView>[] = [
@@ -108,19 +111,6 @@ async function untilDeleted(api: ApiClient, id: string, timeout: string): Promis
     timeoutMs: parseDuration(timeout),
     say,
   });
-}
-
-/** Parses `ns:name` or `ns/name` (a ServiceAccount) or `user:name` into an RBAC subject. */
-export function parseSubject(flag: string, text: string): RbacSubject {
-  const user = /^user:(.+)$/.exec(text);
-  if (user?.[1] !== undefined) return { kind: "User", name: user[1] };
-  const sa = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)[:/]([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(text);
-  if (sa?.[1] !== undefined && sa[3] !== undefined) {
-    return { kind: "ServiceAccount", namespace: sa[1], name: sa[3] };
-  }
-  throw new Error(
-    `${flag}: "${text}" is neither <namespace>:<serviceaccount> nor user:<name>; e.g. openclaw-system:occ-worker (the chart's ServiceAccount in its release namespace)`,
-  );
 }
 
 /**

@@ -10,6 +10,7 @@ export * from "./placement/markers.js";
 export * from "./placement/metadata-patch.js";
 export * from "./placement/namespace-checks.js";
 export * from "./placement/namespace-deletion.js";
+export * from "./placement/operator-requirements.js";
 export * from "./placement/naming.js";
 export * from "./isolation/dns-grant.js";
 export * from "./isolation/network-policies.js";
