@@ -103,7 +103,7 @@ export function operatorLabelViolations(
       violation(
         "operator-label",
         "KUBERNETES_OWNERSHIP_CONFLICT",
-        `label ${key}=${value} (${setting}) is missing on the external namespace; OCC never writes it there — the operator adds it: kubectl label namespace ${namespace} --overwrite ${key}=${value}`,
+        `missing label ${key}=${value} (${setting}): kubectl label namespace ${namespace} --overwrite ${key}=${value} — OCC never writes it on an external namespace`,
         key,
       ),
     );

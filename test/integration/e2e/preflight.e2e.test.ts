@@ -133,7 +133,7 @@ describe("occ namespaces preflight (read-only, the worker's checks, every failur
           ),
         ),
         expect.stringContaining(
-          `✗ [operator-label openshell.io/workspace] label openshell.io/workspace=true (openshell.gateway.operatorNamespaceLabels) is missing on the external namespace; OCC never writes it there — the operator adds it: kubectl label namespace ${name} --overwrite openshell.io/workspace=true`,
+          `✗ [operator-label openshell.io/workspace] missing label openshell.io/workspace=true (openshell.gateway.operatorNamespaceLabels): kubectl label namespace ${name} --overwrite openshell.io/workspace=true — OCC never writes it on an external namespace`,
         ),
         expect.stringContaining(
           "✗ [role-binding openclaw-enterprise-tenant-openshell] the worker (OpenShell) (user:occ-worker)",

@@ -12,7 +12,8 @@
 /** The name and UID this driver reports for a tenant. */
 export const placementOf = (namespaceId) => ({
   namespaceName: `installed-${namespaceId.slice(3, 15).toLowerCase()}`,
-  uid: `installed-uid-${namespaceId}`,
+  // A UID has the form of a Kubernetes UID (a UUID): the tenant ID's own.
+  uid: namespaceId.slice(3),
 });
 
 export function createComputeDriver(config) {
