@@ -139,6 +139,11 @@ describe("managed placement", () => {
     expect(client.counter.snapshot()).toMatchObject({ "patch 200": 1 });
     const completed = await admin.get("NetworkPolicy", ref);
     expect(completed.metadata.uid).toBe(old.metadata.uid); // patched in place, not recreated
+    // A JSON patch of the ports, not a whole-object apply: no field manager applied anything.
+    const managers = (completed.metadata as { managedFields?: { operation?: string }[] })
+      .managedFields;
+    expect(managers?.length).toBeGreaterThan(0);
+    expect(managers?.map((m) => m.operation)).not.toContain("Apply");
     expect(completed.spec?.podSelector).toEqual(old.spec?.podSelector);
     expect(completed.spec?.egress?.[0]?.to).toEqual(old.spec?.egress?.[0]?.to);
     expect(completed.spec?.egress?.[0]?.ports).toEqual([
