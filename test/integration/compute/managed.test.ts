@@ -38,6 +38,15 @@ function createPreviousName(id: NamespaceId, labels: StringMap) {
   });
 }
 
+/** The `allow-dns` this release renders for tenant `id` in `name`. */
+function desiredAllowDns(id: NamespaceId, name: string): NetworkPolicy {
+  const found = desiredOwnedObjects(id, name, settings()).find(
+    (o): o is NetworkPolicy => o.kind === "NetworkPolicy" && o.metadata.name === "allow-dns",
+  );
+  if (found === undefined) throw new Error("no desired allow-dns");
+  return found;
+}
+
 const OWNED = [
   ["ResourceQuota", "openclaw-quota"],
   ["LimitRange", "openclaw-limits"],
@@ -113,11 +122,9 @@ describe("managed placement", () => {
   it("completes the DNS grant of a tenant made ready before 5353: one guarded patch, then no write", async () => {
     const { id, name, driver, client } = await readyManaged();
     const ref = { name: "allow-dns", namespace: name };
-    const desired = desiredOwnedObjects(id, name, settings()).find(
-      (o): o is NetworkPolicy => o.kind === "NetworkPolicy" && o.metadata.name === "allow-dns",
-    );
-    if (desired?.spec?.egress?.[0] === undefined) throw new Error("no desired allow-dns");
-    const rule = desired.spec.egress[0];
+    const desired = desiredAllowDns(id, name);
+    const rule = desired.spec?.egress?.[0];
+    if (rule === undefined) throw new Error("no DNS rule");
     // The tenant's allow-dns as the release before 5353 wrote it: DNS on 53 only.
     const current = await admin.get("NetworkPolicy", ref);
     await admin.delete("NetworkPolicy", ref, { uid: current.metadata.uid ?? "" });
@@ -163,10 +170,7 @@ describe("managed placement", () => {
   it("guards the DNS grant patch by resourceVersion (409) and by UID (refused)", async () => {
     const { id, name } = await readyManaged();
     const ref = { name: "allow-dns", namespace: name };
-    const desired = desiredOwnedObjects(id, name, settings()).find(
-      (o): o is NetworkPolicy => o.kind === "NetworkPolicy" && o.metadata.name === "allow-dns",
-    );
-    if (desired === undefined) throw new Error("no desired allow-dns");
+    const desired = desiredAllowDns(id, name);
     const live = await admin.get("NetworkPolicy", ref);
     const rule = live.spec?.egress?.[0];
     const old: NetworkPolicy = {
