@@ -26,6 +26,9 @@ import { outputOption, print, render, say, type Column, type OutputFormat } from
 import { registerPreflightCommand } from "./preflight-command.js";
 import { grantHintOf } from "./grant-hint.js";
 import { existingNamespaceFlag } from "./namespace-flags.js";
+import { parseSubject } from "./subjects.js";
+
+export { parseSubject };
 import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
 
 const COLUMNS: readonly Column<NamespaceView>[] = [
@@ -109,19 +112,6 @@ async function untilDeleted(api: ApiClient, id: string, timeout: string): Promis
     timeoutMs: parseDuration(timeout),
     say,
   });
-}
-
-/** Parses `ns:name` or `ns/name` (a ServiceAccount) or `user:name` into an RBAC subject. */
-export function parseSubject(flag: string, text: string): RbacSubject {
-  const user = /^user:(.+)$/.exec(text);
-  if (user?.[1] !== undefined) return { kind: "User", name: user[1] };
-  const sa = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)[:/]([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(text);
-  if (sa?.[1] !== undefined && sa[3] !== undefined) {
-    return { kind: "ServiceAccount", namespace: sa[1], name: sa[3] };
-  }
-  throw new Error(
-    `${flag}: "${text}" is neither <namespace>:<serviceaccount> nor user:<name>; e.g. openclaw-system:occ-worker (the chart's ServiceAccount in its release namespace)`,
-  );
 }
 
 /**
@@ -226,7 +216,19 @@ export function registerNamespacesCommands(program: Command): void {
       const path = `/namespaces/${encodeURIComponent(id)}/retry`;
       let n = await requestAs(api, NamespaceSchema, "POST", path);
       say(`${id}: retry accepted`);
-      if (flags.wait === true) n = (await untilReady(api, id, flags.timeout)) ?? n;
+      const { uid: recorded, observedUid: observed } = n.placement;
+      if (recorded !== null && observed !== null && recorded !== observed) {
+        // The retry does not hold the tenant to the recorded UID (docs/operations.md).
+        say(
+          `${id}: namespace UID ${recorded} (recorded) → ${observed} (now): the namespace was recreated; the retry re-verifies it and binds the tenant to the namespace as it is now`,
+        );
+      }
+      if (flags.wait === true) {
+        n = (await untilReady(api, id, flags.timeout)) ?? n;
+        if (recorded !== null && n.placement.uid !== null && n.placement.uid !== recorded) {
+          say(`${id}: bound to namespace UID ${n.placement.uid} (was ${recorded})`);
+        }
+      }
       print(render(flags.output, n, DETAIL_COLUMNS));
     });
 

@@ -8,6 +8,11 @@
  *   else, never a Secret;
  * - `gateway.networkPolicyResources`: NetworkPolicies of `networking.k8s.io/v1`, each with a
  *   `spec` object;
+ * - a declared NetworkPolicy (in either list) has no empty `ingress`/`egress` list for a
+ *   direction its `policyTypes` does not explicitly list: the API server stores such a list as
+ *   absent, which is a different policy (network-policy-equivalence.ts), so the declaration
+ *   could never match what is stored — the namespace would stay degraded (preprovisioned) or
+ *   be rewritten on every pass (normal);
  * - every manifest has a DNS-1123 `metadata.name`, no `metadata.namespace` (OCC places it),
  *   and no two share kind and name; no NetworkPolicy takes a name Compute renders (its
  *   namespace policies, or `agent-egress-…`, the prefix of the per-Agent egress policies).
@@ -71,8 +76,13 @@ export function openshellGatewayProblems(gateway: {
           message: `${key}.apiVersion must be ${expected}`,
         });
       }
-      if (kind === "NetworkPolicy" && !isObject(manifest.spec)) {
-        problems.push({ key: `${key}.spec`, message: `${key}.spec must be a NetworkPolicy spec` });
+      if (kind === "NetworkPolicy") {
+        if (isObject(manifest.spec)) problems.push(...emptyDirectionProblems(manifest.spec, key));
+        else
+          problems.push({
+            key: `${key}.spec`,
+            message: `${key}.spec must be a NetworkPolicy spec`,
+          });
       }
       const metadata = isObject(manifest.metadata) ? manifest.metadata : {};
       const name = metadata.name;
@@ -109,6 +119,30 @@ export function openshellGatewayProblems(gateway: {
   check(gateway.operatorWorkspaceResources, "operatorWorkspaceResources", false);
   check(gateway.networkPolicyResources, "networkPolicyResources", true);
   return problems;
+}
+
+/**
+ * An empty `ingress`/`egress` list whose direction `policyTypes` does not explicitly list
+ * (absent or empty `policyTypes` lists nothing explicitly): never equal to what is stored.
+ */
+function emptyDirectionProblems(
+  spec: Readonly<Record<string, unknown>>,
+  key: string,
+): ConfigurationProblem[] {
+  const listed = Array.isArray(spec.policyTypes) ? spec.policyTypes : [];
+  const directions = [
+    { list: "ingress", type: "Ingress" },
+    { list: "egress", type: "Egress" },
+  ] as const;
+  return directions
+    .filter(({ list, type }) => {
+      const rules = spec[list];
+      return Array.isArray(rules) && rules.length === 0 && !listed.includes(type);
+    })
+    .map(({ list, type }) => ({
+      key: `${key}.spec.${list}`,
+      message: `${key}.spec.${list} is an empty list but ${key}.spec.policyTypes does not list ${type}: the API server stores it as absent, so the declaration can never match; remove ${list}, or add ${type} to policyTypes`,
+    }));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -67,7 +67,9 @@ export async function recordNamespaceOutcome(
   workState: WorkState,
 ): Promise<Landed> {
   const landed = await applyNamespaceOutcome(tx, claim.item.kind, record, verdict, workState);
-  if (changed(record, landed)) await appendAuditEvent(tx, lifecycleEvent(claim, record, landed));
+  if (changed(record, landed)) {
+    await appendAuditEvent(tx, lifecycleEvent(claim, record, landed, rebindOf(record, verdict)));
+  }
   return landed;
 }
 
@@ -96,7 +98,9 @@ export function composeNamespaceOutcome(
   return {
     parts: [
       provisioningOutcomeGated(record.id, outcome),
-      ...(changed(record, landed) ? [auditGated(lifecycleEvent(claim, record, landed))] : []),
+      ...(changed(record, landed)
+        ? [auditGated(lifecycleEvent(claim, record, landed, rebindOf(record, verdict)))]
+        : []),
     ],
     recorded: landed,
   };
@@ -168,11 +172,26 @@ function isFailure(landed: Landed): boolean {
   );
 }
 
+/**
+ * The UIDs of a rebind: an administrator's retry made the tenant ready in a namespace whose
+ * UID is not the recorded one (it was recreated); `null` otherwise.
+ */
+function rebindOf(
+  record: NamespaceRecord,
+  verdict: Verdict,
+): { readonly previousUid: string; readonly uid: string } | null {
+  if (verdict.kind !== "ensure" || verdict.result.outcome !== "ready") return null;
+  const previousUid = record.kubernetesUid;
+  const uid = verdict.result.uid;
+  return previousUid !== null && previousUid !== uid ? { previousUid, uid } : null;
+}
+
 /** A lifecycle audit event for every change of status or reason code. */
 function lifecycleEvent(
   claim: Claim<NamespaceWorkKind>,
   record: NamespaceRecord,
   landed: Landed,
+  rebind: { readonly previousUid: string; readonly uid: string } | null = null,
 ): NewAuditEvent {
   const action =
     claim.item.kind === "namespace.teardown"
@@ -195,6 +214,8 @@ function lifecycleEvent(
       worker: claim.item.claimedBy,
       attempt: claim.lease.attempt,
       ...(landed.reason !== null ? { code: landed.reason.code } : {}),
+      // A retried tenant bound to a recreated namespace: the UID it had and the one it has.
+      ...(rebind !== null ? { previousUid: rebind.previousUid, uid: rebind.uid } : {}),
     },
   };
 }

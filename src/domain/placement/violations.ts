@@ -26,6 +26,8 @@ export const CHECKS = [
   "uid",
   "incomplete-read",
   "preprovisioned",
+  "role-binding",
+  "operator-label",
 ] as const;
 
 /** One of {@link CHECKS}. */

@@ -3,7 +3,10 @@
  *
  * Normal profile: apply the declared operator workspace resources with the tenant ownership
  * markers (create when missing, update an owned one that differs, refuse one that is not
- * ours), apply the operator namespace labels, then ensure the Workspace. Cleanup deletes the
+ * ours), apply the operator namespace labels on a managed namespace — on an external one OCC
+ * writes only its binding keys (placement.md §4.2 step 7), so there the labels are verified
+ * and each missing one fails the pass closed, naming the exact label the operator must add,
+ * before anything is written — then ensure the Workspace. Cleanup deletes the
  * Workspace, then the declared resources in reverse order, each owned one with its UID as
  * precondition.
  *
@@ -17,7 +20,10 @@ import {
   PREPROVISIONED_MESSAGES,
   decideWrite,
   isOwnedBy,
+  nonEmpty,
   notDone,
+  notDoneFromViolations,
+  operatorLabelViolations,
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
   type FailedRequirement,
@@ -102,7 +108,7 @@ export class OpenShellNamespaceHook implements NamespaceHook {
       const stopped =
         this.opts.profile === "preprovisioned"
           ? await this.compare(namespace, input.namespaceId, resources)
-          : await this.apply(namespace, input.namespaceId, resources);
+          : await this.apply(namespace, input, resources);
       if (stopped !== null) return stopped;
     } catch (err) {
       return outcomeOfKubeError(
@@ -167,13 +173,31 @@ export class OpenShellNamespaceHook implements NamespaceHook {
         );
   }
 
-  /** Normal: converge each declared resource and the namespace labels, writing only on change. */
+  /**
+   * Normal: converge each declared resource and, on a managed namespace, the namespace labels,
+   * writing only on change. An external namespace's labels are the operator's: verified first.
+   */
   private async apply(
     namespace: string,
-    tenantId: string,
+    input: NamespacePassInput,
     resources: readonly WorkspaceResource[],
   ): Promise<NotDone | null> {
     const { client } = this.opts;
+    const tenantId = input.namespaceId;
+    const wanted = this.opts.settings.operatorNamespaceLabels;
+    const external = input.placement.mode === "external";
+    if (external) {
+      const ns = await client.get("Namespace", { name: namespace });
+      const missing = nonEmpty(
+        operatorLabelViolations(
+          namespace,
+          ns.metadata,
+          wanted,
+          "openshell.gateway.operatorNamespaceLabels",
+        ),
+      );
+      if (missing !== null) return notDoneFromViolations(missing);
+    }
     for (const resource of resources) {
       const object = resource.object as Live;
       const result = await convergeObject({
@@ -199,8 +223,8 @@ export class OpenShellNamespaceHook implements NamespaceHook {
       });
       if (result !== "written" && result !== "unchanged") return result;
     }
+    if (external) return null;
     const ns = await client.get("Namespace", { name: namespace });
-    const wanted = this.opts.settings.operatorNamespaceLabels;
     if (Object.entries(wanted).some(([k, v]) => ns.metadata.labels?.[k] !== v)) {
       await client.patch(
         "Namespace",

@@ -9,7 +9,8 @@
  *    again under the lock; refuse anything but `failed` or `degraded` (409);
  * 3. move it to `provisioning` with `retry_requested_at` set, requeue its placement item
  *    `namespace:<id>:ready` with the caller as the frozen actor (re-authorized again before
- *    the pass runs: a revoked grant stays failed), and append the audit event.
+ *    the pass runs: a revoked grant stays failed), and append the audit event, which carries
+ *    the recorded UID and the one the last pass observed (`uidChanged` when they differ).
  *
  * The pass then re-runs every check of a first placement under the same ID.
  */
@@ -55,11 +56,15 @@ export async function retryNamespacePlacement(
         subject: namespaceWorkSubject(id),
         actor: caller.principalId,
       });
+      // The recorded UID is not a guard for the retried pass (lifecycle.md §4): a namespace
+      // recreated under the same name is re-verified and bound as it is now. Both UIDs are
+      // kept here, so the audit trail shows which namespace the administrator accepted.
+      const { kubernetesUid: recordedUid, observedKubernetesUid: observedUid } = retried.namespace;
       await recordMutation(tx, caller, subject, grant, {
         from: retried.from,
-        ...(retried.namespace.kubernetesUid !== null
-          ? { recordedUid: retried.namespace.kubernetesUid }
-          : {}),
+        ...(recordedUid !== null ? { recordedUid } : {}),
+        ...(observedUid !== null ? { observedUid } : {}),
+        uidChanged: recordedUid !== null && observedUid !== null && recordedUid !== observedUid,
         requeued: requeued !== null,
       });
       return retried.namespace;

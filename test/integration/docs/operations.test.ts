@@ -191,8 +191,18 @@ describe("docs/operations.md: adopt an existing namespace, then grant the RoleBi
 
       const [preflight, create, ...rest] = documentedBlock("external-preflight-create").commands;
       expect(rest).toEqual([]);
+      // Prepared but not yet granted: exactly the two RoleBindings are left, as documented.
       const checked = runCommand(filled(preflight ?? "", o.fill), o);
-      expect(checked.code, shown(checked)).toBe(0);
+      expect(checked.code, shown(checked)).toBe(1);
+      expect(checked.stdout.trimEnd().split("\n")).toEqual([
+        `${namespace}: 2 requirement(s) not met:`,
+        expect.stringMatching(
+          /✗ \[role-binding openclaw-enterprise-tenant-worker\] the worker \(openclaw-system:occ-worker\) .*kubectl create rolebinding openclaw-enterprise-tenant-worker/,
+        ),
+        expect.stringMatching(
+          /✗ \[role-binding openclaw-enterprise-tenant-api\] the API \(openclaw-system:occ-api\) .*kubectl create rolebinding openclaw-enterprise-tenant-api/,
+        ),
+      ]);
 
       // `create --wait` waits for the worker's RoleBinding and prints the command that grants it.
       const waiting = background(filled(create ?? "", o.fill), o);

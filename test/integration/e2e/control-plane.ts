@@ -84,6 +84,8 @@ export interface ControlPlaneOptions {
   readonly workers?: number;
   /** The maintenance URL of the server to create the database on (default: the run's). */
   readonly adminDatabaseUrl?: string;
+  /** More Installation configuration YAML (top-level keys), appended to every process's file. */
+  readonly extraConfig?: string;
 }
 
 /**
@@ -116,7 +118,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
               const value = opts.workerConfig?.[key];
               return value === undefined ? "" : `  ${key}: ${value}\n`;
             })
-            .join(""),
+            .join("") +
+          (opts.extraConfig ?? ""),
       );
       return file;
     };

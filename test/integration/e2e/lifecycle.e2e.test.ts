@@ -10,6 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { ANNOTATIONS, LABELS } from "../../../src/domain/index.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
+import { runOccAsync } from "../../harness/occ.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
@@ -157,6 +158,51 @@ describe("drift the operator owns is reported as degraded and recovers under the
     const now = await readNamespace(namespace);
     expect(n.placement).toMatchObject({ uid: old?.metadata?.uid, observedUid: now?.metadata?.uid });
     expect(await row(id)).toMatchObject({ kubernetes_uid: old?.metadata?.uid });
+  });
+});
+
+describe("an administrator's retry of a recreated external namespace", () => {
+  it("rebinds it, and the retry's audit event, the lifecycle event and the CLI show the old and new UID", async () => {
+    const { id, namespace } = await readyExternal("recreated-external");
+    const { old, fresh } = await recreateNamespace(namespace);
+    const oldUid = old?.metadata?.uid ?? "";
+    const newUid = fresh.metadata?.uid ?? "";
+    await until(
+      id,
+      "degraded, replaced",
+      (v) => v.status === "degraded" && v.placement.observedUid === newUid,
+    );
+    await bindTenantRole(namespace, "occ-worker");
+
+    const cli = await runOccAsync(["namespaces", "retry", id, "--wait", "--timeout", "90s"], {
+      env: { OCC_API_URL: plane.apiUrl, OCC_API_KEY: plane.apiKey },
+    });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stderr).toContain(
+      `${id}: namespace UID ${oldUid} (recorded) → ${newUid} (now): the namespace was recreated`,
+    );
+    expect(cli.stderr).toContain(`${id}: bound to namespace UID ${newUid} (was ${oldUid})`);
+    expect(cli.stdout).toContain(newUid);
+    expect(await row(id)).toMatchObject({ status: "ready", kubernetes_uid: newUid });
+
+    const events = await plane.db.query<{ action: string; details: Record<string, unknown> }>(
+      `SELECT action, details FROM audit_events
+       WHERE resource_id = $1 AND action IN ('namespaces.retry', 'namespaces.lifecycle.ensure')
+       ORDER BY occurred_at, id`,
+      [id],
+    );
+    const retry = events.rows.filter((e) => e.action === "namespaces.retry");
+    expect(retry).toHaveLength(1);
+    expect(retry[0]?.details).toMatchObject({
+      from: "degraded",
+      recordedUid: oldUid,
+      observedUid: newUid,
+      uidChanged: true,
+    });
+    const rebound = events.rows.filter((e) => e.details.previousUid !== undefined);
+    expect(rebound.map((e) => e.details)).toEqual([
+      expect.objectContaining({ to: "ready", previousUid: oldUid, uid: newUid }),
+    ]);
   });
 });
 

@@ -32,6 +32,7 @@ import {
   ensureChartRoles,
   normalChartClusterRoles,
 } from "../../harness/rbac.js";
+import { prepareExternal } from "../compute/fixtures.js";
 import { passInput, profileConfig } from "../preprovisioned/fixtures.js";
 
 // The normal profile: OCC applies the declared resources itself. The driver runs as a FRESH
@@ -162,6 +163,49 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
       category: "forbidden",
       status: 403,
     });
+  });
+
+  it("an external namespace: the OpenShell labels are the operator's — verified, never written", async () => {
+    const tenant = newNamespaceId();
+    const prepared = await prepareExternal();
+    const ext = prepared.metadata?.name ?? "";
+    await createMissing(admin(), [
+      tenantRoleBinding(ext, "worker", identity.subject),
+      openshellTenantRoleBinding(ext, identity.subject),
+    ]);
+    const input = passInput(tenant, { mode: "external", existingNamespace: ext });
+    let result = await driver.ensureNamespace(input);
+    for (let i = 0; i < 20 && result.outcome === "pending"; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      result = await driver.ensureNamespace(input);
+    }
+    // Fails closed with the exact label to add; nothing of the hook's was written.
+    expect(result).toMatchObject({ code: "KUBERNETES_OWNERSHIP_CONFLICT" });
+    expect("reason" in result ? result.reason : "").toContain(
+      `kubectl label namespace ${ext} --overwrite openshell.nvidia.com/workspace-mode=operator`,
+    );
+    const refused = await admin().get("Namespace", { name: ext });
+    expect(refused.metadata.labels?.["openshell.nvidia.com/workspace-mode"]).toBeUndefined();
+    expect(refused.metadata.labels?.["openclaw.dev/namespace"]).toBe(tenant); // bound by Compute
+    for (const [kind, objectName] of RESOURCES) {
+      expect(await admin().find(kind, { name: objectName, namespace: ext })).toBeUndefined();
+    }
+    expect(gw.workspaces.has(ext)).toBe(false);
+
+    // The operator sets the label; the next pass is ready and leaves the operator's label as set.
+    await admin().patch(
+      "Namespace",
+      { name: ext },
+      { metadata: { labels: { "openshell.nvidia.com/workspace-mode": "operator" } } },
+      { type: "merge" },
+    );
+    expect(await driver.ensureNamespace(input)).toMatchObject({ outcome: "ready" });
+    expect(gw.workspaces.get(ext)?.phase).toBe("WORKSPACE_PHASE_ACTIVE");
+    const writes = worker.counter.writes();
+    const before = (await admin().get("Namespace", { name: ext })).metadata.resourceVersion;
+    expect((await driver.ensureNamespace(input)).outcome).toBe("ready");
+    expect(worker.counter.writes()).toBe(writes);
+    expect((await admin().get("Namespace", { name: ext })).metadata.resourceVersion).toBe(before);
   });
 
   it("cleanup deletes the Workspace, then the declared resources, then the namespace", async () => {

@@ -97,6 +97,68 @@ describe("Installation configuration", () => {
     expect(problems.join("\n")).toMatch(pattern);
   });
 
+  describe("a declared NetworkPolicy with an empty list for an unlisted direction", () => {
+    const withPolicy = (spec: Record<string, unknown>, list = "networkPolicyResources") => ({
+      openshell: {
+        endpoint: "openshell.openshell-system:8080",
+        gateway: {
+          operatorNamespaceLabels: { "openshell.io/workspace": "true" },
+          [list]: [
+            {
+              apiVersion: "networking.k8s.io/v1",
+              kind: "NetworkPolicy",
+              metadata: { name: "op-egress" },
+              spec,
+            },
+          ],
+        },
+      },
+    });
+
+    it.each([
+      [
+        { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}], egress: [] },
+        "networkPolicyResources",
+        "openshell.gateway.networkPolicyResources[0].spec.egress",
+      ],
+      [
+        { podSelector: {}, policyTypes: ["Egress"], egress: [{}], ingress: [] },
+        "networkPolicyResources",
+        "openshell.gateway.networkPolicyResources[0].spec.ingress",
+      ],
+      [
+        { podSelector: {}, egress: [] },
+        "operatorWorkspaceResources",
+        "openshell.gateway.operatorWorkspaceResources[0].spec.egress",
+      ],
+      [
+        { podSelector: {}, ingress: [] },
+        "networkPolicyResources",
+        "openshell.gateway.networkPolicyResources[0].spec.ingress",
+      ],
+    ])("refuses %j in %s, naming %s", (spec, list, key) => {
+      const problems = problemsOf(withPolicy(spec, list));
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain(`${key} is an empty list`);
+      expect(problems[0]).toMatch(
+        /remove (ingress|egress), or add (Ingress|Egress) to policyTypes/,
+      );
+    });
+
+    it("accepts an empty list for a direction policyTypes lists explicitly", () => {
+      const config = validateInstallationConfig(
+        withPolicy({
+          podSelector: {},
+          policyTypes: ["Ingress", "Egress"],
+          ingress: [],
+          egress: [],
+        }),
+        "test.yaml",
+      );
+      expect(config.openshell?.networkPolicyResources).toHaveLength(1);
+    });
+  });
+
   it("loads YAML from a file and reports an unreadable or malformed one by path", async () => {
     const dir = await mkdtemp(join(tmpdir(), "occ-cfg-"));
     try {

@@ -3,6 +3,7 @@ import {
   OWNED_OBJECT_NAMES,
   deletionProgress,
   desiredOwnedObjects,
+  dnsGrantCompletion,
   needsWrite,
   ownedObjectAction,
   ownedObjectDeletionPlan,
@@ -479,5 +480,54 @@ describe("deletionProgress", () => {
     [{ metadata: { uid: "u1" } }, "survives"],
   ] as const)("%j → %s", (reread, expected) => {
     expect(deletionProgress(reread, "u1")).toBe(expected);
+  });
+});
+
+describe("dnsGrantCompletion: an allow-dns written before 5353", () => {
+  const allowDns = (): NetworkPolicy => {
+    const found = find(desired(), "allow-dns");
+    if (found.kind !== "NetworkPolicy") throw new Error("not a NetworkPolicy");
+    return found;
+  };
+  const stored = (ports: readonly number[], extra: Partial<NetworkPolicy["spec"]> = {}) => {
+    const want = allowDns();
+    const rule = want.spec?.egress?.[0];
+    return {
+      ...want,
+      metadata: { ...want.metadata, uid: "uid-1", resourceVersion: "42" },
+      spec: {
+        ...want.spec,
+        egress: [{ ...rule, ports: rule?.ports?.filter((p) => ports.includes(Number(p.port))) }],
+        ...extra,
+      },
+    } satisfies NetworkPolicy;
+  };
+
+  it("appends only the missing ports, guarded by UID and resourceVersion", () => {
+    const completion = dnsGrantCompletion(stored([53]), allowDns());
+    expect(completion?.missing).toEqual([
+      { protocol: "UDP", port: 5353 },
+      { protocol: "TCP", port: 5353 },
+    ]);
+    expect(completion?.patch).toEqual([
+      { op: "test", path: "/metadata/uid", value: "uid-1" },
+      { op: "replace", path: "/metadata/resourceVersion", value: "42" },
+      { op: "add", path: "/spec/egress/0/ports/-", value: { protocol: "UDP", port: 5353 } },
+      { op: "add", path: "/spec/egress/0/ports/-", value: { protocol: "TCP", port: 5353 } },
+    ]);
+  });
+
+  it("is null when the grant is complete, or when more than ports differ (the ordinary update)", () => {
+    expect(dnsGrantCompletion(stored([53, 5353]), allowDns())).toBeNull();
+    expect(
+      dnsGrantCompletion(stored([53], { podSelector: { matchLabels: { x: "y" } } }), allowDns()),
+    ).toBeNull();
+    const withoutGuard = stored([53]);
+    expect(
+      dnsGrantCompletion(
+        { ...withoutGuard, metadata: { ...withoutGuard.metadata, uid: undefined } },
+        allowDns(),
+      ),
+    ).toBeNull();
   });
 });

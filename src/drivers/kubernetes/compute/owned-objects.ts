@@ -1,5 +1,6 @@
 import {
   desiredOwnedObjects,
+  dnsGrantCompletion,
   notDone,
   ownedObjectAction,
   ownedObjectDeletionPlan,
@@ -73,16 +74,29 @@ function convergeOwned(
   known: OwnedObject | null | undefined,
 ): Promise<Converged<NotDone>> {
   const read = async () => (await client.find(desired.kind, refOf(desired))) ?? null;
+  // The object the decision was made on: an `allow-dns` that only lacks DNS ports is completed
+  // by a minimal UID- and resourceVersion-guarded patch instead of a whole update.
+  let seen: OwnedObject | null = null;
   return convergeObject({
     observe: known === undefined ? read : () => Promise.resolve(known),
-    decide: (o) => ownedObjectAction(o, desired, tenantId),
+    decide: (o) => {
+      seen = o;
+      return ownedObjectAction(o, desired, tenantId);
+    },
     create: () => client.create(desired.kind, desired),
-    update: (resourceVersion) =>
-      client.apply(
-        desired.kind,
-        { ...desired, metadata: { ...desired.metadata, resourceVersion } },
-        { force: true },
-      ),
+    update: (resourceVersion) => {
+      const completion =
+        seen?.kind === "NetworkPolicy" && desired.kind === "NetworkPolicy"
+          ? dnsGrantCompletion(seen, desired)
+          : null;
+      return completion !== null
+        ? client.patch("NetworkPolicy", refOf(desired), completion.patch, { type: "json" })
+        : client.apply(
+            desired.kind,
+            { ...desired, metadata: { ...desired.metadata, resourceVersion } },
+            { force: true },
+          );
+    },
     lostRace: { reread: read },
   });
 }
