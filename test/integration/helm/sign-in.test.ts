@@ -255,6 +255,16 @@ describe("cross-field rules: each refusal names its key", () => {
     await renders({ values: { ...values, networkPolicy: { enabled: false } } });
   });
 
+  it("auth.baseUrl: http:// only on a loopback host (as the API's startup check)", async () => {
+    const values = { auth: { baseUrl: "http://occ.example.com" } };
+    expect(await refused({ values })).toContain(
+      "auth.baseUrl: http:// is allowed only on a loopback host",
+    );
+    for (const baseUrl of ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:8080"]) {
+      await renders({ values: { auth: { baseUrl } } });
+    }
+  });
+
   it("auth.passwordSignIn: recovery-only needs a provider", async () => {
     const values = { auth: { passwordSignIn: "recovery-only" } };
     expect(await refused({ values })).toContain(
@@ -275,6 +285,7 @@ describe("cross-field rules: each refusal names its key", () => {
   for (const [values, path] of [
     [{ auth: { passwordSignIn: "none" } }, "/auth/passwordSignIn"],
     [{ auth: { recoveryUserId: "admin" } }, "/auth/recoveryUserId"],
+    [{ auth: { baseUrl: "https://occ.example.com/console" } }, "/auth/baseUrl"],
     [{ auth: { oidc: { groupRoles: [{ group: "g" }] } } }, "/auth/oidc/groupRoles/0"],
     [{ auth: { google: { issuer: "https://x" } } }, "additional properties 'issuer' not allowed"],
     [{ agentNativeAdmin: { admins: [] } }, "additional properties 'admins' not allowed"],

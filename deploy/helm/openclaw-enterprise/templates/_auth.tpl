@@ -45,6 +45,9 @@ providers. values.schema.json checks the shapes; every refusal here names the ke
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if and (hasPrefix "http://" $a.baseUrl) (not (regexMatch "^(localhost|127\\.[0-9]+\\.[0-9]+\\.[0-9]+|::1)$" (urlParse $a.baseUrl).hostname)) }}
+{{- fail (printf "auth.baseUrl: http:// is allowed only on a loopback host (localhost, 127.x.x.x, [::1]), not %q; use https://" $a.baseUrl) }}
+{{- end }}
 {{- if and (eq $a.passwordSignIn "recovery-only") (not (include "occ.anySignInProvider" .)) }}
 {{- fail "auth.passwordSignIn: recovery-only requires auth.google.enabled or auth.oidc.enabled: true (otherwise only auth.recoveryUserId could ever sign in); set auth.passwordSignIn: all or enable a provider" }}
 {{- end }}
