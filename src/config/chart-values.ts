@@ -141,8 +141,48 @@ export function installationDocumentOf(values: Values, releaseNamespace: string)
     };
     doc.openshell = os;
   }
+  const auth = authSectionOf(values);
+  if (auth !== undefined) doc.auth = auth;
   // A nil (a key the values lack) renders as `null`, as toYaml writes it.
   return JSON.parse(JSON.stringify(doc, (_key, value: unknown) => value ?? null)) as Values;
+}
+
+/** The external sign-in providers, as `occ.signInProviders` lists them. */
+const SIGN_IN_PROVIDERS = ["google", "oidc"] as const;
+
+/**
+ * `occ.setAuthConfig`: the `auth` section, or undefined when nothing is set beyond the defaults
+ * (no base URL, key Secret, recovery principal or provider).
+ */
+function authSectionOf(values: Values): Values | undefined {
+  const v = (path: string) => at(values, path);
+  const auth: Values = {};
+  if (truthy(v("auth.baseUrl"))) auth.baseUrl = v("auth.baseUrl");
+  if (truthy(v("auth.secretName"))) {
+    auth.sessionKeyFile = `/etc/occ/auth/session/${String(v("auth.secretKey"))}`;
+  }
+  if (truthy(v("auth.recoveryUserId"))) auth.recoveryUserId = v("auth.recoveryUserId");
+  for (const name of SIGN_IN_PROVIDERS) {
+    const p = (key: string) => v(`auth.${name}.${key}`);
+    if (!truthy(p("enabled"))) continue;
+    const dir = `/etc/occ/auth/${name}`;
+    const provider: Values = {
+      clientIdFile: `${dir}/${String(p("clientIdKey"))}`,
+      clientSecretFile: `${dir}/${String(p("clientSecretKey"))}`,
+      allowedEmails: p("allowedEmails"),
+      allowedDomains: p("allowedDomains"),
+    };
+    if (name === "oidc") {
+      provider.issuer = p("issuer");
+      if (truthy(p("displayName"))) provider.displayName = p("displayName");
+      provider.allowedGroups = p("allowedGroups");
+      provider.groupRoles = p("groupRoles");
+    }
+    auth[name] = provider;
+  }
+  if (Object.keys(auth).length === 0) return undefined;
+  auth.passwordSignIn = v("auth.passwordSignIn");
+  return auth;
 }
 
 async function readValuesFile(path: string): Promise<Values> {

@@ -147,23 +147,7 @@ describe("the preprovisioned profile's refusals (helm fails, naming the key)", (
     expect(stderr).toContain(OPENSHELL_GIT_UNSUPPORTED);
   });
 
-  // The seed lists sign-in settings (password, Google, OIDC, native admin). OCC authenticates
-  // with API keys only and has none of them, so the chart has no such keys: each is refused as
-  // an unknown key, naming it, in either profile.
-  for (const [key, value] of [
-    ["auth", { passwordSignIn: "all" }],
-    ["auth", { google: { enabled: false } }],
-    ["auth", { oidc: { enabled: false } }],
-    ["agentNativeAdmin", { enabled: false }],
-  ] as const) {
-    it(`sign-in settings the product does not have: ${key} ${JSON.stringify(value)}`, async () => {
-      const stderr = await refusal({ [key]: value });
-      expect(stderr).toContain(`additional properties '${key}' not allowed`);
-      const normal = await helmTemplate({ values: { [key]: value } });
-      expect(normal.code).not.toBe(0);
-      expect(normal.stderr).toContain(`additional properties '${key}' not allowed`);
-    });
-  }
+  // The seed's sign-in conditions (auth.*, agentNativeAdmin) are refused in sign-in.test.ts.
 });
 
 describe("rules of the normal profile", () => {

@@ -39,5 +39,6 @@ when openshell.enabled.
 {{- $_ := set $os "gateway" (dict "workspaceMode" "operator" "operatorNamespaceLabels" $g.operatorNamespaceLabels "operatorWorkspaceResources" $g.operatorWorkspaceResources "networkPolicyResources" $g.networkPolicyResources) -}}
 {{- $_ := set $doc "openshell" $os -}}
 {{- end }}
+{{- include "occ.setAuthConfig" (dict "root" . "doc" $doc) }}
 {{- toYaml $doc -}}
 {{- end -}}

@@ -6,7 +6,9 @@ and the rule. Included once, by validate.yaml.
 {{- $v := .Values -}}
 {{- if include "occ.preprovisioned" . }}
 {{- include "occ.validatePreprovisioned" . }}
+{{- include "occ.validatePreprovisionedAuth" . }}
 {{- end }}
+{{- include "occ.validateAuth" . }}
 {{- if and (not $v.admissionPolicies.enabled) (not $v.admissionPolicies.acknowledgeDisabled) }}
 {{- fail "admissionPolicies.enabled: false removes the API server's enforcement of OCC's ownership (the worker and the API could then delete or change any namespace or object their RBAC reaches, and managed Namespaces wait for the RoleBindings of `occ namespaces grants`); set admissionPolicies.acknowledgeDisabled: true to install without them, or keep admissionPolicies.enabled: true (Kubernetes >= 1.30)" }}
 {{- end }}
