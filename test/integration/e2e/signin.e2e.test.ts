@@ -7,13 +7,14 @@
  * trail — and no password or session value in any process log or audit event.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openPostgres } from "../../../src/store/pg-db.js";
 import type { Db } from "../../../src/store/db.js";
 import { createTestDatabase } from "../../harness/db.js";
+import { documentedBlock, operatorFolder, runBlock, shown } from "../../harness/doc-blocks.js";
 import { spawnSync } from "node:child_process";
 import { OCC_ENTRY, occ, runOcc, startOcc, type OccProcess } from "../../harness/occ.js";
 
@@ -30,6 +31,19 @@ const B = () => b.match[1] ?? "";
 /** Every session value a test saw, to look for in the logs at the end. */
 const seen: string[] = [];
 const cleanup: (() => Promise<unknown>)[] = [];
+let databaseUrl = "";
+let configOfA = "";
+let start: (config: string) => Promise<OccProcess & { match: RegExpMatchArray }>;
+/** Output of API processes restarted by a test. */
+const earlierOutput: string[] = [];
+
+/** The operator's folder (`occ` on PATH) and options to run a documented block as written. */
+async function operator(env: Record<string, string>, fill: Record<string, string>) {
+  const home = join(dir, `op-${Math.random().toString(36).slice(2)}`);
+  await mkdir(home);
+  const folder = await operatorFolder(home);
+  return { cwd: folder.work, env: { PATH: folder.path, ...env }, fill };
+}
 
 interface Answer {
   status: number;
@@ -127,11 +141,13 @@ beforeAll(async () => {
       "",
     ].join("\n"),
   );
-  const start = (config: string) =>
+  databaseUrl = database.url;
+  configOfA = configA;
+  start = (config: string) =>
     startOcc(
       ["api", "--database-url", database.url, "--config", config, "--port", "0"],
       /listening on (http:\/\/\S+)/,
-      { env: { OCC_SIGN_IN_ATTEMPTS_PER_ACCOUNT: "3", OCC_API_KEY: undefined } },
+      { env: { OCC_SIGN_IN_ATTEMPTS_PER_ACCOUNT: "5", OCC_API_KEY: undefined } },
     );
   a = await start(configA);
   cleanup.push(() => a.stop());
@@ -171,7 +187,7 @@ describe("password sign-in through occ api", () => {
 
   it("the attempt beyond the per-account limit is 429 in the error envelope", async () => {
     await userWithPassword("limited");
-    for (let i = 0; i < 3; i++) expect((await signIn(A(), "limited", "guess")).status).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await signIn(A(), "limited", "guess")).status).toBe(401);
     const over = await signIn(A(), "limited", PASSWORD);
     expect(over.status).toBe(429);
     expect(over.body.error?.code).toBe("TOO_MANY_REQUESTS");
@@ -282,6 +298,43 @@ describe("the CLI", () => {
   });
 });
 
+describe("docs/operations.md, as written", () => {
+  it("the recovery account: bootstrap sets its password from a file, occ login and whoami", async () => {
+    const o = await operator(
+      { DATABASE_URL: databaseUrl, XDG_CONFIG_HOME: join(dir, "xdg-recovery"), OCC_API_KEY: "" },
+      { "https://occ.example.com": A(), "./recovery-password": join(dir, "admin-password") },
+    );
+    const results = runBlock(documentedBlock("recovery-password"), o);
+    for (const r of results) expect(r.code, shown(r)).toBe(0);
+    expect(results[0]?.stderr).toContain(`administrator password set (${adminId})`);
+    expect(results[2]?.stdout).toMatch(/^admin \(user prn_\S+\) by password session ses_/);
+  });
+
+  it("revoking sessions: list, revoke one, a password reset ends the rest", async () => {
+    const id = await userWithPassword("dora");
+    const first = (await signIn(A(), "dora", PASSWORD)).cookie ?? "";
+    const second = (await signIn(A(), "dora", PASSWORD)).cookie ?? "";
+    const list = await call(A(), "GET", `/principals/${id}/sessions`, { key: adminKey });
+    const ids = (list.body.data as unknown as { id: string }[]).map((x) => x.id);
+    await writeFile(join(dir, "new-password"), "a brand new password 7\n");
+    const o = await operator(
+      { OCC_API_KEY: adminKey, OCC_API_URL: A() },
+      { "prn_…": id, "ses_…": ids[0] ?? "", "./new-password": join(dir, "new-password") },
+    );
+    const [listed, revoked, reset] = runBlock(documentedBlock("revoke-sessions"), o);
+    for (const r of [listed, revoked, reset])
+      expect(r?.code, r === undefined ? "" : shown(r)).toBe(0);
+    expect(listed?.stdout).toContain(ids[0]);
+    expect(listed?.stdout).toContain(ids[1]);
+    const statuses = [];
+    for (const cookie of [first, second]) {
+      statuses.push((await call(A(), "GET", "/auth/whoami", { cookie })).status);
+    }
+    expect(statuses).toEqual([401, 401]);
+    expect((await signIn(A(), "dora", "a brand new password 7")).status).toBe(204);
+  });
+});
+
 describe("audit and logs", () => {
   it("records sign-in, failure, sign-out and revoke; no password or session value is logged or audited", async () => {
     const events = await db.query<{ action: string; outcome: string; details: unknown }>(
@@ -298,7 +351,7 @@ describe("audit and logs", () => {
       expect(seenActions).toContain(a);
     }
     const audit = JSON.stringify(await db.query("SELECT * FROM audit_events").then((r) => r.rows));
-    const logs = [...a.output, ...b.output].join("\n");
+    const logs = [...earlierOutput, ...a.output, ...b.output].join("\n");
     expect(logs.length).toBeGreaterThan(0);
     expect(seen.length).toBeGreaterThan(5);
     for (const secret of [PASSWORD, ADMIN_PASSWORD, "not alice's password", ...seen]) {
@@ -307,5 +360,25 @@ describe("audit and logs", () => {
       const token = secret.split(".")[0] ?? secret;
       expect(logs).not.toContain(token);
     }
+  });
+});
+
+describe("rotating the session key (docs/operations.md, as written)", () => {
+  it("after a new key and a restart, sessions signed with the old key are refused", async () => {
+    const old = (await signIn(A(), "dora", "a brand new password 7")).cookie ?? "";
+    expect((await call(A(), "GET", "/auth/whoami", { cookie: old })).status).toBe(200);
+    const before = await readFile(join(dir, "session-key"), "utf8");
+    const o = await operator({}, { "/etc/occ/auth/session/": `${dir}/` });
+    for (const r of runBlock(documentedBlock("rotate-session-key"), o))
+      expect(r.code, shown(r)).toBe(0);
+    const after = await readFile(join(dir, "session-key"), "utf8");
+    expect(after).not.toBe(before);
+    expect(Buffer.from(after.trim()).length).toBeGreaterThanOrEqual(32);
+    earlierOutput.push(...a.output);
+    await a.stop();
+    a = await start(configOfA);
+    expect((await call(A(), "GET", "/auth/whoami", { cookie: old })).status).toBe(401);
+    const fresh = (await signIn(A(), "dora", "a brand new password 7")).cookie ?? "";
+    expect((await call(A(), "GET", "/auth/whoami", { cookie: fresh })).status).toBe(200);
   });
 });
