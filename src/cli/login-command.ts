@@ -10,6 +10,7 @@ import { WhoAmISchema } from "../contract/auth.js";
 import { ApiRequestError, apiClientFrom, requestAs, withApiClientOptions } from "./api-client.js";
 import { passwordFromFile, promptPassword } from "./password-input.js";
 import {
+  currentServer,
   forgetSession,
   serverKey,
   sessionsFile,
@@ -17,8 +18,9 @@ import {
   storeSession,
 } from "./session-store.js";
 
-function serverOf(flag: string | undefined): string {
-  const server = serverKey(flag ?? process.env.OCC_API_URL ?? "");
+async function serverOf(flag: string | undefined, current = false): Promise<string> {
+  const fallback = current ? await currentServer() : undefined;
+  const server = serverKey(flag ?? process.env.OCC_API_URL ?? fallback ?? "");
   if (server === "") throw new Error("no API server: set OCC_API_URL or pass --server");
   return server;
 }
@@ -71,7 +73,7 @@ export function registerLoginCommands(program: Command): void {
     .requiredOption("--user <name>", "the user's principal name")
     .option("--password-file <file>", "read the password from this file (- for standard input)")
     .action(async (opts: { server?: string; user: string; passwordFile?: string }) => {
-      const server = serverOf(opts.server);
+      const server = await serverOf(opts.server);
       const password =
         opts.passwordFile === undefined
           ? await promptPassword(`password for ${opts.user} at ${server}: `, "--password-file")
@@ -104,7 +106,7 @@ export function registerLoginCommands(program: Command): void {
     .description("end the stored session for this server and forget it")
     .option("--server <url>", "OCC API base URL (default: $OCC_API_URL)")
     .action(async (opts: { server?: string }) => {
-      const server = serverOf(opts.server);
+      const server = await serverOf(opts.server, true);
       if ((await storedSession(server)) === undefined) {
         console.log(`no session stored for ${server}`);
         return;
