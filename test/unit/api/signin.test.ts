@@ -120,6 +120,38 @@ describe("password sign-in", () => {
     expect((await signIn(fx, "dave")).reply.status).toBe(204);
   });
 
+  it("rate-limits per client address, whatever the account", async () => {
+    const app = await buildApp({
+      db: fx.raw,
+      controllerNamespace: "occ-system",
+      auth: runtime({
+        limits: {
+          perAccount: { max: 100, windowMs: 60_000 },
+          perAddress: { max: 2, windowMs: 60_000 },
+        },
+      }),
+    });
+    try {
+      const attempt = (user: string, remoteAddress: string) =>
+        app.inject({
+          method: "POST",
+          url: "/auth/password",
+          remoteAddress,
+          payload: { user, password: "whatever it is" },
+        });
+      expect((await attempt("u1", "10.0.0.1")).statusCode).toBe(401);
+      expect((await attempt("u2", "10.0.0.1")).statusCode).toBe(401);
+      const third = await attempt("u3", "10.0.0.1");
+      expect(third.statusCode).toBe(429);
+      expect((JSON.parse(third.body) as { error: { code: string } }).error.code).toBe(
+        "TOO_MANY_REQUESTS",
+      );
+      expect((await attempt("u3", "10.0.0.2")).statusCode).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("refuses a sign-in form posted from a foreign origin (login CSRF)", async () => {
     await user(fx, "erin");
     const r = await signIn(fx, "erin", PASSWORD, { origin: "https://evil.example" });
