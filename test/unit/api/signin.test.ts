@@ -107,6 +107,25 @@ describe("password sign-in", () => {
     expect(answers[2]).toEqual(answers[0]);
   });
 
+  it("takes as long for an unknown user as for a wrong password (one argon2id verification each)", async () => {
+    await user(fx, "timing");
+    const time = async (name: string) => {
+      const t0 = performance.now();
+      expect((await signIn(fx, name, "not the password")).reply.status).toBe(401);
+      return performance.now() - t0;
+    };
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? 0;
+    const wrong: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      wrong.push(await time("timing"));
+      unknown.push(await time(`nobody-${i}`));
+    }
+    // Without the dummy hash an unknown user would answer in a fraction of the time.
+    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+    expect(median(unknown)).toBeLessThan(median(wrong) * 2);
+  });
+
   it("rate-limits per account: the attempt beyond the limit is 429 in the envelope", async () => {
     await user(fx, "carol");
     for (let i = 0; i < 5; i += 1) {
