@@ -1,5 +1,7 @@
 import { Command } from "commander";
 import { registerMigrateCommand } from "./migrate-command.js";
+import { registerLoginCommands } from "./login-command.js";
+import { registerSessionCommands } from "./sessions-command.js";
 import { registerAgentsCommands } from "./agents-command.js";
 import { registerDevCommand } from "./dev-command.js";
 import { registerNamespacesCommands } from "./namespaces-command.js";
@@ -23,5 +25,7 @@ registerNamespacesCommands(program);
 registerAgentsCommands(program);
 registerPreprovisionedCommands(program);
 registerStatusCommand(program);
+registerLoginCommands(program);
+registerSessionCommands(program);
 
 await runCli(program, process.argv);
