@@ -2,17 +2,17 @@
  * The API process's sign-in runtime (issue 42), built at startup from the Installation
  * configuration's `auth` section and the environment:
  * - the session signing key from `auth.sessionKeyFile` (at least 32 bytes; refused by name
- *   otherwise). Without the key, a random key of this process only: sessions then survive
- *   neither a restart nor another API process (development; `occ dev up` keeps a key file);
+ *   otherwise). Without the file, the Installation's key stored in the database (created by
+ *   the first API process), so every replica accepts every session (iam/session-signing-key.ts);
  * - session lifetimes: `OCC_SESSION_IDLE_SECONDS` (default 8 h), `OCC_SESSION_ABSOLUTE_SECONDS`
  *   (default 24 h);
  * - sign-in attempt limits: `OCC_SIGN_IN_ATTEMPTS_PER_ACCOUNT` (per 15 minutes, default 10) and
  *   `OCC_SIGN_IN_ATTEMPTS_PER_ADDRESS` (per minute, default 30).
  */
-import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { ConfigurationError, type InstallationConfig } from "../config/installation-config.js";
 import type { Queryable } from "../store/db.js";
+import { installationSessionKey } from "../iam/session-signing-key.js";
 import { DEFAULT_SIGN_IN_LIMITS, type AuthRuntime } from "../services/signin/runtime.js";
 import { DEFAULT_SESSION_LIFETIMES } from "../services/signin/sessions.js";
 
@@ -60,14 +60,14 @@ export async function readSessionKey(path: string): Promise<Buffer> {
   return key;
 }
 
-/** The runtime, and whether the session key is this process's own (a warning to log). */
+/** The runtime, and whether the session key came from the database (no key file configured). */
 export async function loadAuthRuntime(
   config: InstallationConfig,
   env: Environment,
-): Promise<{ readonly runtime: AuthRuntime; readonly ephemeralKey: boolean }> {
+  db: Queryable,
+): Promise<{ readonly runtime: AuthRuntime; readonly keyFromDatabase: boolean }> {
   const file = config.auth.sessionKeyFile;
-  const sessionKey =
-    file === null ? randomBytes(MIN_SESSION_KEY_BYTES) : await readSessionKey(file);
+  const sessionKey = file === null ? await installationSessionKey(db) : await readSessionKey(file);
   const idleSeconds = positiveInteger(
     env,
     "OCC_SESSION_IDLE_SECONDS",
@@ -80,7 +80,7 @@ export async function loadAuthRuntime(
   );
   const limits = DEFAULT_SIGN_IN_LIMITS;
   return {
-    ephemeralKey: file === null,
+    keyFromDatabase: file === null,
     runtime: {
       settings: config.auth,
       sessionKey,

@@ -68,10 +68,10 @@ export async function startApiProcess(opts: {
 }): Promise<RunningServer> {
   const binding = startupProfile(opts.config, opts.env ?? process.env);
   if (binding !== null) await requireBoundNamespaceRecord(opts.db, binding);
-  const auth = await loadAuthRuntime(opts.config, opts.env ?? process.env);
-  if (auth.ephemeralKey) {
-    opts.logger.warn(
-      "auth.sessionKeyFile is not set: sessions are signed with a key of this process only and end when it stops",
+  const auth = await loadAuthRuntime(opts.config, opts.env ?? process.env, opts.db);
+  if (auth.keyFromDatabase) {
+    opts.logger.info(
+      "auth.sessionKeyFile is not set: sessions are signed with the Installation's key stored in the database, shared by every API process",
     );
   }
   await checkRecoveryAccount(opts.db, opts.config, (message) => {
