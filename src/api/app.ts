@@ -40,6 +40,7 @@ import { healthRoutes, registerHttpMetrics } from "./health.js";
 import { apiKeyRoutes } from "./iam/api-keys-routes.js";
 import { bindingRoutes } from "./iam/bindings-routes.js";
 import { principalRoutes } from "./iam/principals-routes.js";
+import { identityRoutes } from "./iam/identities-routes.js";
 import { restrictionRoutes } from "./iam/restrictions-routes.js";
 import { roleRoutes } from "./iam/roles-routes.js";
 import {
@@ -168,6 +169,7 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
       roleRoutes,
       bindingRoutes,
       restrictionRoutes,
+      identityRoutes,
     ]) {
       await app.register(iam, { db });
     }
