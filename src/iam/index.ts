@@ -10,3 +10,4 @@ export * from "./roles.js";
 export * from "./vocabulary.js";
 export * from "./external-identities.js";
 export * from "./group-bindings.js";
+export * from "./oidc-requests.js";
