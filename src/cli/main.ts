@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerMigrateCommand } from "./migrate-command.js";
 import { registerAgentsCommands } from "./agents-command.js";
 import { registerDevCommand } from "./dev-command.js";
+import { registerIdentitiesCommands } from "./identities-command.js";
 import { registerNamespacesCommands } from "./namespaces-command.js";
 import { registerPreprovisionedCommands } from "./preprovisioned-command.js";
 import { registerProcessCommands } from "./process-commands.js";
@@ -21,5 +22,6 @@ registerNamespacesCommands(program);
 registerAgentsCommands(program);
 registerPreprovisionedCommands(program);
 registerStatusCommand(program);
+registerIdentitiesCommands(program);
 
 await runCli(program, process.argv);

@@ -135,6 +135,13 @@ export const oidcRoutes: FastifyPluginCallbackTypebox<{ readonly oidc: OidcDeps 
         if (!(err instanceof SignInRefused)) throw err;
         request.log.info({ refusal: err.refusal }, "sign-in refused");
         reply.header("set-cookie", clear);
+        if (err.cliPort !== undefined) {
+          // `occ login` is waiting on its loopback: it shows the person the reason.
+          const to = new URL(`http://127.0.0.1:${err.cliPort}/callback`);
+          to.searchParams.set("error", err.refusal);
+          to.searchParams.set("reason", err.reason);
+          return await reply.redirect(to.toString(), 302);
+        }
         throw new ServiceError(
           err.refusal === "unknown_request" || err.refusal === "token_rejected"
             ? "UNAUTHENTICATED"

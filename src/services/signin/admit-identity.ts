@@ -119,7 +119,7 @@ async function principalFor(
     throw new Refused(
       "name_in_use",
       `A principal named ${name} exists already and is not linked to this identity; an ` +
-        "administrator can link it (occ principals identities link).",
+        "administrator can link it (occ identities link).",
     );
   }
   const linked = await linkIdentity(tx, { ...key, principalId: made.principal.id, email });

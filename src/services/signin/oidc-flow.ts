@@ -54,6 +54,8 @@ export class SignInRefused extends Error {
   constructor(
     readonly refusal: string,
     readonly reason: string,
+    /** Set when `occ login` started the sign-in: its loopback port, to tell it the refusal. */
+    readonly cliPort?: number,
   ) {
     super(reason);
   }
@@ -150,10 +152,12 @@ export async function completeSignIn(
   const settings = deps.providers.get(request.provider);
   if (settings === undefined) throw stale();
   const providerError = input.query.get("error");
+  const cliPort = request.cli?.port;
   if (providerError !== null) {
     throw new SignInRefused(
       "provider_error",
       `The identity provider refused: ${providerError.slice(0, 100)}.`,
+      cliPort,
     );
   }
   const config = await deps.providers.configuration(settings);
@@ -172,10 +176,12 @@ export async function completeSignIn(
     throw new SignInRefused(
       "token_rejected",
       `The sign-in could not be verified (${code}); start again.`,
+      cliPort,
     );
   }
   const claims = tokens.claims();
-  if (claims === undefined) throw new SignInRefused("token_rejected", "No ID token; start again.");
+  if (claims === undefined)
+    throw new SignInRefused("token_rejected", "No ID token; start again.", cliPort);
   const groups = Array.isArray(claims.groups)
     ? claims.groups.filter((g): g is string => typeof g === "string")
     : [];
@@ -194,7 +200,9 @@ export async function completeSignIn(
     },
     input.requestId,
   );
-  if (!admitted.admitted) throw new SignInRefused(admitted.refusal, admitted.reason);
+  if (!admitted.admitted) {
+    throw new SignInRefused(admitted.refusal, admitted.reason, cliPort);
+  }
   if (request.cli !== null) {
     const code = random();
     await saveCliHandoff(deps.db, {
