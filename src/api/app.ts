@@ -25,6 +25,10 @@ import type { RequiredSchema } from "../store/schema-version.js";
 import { agentQueueConfig, type AgentWorkKind } from "../work/agent-work.js";
 import { agentRoutes } from "./agents/routes.js";
 import { auditRoutes } from "./audit-routes.js";
+import { authRoutes } from "./auth/routes.js";
+import { sessionAdminRoutes } from "./auth/admin-routes.js";
+import { registerSessionCookies } from "./auth/session-auth.js";
+import { developmentAuthRuntime, type AuthRuntime } from "../services/signin/runtime.js";
 import { workerRoutes } from "./workers-routes.js";
 import { configurationRoutes } from "./configurations/routes.js";
 import { secretRoutes } from "./secrets/routes.js";
@@ -109,6 +113,8 @@ export interface AppOptions {
    * request reads its key and grants from the database.
    */
   readonly policyCache?: PolicyCache;
+  /** Sign-in settings, session key and tunables; default development (a random key). */
+  readonly auth?: AuthRuntime;
 }
 
 /** The Fastify instance type of the app. */
@@ -141,7 +147,9 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     });
     registerHttpMetrics(app, registry);
     options.policyCache?.accept(db);
-    registerAuthentication(app, db, options.policyCache);
+    const auth = options.auth ?? developmentAuthRuntime();
+    await registerSessionCookies(app, auth);
+    registerAuthentication(app, db, options.policyCache, auth.settings);
     app.addHook("preValidation", (request, _reply, done) => {
       if (request.body !== undefined && request.routeOptions.schema?.body === undefined) {
         done(new ServiceError("INVALID_REQUEST", "This route takes no request body."));
@@ -173,6 +181,8 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     ]) {
       await app.register(iam, { db });
     }
+    await app.register(authRoutes, { db, auth });
+    await app.register(sessionAdminRoutes, { db });
     await app.register(auditRoutes, { db });
     await app.register(workerRoutes, { db });
     const tenant = { db, drivers: options.drivers, log: app.log };

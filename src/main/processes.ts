@@ -17,6 +17,7 @@ import { agentQueueConfig } from "../work/agent-work.js";
 import { namespaceQueueConfig } from "../work/namespace-work.js";
 import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
+import { loadAuthRuntime } from "./auth-runtime.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { createTenantDrivers } from "../drivers/factory.js";
 import { driverProfileOf } from "../drivers/profile.js";
@@ -57,6 +58,12 @@ export async function startApiProcess(opts: {
   env?: Environment;
 }): Promise<RunningServer> {
   const binding = startupProfile(opts.config, opts.env ?? process.env);
+  const auth = await loadAuthRuntime(opts.config, opts.env ?? process.env);
+  if (auth.ephemeralKey) {
+    opts.logger.warn(
+      "auth.sessionKeyFile is not set: sessions are signed with a key of this process only and end when it stops",
+    );
+  }
   const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
     timeoutMs: opts.config.kubernetes.requestTimeoutMs,
   });
@@ -86,6 +93,7 @@ export async function startApiProcess(opts: {
   const server = await startApiServer({
     db: opts.db,
     policyCache,
+    auth: auth.runtime,
     drivers,
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
