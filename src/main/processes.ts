@@ -18,6 +18,7 @@ import { namespaceQueueConfig } from "../work/namespace-work.js";
 import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
 import { loadAuthRuntime } from "./auth-runtime.js";
+import { loadExternalProviders } from "./external-providers.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { createTenantDrivers } from "../drivers/factory.js";
 import { driverProfileOf } from "../drivers/profile.js";
@@ -64,6 +65,8 @@ export async function startApiProcess(opts: {
       "auth.sessionKeyFile is not set: sessions are signed with a key of this process only and end when it stops",
     );
   }
+  const external = await loadExternalProviders(opts.config, opts.env ?? process.env);
+  for (const warning of external.warnings) opts.logger.warn(warning);
   const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
     timeoutMs: opts.config.kubernetes.requestTimeoutMs,
   });
@@ -94,6 +97,7 @@ export async function startApiProcess(opts: {
     db: opts.db,
     policyCache,
     auth: auth.runtime,
+    externalProviders: external.providers,
     drivers,
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,

@@ -7,6 +7,7 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { SIGN_IN_PROVIDERS } from "../../domain/signin/allow-list.js";
+import type { FastifyRequest } from "fastify";
 import {
   CALLBACK_PATH,
   SignInRefused,
@@ -15,16 +16,19 @@ import {
   exchangeCliHandoff,
   type OidcDeps,
 } from "../../services/signin/oidc-flow.js";
+import type { ExternalProviders } from "../../services/signin/external-providers.js";
+import type { AuthRuntime } from "../../services/signin/runtime.js";
+import { startSession } from "../../services/signin/sessions.js";
+import type { Db } from "../../store/db.js";
 import { ServiceError } from "../../services/errors.js";
 import { Closed, DataEnvelope, DateTime, literalUnion } from "../../contract/envelopes.js";
 import { errorResponses } from "../schemas.js";
 import { envelope } from "../request-context.js";
-import { cookieValue, setCookie } from "./cookies.js";
+import { setSessionCookie } from "./session-auth.js";
 
-/** The browser binding of a sign-in in flight. */
+/** The browser binding of a sign-in in flight (`HttpOnly`, `SameSite=Lax`, 10 minutes). */
 export const BINDING_COOKIE = "occ_oidc";
-/** The session cookie (the session service's, set here after an external sign-in). */
-export const SESSION_COOKIE = "occ_session";
+const BINDING_PATH = "/auth/oidc";
 
 const tags = ["auth"];
 const config = { public: true };
@@ -48,12 +52,34 @@ const CliTokenBody = Closed({
 });
 const CliTokenSchema = Closed({ token: Type.String(), expiresAt: DateTime });
 
-export const oidcRoutes: FastifyPluginCallbackTypebox<{ readonly oidc: OidcDeps }> = (
-  app,
-  { oidc },
-  done,
-) => {
-  const secure = oidc.baseUrl.startsWith("https:");
+export const oidcRoutes: FastifyPluginCallbackTypebox<{
+  readonly db: Db;
+  readonly auth: AuthRuntime;
+  readonly providers: ExternalProviders;
+}> = (app, { db, auth, providers }, done) => {
+  const baseUrl = auth.settings.baseUrl;
+  if (baseUrl === null) {
+    done(new Error("auth.baseUrl is required with an external sign-in provider"));
+    return;
+  }
+  const secure = baseUrl.protocol === "https:";
+  /** The flow's dependencies for one request (its sessions record where it came from). */
+  const depsFor = (request: FastifyRequest): OidcDeps => ({
+    db,
+    providers,
+    baseUrl: baseUrl.origin,
+    startSession: (input) =>
+      startSession(
+        { db, lifetimes: auth.lifetimes },
+        {
+          ...input,
+          clientAddress: request.ip,
+          userAgent: request.headers["user-agent"]?.slice(0, 500) ?? null,
+          requestId: request.id,
+        },
+      ),
+  });
+  const bindingCookie = { httpOnly: true, sameSite: "lax", secure, path: BINDING_PATH } as const;
 
   app.get(
     "/auth/oidc/start",
@@ -71,7 +97,7 @@ export const oidcRoutes: FastifyPluginCallbackTypebox<{ readonly oidc: OidcDeps 
       if ((cliPort === undefined) !== (cliChallenge === undefined)) {
         throw new ServiceError("INVALID_REQUEST", "cliPort and cliChallenge go together.");
       }
-      const started = await beginSignIn(oidc, {
+      const started = await beginSignIn(depsFor(request), {
         provider,
         returnTo: redirect,
         cli:
@@ -80,14 +106,7 @@ export const oidcRoutes: FastifyPluginCallbackTypebox<{ readonly oidc: OidcDeps 
             : { port: cliPort, challenge: cliChallenge },
       });
       return reply
-        .header(
-          "set-cookie",
-          setCookie(BINDING_COOKIE, started.browserBinding, {
-            path: "/auth/oidc",
-            maxAgeSeconds: 600,
-            secure,
-          }),
-        )
+        .setCookie(BINDING_COOKIE, started.browserBinding, { ...bindingCookie, maxAge: 600 })
         .header("cache-control", "no-store")
         .redirect(started.authorizationUrl, 302);
     },
@@ -107,34 +126,20 @@ export const oidcRoutes: FastifyPluginCallbackTypebox<{ readonly oidc: OidcDeps 
     async (request, reply) => {
       const raw = request.url.indexOf("?");
       const query = new URLSearchParams(raw < 0 ? "" : request.url.slice(raw + 1));
-      const clear = setCookie(BINDING_COOKIE, "", { path: "/auth/oidc", maxAgeSeconds: 0, secure });
+      const deps = depsFor(request);
+      void reply.clearCookie(BINDING_COOKIE, bindingCookie).header("cache-control", "no-store");
       try {
-        const done = await completeSignIn(oidc, {
+        const done = await completeSignIn(deps, {
           query,
-          browserBinding: cookieValue(request.headers.cookie, BINDING_COOKIE),
+          browserBinding: request.cookies[BINDING_COOKIE],
           requestId: request.id,
         });
-        reply.header("cache-control", "no-store");
-        if (done.kind === "cli")
-          return await reply.header("set-cookie", clear).redirect(done.redirect, 302);
-        const maxAge = Math.max(
-          0,
-          Math.floor((done.session.expiresAt.getTime() - Date.now()) / 1000),
-        );
-        return await reply
-          .header("set-cookie", [
-            clear,
-            setCookie(SESSION_COOKIE, done.session.token, {
-              path: "/",
-              maxAgeSeconds: maxAge,
-              secure,
-            }),
-          ])
-          .redirect(done.returnTo, 302);
+        if (done.kind === "cli") return await reply.redirect(done.redirect, 302);
+        setSessionCookie(request, reply, auth.settings, done.session.token, done.session.expiresAt);
+        return await reply.redirect(done.returnTo, 302);
       } catch (err) {
         if (!(err instanceof SignInRefused)) throw err;
         request.log.info({ refusal: err.refusal }, "sign-in refused");
-        reply.header("set-cookie", clear);
         if (err.cliPort !== undefined) {
           // `occ login` is waiting on its loopback: it shows the person the reason.
           const to = new URL(`http://127.0.0.1:${err.cliPort}/callback`);
@@ -163,10 +168,11 @@ export const oidcRoutes: FastifyPluginCallbackTypebox<{ readonly oidc: OidcDeps 
         response: { 200: DataEnvelope(CliTokenSchema), ...errorResponses(413, 415) },
       },
     },
-    async (request) => {
-      const session = await exchangeCliHandoff(oidc, request.body);
+    async (request, reply) => {
+      const session = await exchangeCliHandoff(depsFor(request), request.body);
+      // The CLI presents the signed value as its bearer credential, as after a password sign-in.
       return envelope(request, {
-        token: session.token,
+        token: reply.signCookie(session.token),
         expiresAt: session.expiresAt.toISOString(),
       });
     },
