@@ -1,0 +1,272 @@
+/**
+ * OIDC and Google sign-in end to end (issue 42): a real OpenID Provider (`oidc-provider`) as its
+ * own process, the real `occ api` as another, and a browser played with plain HTTP through the
+ * provider's own login and consent pages. Everything asserted is read back from the HTTP
+ * answers and the database.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createBootstrappedDatabase, type BootstrappedDatabase } from "../../harness/db.js";
+import { startOcc, type OccProcess } from "../../harness/occ.js";
+import {
+  Browser,
+  startOidcProvider,
+  type OidcProviderProcess,
+  type TestAccount,
+} from "../../harness/oidc-provider.js";
+
+const SECRET = "occ-test-client-secret-0123456789abcdef";
+const PW = "correct horse battery";
+
+const account = (login: string, over: Partial<TestAccount> = {}): TestAccount => ({
+  login,
+  password: PW,
+  sub: `sub-${login}`,
+  email: `${login}@example.com`,
+  ...over,
+});
+
+const IDP_ACCOUNTS: readonly TestAccount[] = [
+  account("ada"),
+  account("bob", { email: "bob@other.org" }),
+  account("eve", { email_verified: false }),
+  account("carl", { email: "carl@other.org", groups: ["contractors"] }),
+  account("pat", { groups: ["platform-admins"] }),
+  account("rae"),
+  account("cli"),
+];
+const GOOGLE_ACCOUNTS: readonly TestAccount[] = [
+  account("gina", { hd: "example.com" }),
+  account("gus"), // an example.com address without `hd`: a consumer account
+];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const address = server.address();
+  await new Promise((r) => server.close(r));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+let dir: string;
+let database: BootstrappedDatabase | undefined;
+let idp: OidcProviderProcess | undefined;
+let api: OccProcess | undefined;
+let apiUrl: string;
+
+/** Set by beforeAll (a test never runs without them). */
+function started() {
+  if (database === undefined || idp === undefined) throw new Error("setup did not finish");
+  return { database, idp };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "occ-oidc-"));
+  const port = await freePort();
+  apiUrl = `http://127.0.0.1:${port}`;
+  const client = {
+    client_id: "occ",
+    client_secret: SECRET,
+    redirect_uris: [`${apiUrl}/auth/oidc/callback`],
+  };
+  const [db, provider] = await Promise.all([
+    createBootstrappedDatabase(),
+    startOidcProvider([
+      { name: "idp", accounts: IDP_ACCOUNTS, clients: [client] },
+      { name: "google", accounts: GOOGLE_ACCOUNTS, clients: [client] },
+    ]),
+  ]);
+  database = db;
+  idp = provider;
+  const admin = await db.db.query<{ principal_id: string }>(
+    "SELECT principal_id FROM api_keys ORDER BY created_at LIMIT 1",
+  );
+  const file = async (name: string, content: string) => {
+    await writeFile(join(dir, name), content);
+    return join(dir, name);
+  };
+  const ids = { id: await file("client-id", "occ"), secret: await file("client-secret", SECRET) };
+  await db.db.query("INSERT INTO roles (id, name) VALUES ('role_oidc_viewer', 'viewer')");
+  const config = await file(
+    "config.yaml",
+    [
+      "kubernetes:",
+      `  kubeconfig: ${inject("env").kubeconfigs["occ-worker"]}`,
+      "auth:",
+      `  baseUrl: ${apiUrl}`,
+      `  sessionKeyFile: ${await file("session-key", "k".repeat(48))}`,
+      `  recoveryUserId: ${admin.rows[0]?.principal_id ?? ""}`,
+      "  oidc:",
+      `    issuer: ${provider.issuers.idp ?? ""}`,
+      "    displayName: Test SSO",
+      `    clientIdFile: ${ids.id}`,
+      `    clientSecretFile: ${ids.secret}`,
+      "    allowedDomains: [example.com]",
+      "    allowedGroups: [contractors]",
+      "    groupRoles: [{group: platform-admins, role: viewer}]",
+      "  google:",
+      `    clientIdFile: ${ids.id}`,
+      `    clientSecretFile: ${ids.secret}`,
+      "    allowedDomains: [example.com]",
+      "",
+    ].join("\n"),
+  );
+  api = await startOcc(
+    ["api", "--database-url", db.url, "--config", config, "--port", String(port)],
+    /listening on (http:\/\/\S+)/,
+    {
+      env: { OCC_TEST_INSECURE_OIDC: "1", OCC_TEST_GOOGLE_ISSUER: provider.issuers.google ?? "" },
+    },
+  );
+});
+
+afterAll(async () => {
+  await Promise.allSettled([api?.stop(), idp?.stop()]);
+  await database?.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const start = (provider: "oidc" | "google", redirect = "/auth/whoami") =>
+  `${apiUrl}/auth/oidc/start?provider=${provider}&redirect=${encodeURIComponent(redirect)}`;
+const isCallback = (url: string) => url.startsWith(`${apiUrl}/auth/oidc/callback`);
+
+async function principalOf(subject: string) {
+  const res = await started().database.db.query<{ id: string; kind: string; name: string }>(
+    `SELECT p.id, p.kind, p.name FROM external_identities i JOIN principals p ON p.id = i.principal_id
+     WHERE i.subject = $1`,
+    [subject],
+  );
+  return res.rows[0];
+}
+
+async function failures(subject: string) {
+  const res = await started().database.db.query<{ details: { reason: string; subject: string } }>(
+    `SELECT details FROM audit_events WHERE action = 'auth.sign_in' AND outcome = 'failure'
+     AND details->>'subject' = $1`,
+    [subject],
+  );
+  return res.rows.map((r) => r.details.reason);
+}
+
+describe("OIDC sign-in", () => {
+  it("signs in through the provider's own pages; the first sign-in makes a user with no grants", async () => {
+    const browser = new Browser();
+    const refused = await browser.signIn(start("oidc"), "ada", "wrong password");
+    expect(refused.status).toBe(401); // the provider's own login form checked the password
+
+    const page = await browser.signIn(start("oidc"), "ada", PW);
+    expect(page.url).toBe(`${apiUrl}/auth/whoami`);
+    expect(page.status).toBe(200);
+    const who = JSON.parse(page.text) as {
+      data: { principal: { name: string; kind: string }; credential: { method: string } };
+    };
+    expect(who.data.principal).toMatchObject({ name: "ada@example.com", kind: "user" });
+    expect(who.data.credential.method).toBe("oidc");
+    expect(
+      browser.visited.some((u) => u.startsWith(`${started().idp.issuers.idp ?? "?"}/interaction/`)),
+    ).toBe(true);
+
+    const principal = await principalOf("sub-ada");
+    expect(principal).toMatchObject({ kind: "user", name: "ada@example.com" });
+    const grants = await started().database.db.query(
+      "SELECT 1 FROM bindings WHERE principal_id = $1",
+      [principal?.id ?? ""],
+    );
+    expect(grants.rows).toHaveLength(0);
+
+    // A second sign-in finds the same principal by (issuer, subject).
+    await new Browser().signIn(start("oidc"), "ada", PW);
+    const identities = await started().database.db.query(
+      "SELECT last_sign_in_at FROM external_identities WHERE subject = 'sub-ada'",
+    );
+    expect(identities.rows).toHaveLength(1);
+  });
+
+  it.each([
+    ["bob", "not_allowed", "not allowed"],
+    ["eve", "email_unverified", "not verified"],
+  ])("refuses %s (%s) with a reason and an audit event", async (login, refusal, words) => {
+    const page = await new Browser().signIn(start("oidc"), login, PW);
+    expect(page.status).toBe(403);
+    expect((JSON.parse(page.text) as { error: { message: string } }).error.message).toContain(
+      words,
+    );
+    expect(await principalOf(`sub-${login}`)).toBeUndefined();
+    expect(await failures(`sub-${login}`)).toEqual([refusal]);
+  });
+
+  it("admits by group (allowedGroups) an address outside the allowed domains", async () => {
+    const page = await new Browser().signIn(start("oidc"), "carl", PW);
+    expect(page.status).toBe(200);
+    expect(await principalOf("sub-carl")).toMatchObject({ name: "carl@other.org" });
+  });
+
+  it("groupRoles: a binding added at sign-in is removed at the next one after leaving the group", async () => {
+    const bindings = async () => {
+      const principal = await principalOf("sub-pat");
+      const res = await started().database.db.query<{ role_id: string; marked: boolean }>(
+        `SELECT b.role_id, EXISTS (SELECT 1 FROM group_bindings g WHERE g.binding_id = b.id) AS marked
+         FROM bindings b WHERE b.principal_id = $1`,
+        [principal?.id ?? ""],
+      );
+      return res.rows;
+    };
+    expect((await new Browser().signIn(start("oidc"), "pat", PW)).status).toBe(200);
+    expect(await bindings()).toEqual([{ role_id: "role_oidc_viewer", marked: true }]);
+    await started().idp.updateAccount("idp", "pat", { groups: [] });
+    expect((await new Browser().signIn(start("oidc"), "pat", PW)).status).toBe(200);
+    expect(await bindings()).toEqual([]);
+  });
+});
+
+describe("Google sign-in", () => {
+  it("admits a Workspace account of the allowed domain (hd) and refuses a consumer account", async () => {
+    expect((await new Browser().signIn(start("google"), "gina", PW)).status).toBe(200);
+    expect(await principalOf("sub-gina")).toMatchObject({ name: "gina@example.com" });
+    const page = await new Browser().signIn(start("google"), "gus", PW);
+    expect(page.status).toBe(403);
+    expect(page.text).toContain("Google Workspace domain");
+    expect(await failures("sub-gus")).toEqual(["hosted_domain_mismatch"]);
+  });
+});
+
+describe("callbacks", () => {
+  it("refuses a replayed callback, a wrong state, another browser, and a code of another request (PKCE)", async () => {
+    const browser = new Browser();
+    const first = await browser.signIn(start("oidc"), "rae", PW, isCallback);
+    const second = await browser.signIn(start("oidc"), "rae", PW, isCallback);
+    const callbackA = new URL(first.headers.get("location") ?? "");
+    const callbackB = new URL(second.headers.get("location") ?? "");
+    expect(isCallback(callbackA.toString())).toBe(true);
+
+    // B's code under A's state: A's PKCE verifier does not match the code's challenge.
+    const swapped = new URL(callbackA);
+    swapped.searchParams.set("code", callbackB.searchParams.get("code") ?? "");
+    const pkce = await browser.request(swapped.toString());
+    expect(pkce.status).toBe(401);
+    // A's state was consumed by that attempt: its own code cannot be used after it either.
+    expect((await browser.request(callbackA.toString())).status).toBe(401);
+
+    const third = await browser.signIn(start("oidc"), "rae", PW, isCallback);
+    const callbackC = new URL(third.headers.get("location") ?? "");
+    const forged = new URL(callbackC);
+    forged.searchParams.set("state", "forged-state-value");
+    expect((await browser.request(forged.toString())).status).toBe(401);
+    expect((await new Browser().request(callbackC.toString())).status).toBe(401);
+
+    const fourth = await browser.signIn(start("oidc"), "rae", PW, isCallback);
+    const callbackD = fourth.headers.get("location") ?? "";
+    const ok = await browser.request(callbackD);
+    expect(ok.status).toBe(302);
+    expect(ok.headers.getSetCookie().some((c) => c.startsWith("occ_session="))).toBe(true);
+    const replay = await browser.request(callbackD);
+    expect(replay.status).toBe(401);
+    expect(replay.text).toContain("not valid");
+    for (const text of [pkce.text, replay.text])
+      expect(text).not.toContain(callbackC.searchParams.get("code") ?? "?");
+  });
+});
