@@ -1,5 +1,7 @@
 import { Command } from "commander";
 import { registerMigrateCommand } from "./migrate-command.js";
+import { registerLoginCommands } from "./login-command.js";
+import { registerSessionCommands } from "./sessions-command.js";
 import { registerAgentsCommands } from "./agents-command.js";
 import { registerDevCommand } from "./dev-command.js";
 import { registerIdentitiesCommands } from "./identities-command.js";
@@ -22,6 +24,8 @@ registerNamespacesCommands(program);
 registerAgentsCommands(program);
 registerPreprovisionedCommands(program);
 registerStatusCommand(program);
+registerLoginCommands(program);
+registerSessionCommands(program);
 registerIdentitiesCommands(program);
 
 await runCli(program, process.argv);

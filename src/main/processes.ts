@@ -4,7 +4,7 @@ import type { Registry } from "prom-client";
 import type { InstallationConfig } from "../config/installation-config.js";
 import { startApiServer, type RunningServer } from "../api/server.js";
 import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
-import { bootstrap, type BootstrapResult } from "../services/bootstrap.js";
+import { bootstrap, type BootstrapOptions, type BootstrapResult } from "../services/bootstrap.js";
 import { agentIdsOf } from "../store/agents.js";
 import { startPolicyCache, type PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
@@ -32,14 +32,21 @@ import {
 type Environment = Readonly<Record<string, string | undefined>>;
 
 /** `occ bootstrap`: the same service path the API uses, with the configured Compute selection. */
-export function runBootstrap(db: Db, config: InstallationConfig): Promise<BootstrapResult> {
-  return bootstrap({
-    db,
-    queue: namespaceQueueConfig({ policy: workQueuePolicy(config) }),
-    compute: computeSelectionOf(config),
-    controllerNamespace: config.kubernetes.controllerNamespace,
-    contentChecks: [],
-  });
+export function runBootstrap(
+  db: Db,
+  config: InstallationConfig,
+  opts: BootstrapOptions = {},
+): Promise<BootstrapResult> {
+  return bootstrap(
+    {
+      db,
+      queue: namespaceQueueConfig({ policy: workQueuePolicy(config) }),
+      compute: computeSelectionOf(config),
+      controllerNamespace: config.kubernetes.controllerNamespace,
+      contentChecks: [],
+    },
+    opts,
+  );
 }
 
 /**

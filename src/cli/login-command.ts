@@ -1,0 +1,125 @@
+/**
+ * `occ login`, `occ logout`, `occ whoami` (issue 42). `login` signs in with a password
+ * (`--password-file`, `-` for standard input, or a prompt without echo) and stores the session
+ * for the server (session-store.ts); the other client commands then use it unless an API key
+ * is given explicitly (`OCC_API_KEY`, `--api-key-file`). Nothing here prints a password or a
+ * session value.
+ */
+import type { Command } from "commander";
+import { WhoAmISchema } from "../contract/auth.js";
+import { ApiRequestError, apiClientFrom, requestAs, withApiClientOptions } from "./api-client.js";
+import { passwordFromFile, promptPassword } from "./password-input.js";
+import {
+  forgetSession,
+  serverKey,
+  sessionsFile,
+  storedSession,
+  storeSession,
+} from "./session-store.js";
+
+function serverOf(flag: string | undefined): string {
+  const server = serverKey(flag ?? process.env.OCC_API_URL ?? "");
+  if (server === "") throw new Error("no API server: set OCC_API_URL or pass --server");
+  return server;
+}
+
+/** The signed session value from a `Set-Cookie: occ_session=…` header. */
+function sessionFromSetCookie(headers: Headers): { value: string; expires: string } | undefined {
+  for (const line of headers.getSetCookie()) {
+    const m = /^occ_session=([^;]+)/.exec(line);
+    if (m?.[1] === undefined) continue;
+    const expires = /;\s*Expires=([^;]+)/i.exec(line)?.[1];
+    return {
+      value: decodeURIComponent(m[1]),
+      expires: expires === undefined ? "" : new Date(expires).toISOString(),
+    };
+  }
+  return undefined;
+}
+
+async function signIn(server: string, user: string, password: string) {
+  let res: Response;
+  try {
+    res = await fetch(`${server}/auth/password`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ user, password }),
+    });
+  } catch (err) {
+    throw new Error(`cannot reach the OCC API at ${server}: ${(err as Error).message}`);
+  }
+  if (res.status !== 204) {
+    const body = (await res.json().catch(() => ({}))) as {
+      error?: { code?: string; message?: string };
+    };
+    throw new ApiRequestError(
+      res.status,
+      body.error?.code ?? `HTTP_${res.status}`,
+      body.error?.message ?? res.statusText,
+    );
+  }
+  const session = sessionFromSetCookie(res.headers);
+  if (session === undefined) throw new Error("the API answered sign-in without a session cookie");
+  return session;
+}
+
+export function registerLoginCommands(program: Command): void {
+  program
+    .command("login")
+    .description("sign in with a password and keep the session for this server (~/.config/occ)")
+    .option("--server <url>", "OCC API base URL (default: $OCC_API_URL)")
+    .requiredOption("--user <name>", "the user's principal name")
+    .option("--password-file <file>", "read the password from this file (- for standard input)")
+    .action(async (opts: { server?: string; user: string; passwordFile?: string }) => {
+      const server = serverOf(opts.server);
+      const password =
+        opts.passwordFile === undefined
+          ? await promptPassword(`password for ${opts.user} at ${server}: `, "--password-file")
+          : await passwordFromFile(opts.passwordFile, "--password-file");
+      const session = await signIn(server, opts.user, password);
+      await storeSession(server, {
+        session: session.value,
+        user: opts.user,
+        expiresAt: session.expires,
+      });
+      console.log(
+        `signed in to ${server} as ${opts.user}; the session is kept in ${sessionsFile()}`,
+      );
+    });
+
+  withApiClientOptions(
+    program.command("whoami").description("show who the API takes you for, and how you signed in"),
+  ).action(async (opts: { server?: string; apiKeyFile?: string }) => {
+    const client = await apiClientFrom(opts);
+    const me = await requestAs(client, WhoAmISchema, "GET", "/auth/whoami");
+    const how =
+      me.credential.kind === "api_key"
+        ? `API key ${me.credential.keyId}`
+        : `${me.credential.method} session ${me.credential.sessionId}, until ${me.credential.expiresAt}`;
+    console.log(`${me.principal.name} (${me.principal.kind} ${me.principal.id}) by ${how}`);
+  });
+
+  program
+    .command("logout")
+    .description("end the stored session for this server and forget it")
+    .option("--server <url>", "OCC API base URL (default: $OCC_API_URL)")
+    .action(async (opts: { server?: string }) => {
+      const server = serverOf(opts.server);
+      if ((await storedSession(server)) === undefined) {
+        console.log(`no session stored for ${server}`);
+        return;
+      }
+      try {
+        const client = await apiClientFrom({ server }, { ...process.env, OCC_API_KEY: "" });
+        await client.request("POST", "/auth/logout");
+      } catch (err) {
+        // An ended session is already signed out; anything else is reported after forgetting.
+        if (!(err instanceof ApiRequestError && err.status === 401)) {
+          await forgetSession(server);
+          throw err;
+        }
+      }
+      const had = await forgetSession(server);
+      console.log(had ? `signed out of ${server}` : `no session stored for ${server}`);
+    });
+}
