@@ -122,3 +122,17 @@ export async function loginThroughProvider(
     server.close();
   }
 }
+
+const WhoSchema = Type.Object({
+  data: Type.Object({ principal: Type.Object({ name: Type.String() }) }),
+});
+
+/** The principal name a fresh session signs in as (`GET /auth/whoami` with it). */
+export async function signedInAs(server: string, session: string): Promise<string> {
+  const res = await fetch(new URL("/auth/whoami", server), {
+    headers: { authorization: `Bearer ${session}` },
+  });
+  if (!res.ok)
+    throw new Error(`the new session was not accepted (HTTP ${res.status}); run occ login again`);
+  return parseAs(WhoSchema, await res.json(), "GET /auth/whoami").data.principal.name;
+}

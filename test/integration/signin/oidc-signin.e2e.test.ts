@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createBootstrappedDatabase, type BootstrappedDatabase } from "../../harness/db.js";
-import { startOcc, type OccProcess } from "../../harness/occ.js";
+import { occ, runOcc, spawnOcc, startOcc, type OccProcess } from "../../harness/occ.js";
 import {
   Browser,
   startOidcProvider,
@@ -268,5 +268,76 @@ describe("callbacks", () => {
     expect(replay.text).toContain("not valid");
     for (const text of [pkce.text, replay.text])
       expect(text).not.toContain(callbackC.searchParams.get("code") ?? "?");
+  });
+});
+
+describe("the CLI", () => {
+  const cliEnv = () => ({
+    XDG_CONFIG_HOME: join(dir, "xdg"),
+    OCC_API_KEY: undefined,
+    OCC_API_URL: apiUrl,
+  });
+
+  /** `occ login --provider oidc`, with the test as the person at the browser. */
+  async function cliLogin(login: string) {
+    const proc = spawnOcc(["login", "--provider", "oidc", "--no-browser", "--timeout", "60"], {
+      env: cliEnv(),
+    });
+    const deadline = Date.now() + 30_000;
+    let url: string | undefined;
+    while (url === undefined && Date.now() < deadline && proc.running()) {
+      url = proc.output
+        .map((l) => /^\s+(http:\/\/\S+\/auth\/oidc\/start\S+)$/.exec(l)?.[1])
+        .find(Boolean);
+      if (url === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (url === undefined) throw new Error(`occ login printed no URL:\n${proc.output.join("\n")}`);
+    const page = await new Browser().signIn(url, login, PW);
+    return { page, result: await proc.exited };
+  }
+
+  it("occ login --provider oidc: loopback redirect with PKCE, the session stored as for passwords", async () => {
+    const { page, result } = await cliLogin("cli");
+    expect(page.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?code=/);
+    expect(page.status).toBe(200);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("signed in to");
+    const who = runOcc(["whoami"], { env: cliEnv() });
+    expect(who.status, who.stderr).toBe(0);
+    expect(who.stdout).toMatch(/^cli@example\.com \(user prn_\S+\) by oidc session/);
+    // The hand-off code in the loopback URL is single-use and useless without the verifier.
+    const code = new URL(page.url).searchParams.get("code") ?? "";
+    const stolen = await fetch(`${apiUrl}/auth/oidc/cli-token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code, verifier: "x".repeat(43) }),
+    });
+    expect(stolen.status).toBe(401);
+  });
+
+  it("occ login --provider oidc: a refused person is told why", async () => {
+    const { page, result } = await cliLogin("bob");
+    expect(page.status).toBe(403);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("sign-in refused (not_allowed)");
+  });
+
+  it("occ identities link, list and unlink", async () => {
+    const { database: db } = started();
+    const keyFile = join(dir, "admin-key");
+    await writeFile(keyFile, db.apiKey);
+    const admin = ["--server", apiUrl, "--api-key-file", keyFile];
+    const ada = await principalOf("sub-ada");
+    const id = ada?.id ?? "";
+    const issuer = started().idp.issuers.idp ?? "";
+    const list = () => occ(["identities", "list", id, ...admin, "-o", "json"]);
+    expect(list()).toContain('"subject": "sub-ada"');
+    occ(["identities", "unlink", id, "--issuer", issuer, "--subject", "sub-ada", ...admin]);
+    expect(list()).not.toContain("sub-ada");
+    occ(["identities", "link", id, "--issuer", issuer, "--subject", "sub-ada", ...admin]);
+    expect(list()).toContain('"subject": "sub-ada"');
+    // Linked back: ada signs in as the same principal again.
+    expect((await new Browser().signIn(start("oidc"), "ada", PW)).status).toBe(200);
+    expect((await principalOf("sub-ada"))?.id).toBe(id);
   });
 });
