@@ -4,13 +4,21 @@
  * provider's own login and consent pages. Everything asserted is read back from the HTTP
  * answers and the database.
  */
+import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createBootstrappedDatabase, type BootstrappedDatabase } from "../../harness/db.js";
-import { occ, runOcc, spawnOcc, startOcc, type OccProcess } from "../../harness/occ.js";
+import { startOcc, type OccProcess } from "../../harness/occ.js";
+import {
+  documentedBlock,
+  filled,
+  operatorFolder,
+  runCommand,
+  shown,
+} from "../../harness/doc-blocks.js";
 import {
   Browser,
   startOidcProvider,
@@ -37,6 +45,7 @@ const IDP_ACCOUNTS: readonly TestAccount[] = [
   account("pat", { groups: ["platform-admins"] }),
   account("rae"),
   account("cli"),
+  account("lin"),
 ];
 const GOOGLE_ACCOUNTS: readonly TestAccount[] = [
   account("gina", { hd: "example.com" }),
@@ -66,6 +75,7 @@ function started() {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "occ-oidc-"));
+  await operatorFolder(dir); // bin/occ for the documented commands
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
   const client = {
@@ -271,42 +281,54 @@ describe("callbacks", () => {
   });
 });
 
-describe("the CLI", () => {
+describe("the CLI (docs/operations.md, Configuring OIDC and Google)", () => {
   const cliEnv = () => ({
     XDG_CONFIG_HOME: join(dir, "xdg"),
-    OCC_API_KEY: undefined,
-    OCC_API_URL: apiUrl,
+    OCC_API_KEY: "",
+    PATH: `${join(dir, "bin")}:${process.env.PATH ?? ""}`,
   });
 
-  /** `occ login --provider oidc`, with the test as the person at the browser. */
+  /** The documented `occ login --provider oidc`, with the test as the person at the browser. */
   async function cliLogin(login: string) {
-    const proc = spawnOcc(["login", "--provider", "oidc", "--no-browser", "--timeout", "60"], {
-      env: cliEnv(),
+    const [command = ""] = documentedBlock("oidc-login").commands;
+    const run = filled(command, {
+      "https://occ.example.com": apiUrl,
+      "--provider oidc": "--provider oidc --no-browser --timeout 60",
     });
+    const child = spawn("bash", ["-o", "pipefail", "-c", run], {
+      env: { ...process.env, ...cliEnv() },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const output = { stdout: "", stderr: "" };
+    child.stdout.on("data", (c: Buffer) => (output.stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output.stderr += c.toString()));
+    const exited = new Promise<number | null>((r) => child.once("close", r));
     const deadline = Date.now() + 30_000;
     let url: string | undefined;
-    while (url === undefined && Date.now() < deadline && proc.running()) {
-      url = proc.output
-        .map((l) => /^\s+(http:\/\/\S+\/auth\/oidc\/start\S+)$/.exec(l)?.[1])
-        .find(Boolean);
+    while (url === undefined && Date.now() < deadline && child.exitCode === null) {
+      url = /^\s+(http:\/\/\S+\/auth\/oidc\/start\S+)$/m.exec(output.stderr)?.[1];
       if (url === undefined) await new Promise((r) => setTimeout(r, 100));
     }
-    if (url === undefined) throw new Error(`occ login printed no URL:\n${proc.output.join("\n")}`);
+    if (url === undefined) throw new Error(`occ login printed no URL:\n${output.stderr}`);
     const page = await new Browser().signIn(url, login, PW);
-    return { page, result: await proc.exited };
+    return { page, status: await exited, ...output };
   }
 
   it("occ login --provider oidc: loopback redirect with PKCE, the session stored as for passwords", async () => {
-    const { page, result } = await cliLogin("cli");
-    expect(page.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?code=/);
-    expect(page.status).toBe(200);
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toContain("signed in to");
-    const who = runOcc(["whoami"], { env: cliEnv() });
-    expect(who.status, who.stderr).toBe(0);
+    const login = await cliLogin("cli");
+    expect(login.page.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?code=/);
+    expect(login.page.status).toBe(200);
+    expect(login.status, login.stderr).toBe(0);
+    expect(login.stdout).toContain("signed in to");
+    const [, whoami = ""] = documentedBlock("oidc-login").commands;
+    const who = runCommand(filled(whoami, { "https://occ.example.com": apiUrl }), {
+      cwd: dir,
+      env: cliEnv(),
+    });
+    expect(who.code, shown(who)).toBe(0);
     expect(who.stdout).toMatch(/^cli@example\.com \(user prn_\S+\) by oidc session/);
     // The hand-off code in the loopback URL is single-use and useless without the verifier.
-    const code = new URL(page.url).searchParams.get("code") ?? "";
+    const code = new URL(login.page.url).searchParams.get("code") ?? "";
     const stolen = await fetch(`${apiUrl}/auth/oidc/cli-token`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -316,28 +338,41 @@ describe("the CLI", () => {
   });
 
   it("occ login --provider oidc: a refused person is told why", async () => {
-    const { page, result } = await cliLogin("bob");
-    expect(page.status).toBe(403);
-    expect(result.status).toBe(1);
-    expect(result.stderr).toContain("sign-in refused (not_allowed)");
+    const login = await cliLogin("bob");
+    expect(login.page.status).toBe(403);
+    expect(login.status).toBe(1);
+    expect(login.stderr).toContain("sign-in refused (not_allowed)");
   });
 
-  it("occ identities link, list and unlink", async () => {
-    const { database: db } = started();
-    const keyFile = join(dir, "admin-key");
-    await writeFile(keyFile, db.apiKey);
-    const admin = ["--server", apiUrl, "--api-key-file", keyFile];
-    const ada = await principalOf("sub-ada");
-    const id = ada?.id ?? "";
-    const issuer = started().idp.issuers.idp ?? "";
-    const list = () => occ(["identities", "list", id, ...admin, "-o", "json"]);
-    expect(list()).toContain('"subject": "sub-ada"');
-    occ(["identities", "unlink", id, "--issuer", issuer, "--subject", "sub-ada", ...admin]);
-    expect(list()).not.toContain("sub-ada");
-    occ(["identities", "link", id, "--issuer", issuer, "--subject", "sub-ada", ...admin]);
-    expect(list()).toContain('"subject": "sub-ada"');
-    // Linked back: ada signs in as the same principal again.
-    expect((await new Browser().signIn(start("oidc"), "ada", PW)).status).toBe(200);
-    expect((await principalOf("sub-ada"))?.id).toBe(id);
+  it("occ identities link, list and unlink (the documented commands)", async () => {
+    const { database: db, idp: provider } = started();
+    const made = await fetch(`${apiUrl}/principals`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${db.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ kind: "user", name: "Lin (before single sign-on)" }),
+    });
+    const id = ((await made.json()) as { data: { id: string } }).data.id;
+    const opts = {
+      cwd: dir,
+      env: { ...cliEnv(), OCC_API_URL: apiUrl, OCC_API_KEY: db.apiKey },
+      fill: {
+        "prn_…": id,
+        "https://idp.example.com": provider.issuers.idp ?? "",
+        "248289761001": "sub-lin",
+        "ada@example.com": "lin@example.com",
+      },
+    };
+    const [link = "", list = "", unlink = ""] = documentedBlock("oidc-identities").commands;
+    for (const command of [link, list]) {
+      const r = runCommand(filled(command, opts.fill), opts);
+      expect(r.code, shown(r)).toBe(0);
+      if (command === list) expect(r.stdout).toContain("sub-lin");
+    }
+    // Linked: lin's first sign-in lands on that principal, no new one is made.
+    expect((await new Browser().signIn(start("oidc"), "lin", PW)).status).toBe(200);
+    expect((await principalOf("sub-lin"))?.id).toBe(id);
+    const r = runCommand(filled(unlink, opts.fill), opts);
+    expect(r.code, shown(r)).toBe(0);
+    expect(await principalOf("sub-lin")).toBeUndefined();
   });
 });
