@@ -11,7 +11,7 @@ import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { Command } from "commander";
 import { registerFormats } from "../contract/formats.js";
-import { storedSession } from "./session-store.js";
+import { currentServer, storedSession } from "./session-store.js";
 
 export interface ApiClientOptions {
   server?: string;
@@ -105,10 +105,13 @@ export async function apiClientFrom(
   opts: ApiClientOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ApiClient> {
-  const server = (opts.server ?? env.OCC_API_URL ?? "").replace(/\/+$/, "");
+  const server = (opts.server ?? env.OCC_API_URL ?? (await currentServer(env)) ?? "").replace(
+    /\/+$/,
+    "",
+  );
   if (server === "") {
     throw new Error(
-      "no API server: set OCC_API_URL or pass --server (with `occ dev up`, source .occ/dev/dev.env)",
+      "no API server: set OCC_API_URL, pass --server, or occ login (with `occ dev up`, source .occ/dev/dev.env)",
     );
   }
   const key = await credentialOf(opts, server, env);

@@ -11,6 +11,7 @@ import { ApiRequestError, apiClientFrom, requestAs, withApiClientOptions } from 
 import { loginThroughProvider, signedInAs } from "./oidc-login.js";
 import { passwordFromFile, promptPassword } from "./password-input.js";
 import {
+  currentServer,
   forgetSession,
   serverKey,
   sessionsFile,
@@ -18,8 +19,9 @@ import {
   storeSession,
 } from "./session-store.js";
 
-function serverOf(flag: string | undefined): string {
-  const server = serverKey(flag ?? process.env.OCC_API_URL ?? "");
+async function serverOf(flag: string | undefined, current = false): Promise<string> {
+  const fallback = current ? await currentServer() : undefined;
+  const server = serverKey(flag ?? process.env.OCC_API_URL ?? fallback ?? "");
   if (server === "") throw new Error("no API server: set OCC_API_URL or pass --server");
   return server;
 }
@@ -91,7 +93,7 @@ export function registerLoginCommands(program: Command): void {
     .option("--no-browser", "with --provider: only print the URL to open")
     .option("--timeout <seconds>", "with --provider: how long to wait for the browser", "300")
     .action(async (opts: LoginFlags) => {
-      const server = serverOf(opts.server);
+      const server = await serverOf(opts.server);
       if (opts.provider !== undefined) {
         const session = await loginThroughProvider({
           server,
@@ -141,7 +143,7 @@ export function registerLoginCommands(program: Command): void {
     .description("end the stored session for this server and forget it")
     .option("--server <url>", "OCC API base URL (default: $OCC_API_URL)")
     .action(async (opts: { server?: string }) => {
-      const server = serverOf(opts.server);
+      const server = await serverOf(opts.server, true);
       if ((await storedSession(server)) === undefined) {
         console.log(`no session stored for ${server}`);
         return;

@@ -18,6 +18,8 @@ const StoredSessionSchema = Type.Object({
 export type StoredSession = Static<typeof StoredSessionSchema>;
 
 const StoreSchema = Type.Object({
+  /** The server of the latest `occ login`: used when neither --server nor OCC_API_URL is set. */
+  current: Type.Optional(Type.String()),
   sessions: Type.Record(Type.String(), StoredSessionSchema),
 });
 type Store = Static<typeof StoreSchema>;
@@ -86,7 +88,7 @@ export async function storeSession(
 ): Promise<void> {
   const store = await load(env);
   store.sessions[serverKey(server)] = session;
-  await save(store, env);
+  await save({ ...store, current: serverKey(server) }, env);
 }
 
 /** Forgets the session for `server`; whether there was one. */
@@ -98,6 +100,16 @@ export async function forgetSession(
   const key = serverKey(server);
   if (store.sessions[key] === undefined) return false;
   const rest = Object.fromEntries(Object.entries(store.sessions).filter(([k]) => k !== key));
-  await save({ sessions: rest }, env);
+  await save(store.current === key ? { sessions: rest } : { ...store, sessions: rest }, env);
   return true;
+}
+
+/** The server of the latest `occ login` that still has a stored session. */
+export async function currentServer(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
+  const store = await load(env);
+  return store.current !== undefined && store.sessions[store.current] !== undefined
+    ? store.current
+    : undefined;
 }
