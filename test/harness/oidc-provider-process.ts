@@ -26,6 +26,8 @@ export interface TestAccount {
 
 export interface ProviderSpec {
   readonly name: string;
+  /** Claims only from userinfo, none in the ID token but `sub` (as many providers do). */
+  readonly claimsInUserinfoOnly?: boolean;
   readonly accounts: readonly TestAccount[];
   readonly clients: readonly {
     readonly client_id: string;
@@ -55,8 +57,8 @@ async function serve(spec: ProviderSpec): Promise<string> {
       response_types: ["code"],
       token_endpoint_auth_method: "client_secret_basic",
     })),
-    // Claims go into the ID token itself (as Google's do), not only into userinfo.
-    conformIdTokenClaims: false,
+    // Claims go into the ID token itself (as Google's do), or only into userinfo.
+    conformIdTokenClaims: spec.claimsInUserinfoOnly === true,
     claims: {
       openid: ["sub"],
       email: ["email", "email_verified", "hd"],

@@ -182,8 +182,19 @@ export async function completeSignIn(
   const claims = tokens.claims();
   if (claims === undefined)
     throw new SignInRefused("token_rejected", "No ID token; start again.", cliPort);
-  const groups = Array.isArray(claims.groups)
-    ? claims.groups.filter((g): g is string => typeof g === "string")
+  // Claims the ID token lacks (many providers keep e-mail and groups for userinfo) are read
+  // from userinfo, whose subject openid-client checks against the ID token's; the ID token's
+  // own claims win.
+  let all: Record<string, unknown> = claims;
+  const wantsGroups = scopesOf(settings).includes("groups");
+  if (claims.email === undefined || (wantsGroups && claims.groups === undefined)) {
+    const info = await client
+      .fetchUserInfo(config, tokens.access_token, claims.sub)
+      .catch(() => undefined);
+    if (info !== undefined) all = { ...info, ...claims };
+  }
+  const groups = Array.isArray(all.groups)
+    ? all.groups.filter((g): g is string => typeof g === "string")
     : [];
   const admitted = await admitIdentity(
     deps.db,
@@ -192,8 +203,8 @@ export async function completeSignIn(
       issuer: claims.iss,
       subject: claims.sub,
       claims: {
-        email: typeof claims.email === "string" ? claims.email : undefined,
-        emailVerified: claims.email_verified === true,
+        email: typeof all.email === "string" ? all.email : undefined,
+        emailVerified: all.email_verified === true,
         groups,
         hostedDomain: typeof claims.hd === "string" ? claims.hd : undefined,
       },

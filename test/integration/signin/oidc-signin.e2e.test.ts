@@ -86,7 +86,8 @@ beforeAll(async () => {
   const [db, provider] = await Promise.all([
     createBootstrappedDatabase(),
     startOidcProvider([
-      { name: "idp", accounts: IDP_ACCOUNTS, clients: [client] },
+      // The OIDC provider keeps e-mail and groups for userinfo; Google's are in the ID token.
+      { name: "idp", accounts: IDP_ACCOUNTS, clients: [client], claimsInUserinfoOnly: true },
       { name: "google", accounts: GOOGLE_ACCOUNTS, clients: [client] },
     ]),
   ]);
