@@ -5,6 +5,7 @@
  * answers and the database.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -246,7 +247,7 @@ describe("Google sign-in", () => {
 });
 
 describe("callbacks", () => {
-  it("refuses a replayed callback, a wrong state, another browser, and a code of another request (PKCE)", async () => {
+  it("refuses a replayed callback, a wrong state, another browser, a code of another request (PKCE), a nonce mismatch", async () => {
     const browser = new Browser();
     const first = await browser.signIn(start("oidc"), "rae", PW, isCallback);
     const second = await browser.signIn(start("oidc"), "rae", PW, isCallback);
@@ -268,6 +269,21 @@ describe("callbacks", () => {
     forged.searchParams.set("state", "forged-state-value");
     expect((await browser.request(forged.toString())).status).toBe(401);
     expect((await new Browser().request(callbackC.toString())).status).toBe(401);
+
+    // An ID token whose nonce is not the request's (the stored nonce changed under it): the
+    // token is signed and fresh, and openid-client still refuses it.
+    const fifth = await browser.signIn(start("oidc"), "rae", PW, isCallback);
+    const callbackE = new URL(fifth.headers.get("location") ?? "");
+    const stateHash = createHash("sha256")
+      .update(callbackE.searchParams.get("state") ?? "")
+      .digest("hex");
+    await started().database.db.query(
+      "UPDATE oidc_requests SET nonce = 'not-the-nonce-sent' WHERE state_sha256 = $1",
+      [stateHash],
+    );
+    const nonce = await browser.request(callbackE.toString());
+    expect(nonce.status).toBe(401);
+    expect(nonce.text).toContain("could not be verified");
 
     const fourth = await browser.signIn(start("oidc"), "rae", PW, isCallback);
     const callbackD = fourth.headers.get("location") ?? "";
