@@ -12,6 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { ConfigurationError, type InstallationConfig } from "../config/installation-config.js";
+import type { Queryable } from "../store/db.js";
 import { DEFAULT_SIGN_IN_LIMITS, type AuthRuntime } from "../services/signin/runtime.js";
 import { DEFAULT_SESSION_LIFETIMES } from "../services/signin/sessions.js";
 
@@ -96,4 +97,27 @@ export async function loadAuthRuntime(
       },
     },
   };
+}
+
+/**
+ * Warns (never refuses: bootstrap may run after the API starts) when `auth.recoveryUserId`
+ * names no live user, since the break-glass sign-in would then be impossible.
+ */
+export async function checkRecoveryAccount(
+  db: Queryable,
+  config: InstallationConfig,
+  warn: (message: string) => void,
+): Promise<void> {
+  const id = config.auth.recoveryUserId;
+  if (id === null) return;
+  const res = await db.query<{ kind: string }>(
+    "SELECT kind FROM principals WHERE id = $1 AND deleted_at IS NULL",
+    [id],
+  );
+  const kind = res.rows[0]?.kind;
+  if (kind !== "user") {
+    warn(
+      `auth.recoveryUserId ${id} ${kind === undefined ? "names no live principal" : "is not a user"}: the recovery account cannot sign in; set it to the administrator bootstrap created`,
+    );
+  }
 }

@@ -17,7 +17,7 @@ import { agentQueueConfig } from "../work/agent-work.js";
 import { namespaceQueueConfig } from "../work/namespace-work.js";
 import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
-import { loadAuthRuntime } from "./auth-runtime.js";
+import { checkRecoveryAccount, loadAuthRuntime } from "./auth-runtime.js";
 import { loadExternalProviders } from "./external-providers.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { createTenantDrivers } from "../drivers/factory.js";
@@ -72,6 +72,9 @@ export async function startApiProcess(opts: {
       "auth.sessionKeyFile is not set: sessions are signed with a key of this process only and end when it stops",
     );
   }
+  await checkRecoveryAccount(opts.db, opts.config, (message) => {
+    opts.logger.warn(message);
+  });
   const external = await loadExternalProviders(opts.config, opts.env ?? process.env);
   for (const warning of external.warnings) opts.logger.warn(warning);
   const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
