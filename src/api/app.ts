@@ -28,6 +28,8 @@ import { auditRoutes } from "./audit-routes.js";
 import { authRoutes } from "./auth/routes.js";
 import { sessionAdminRoutes } from "./auth/admin-routes.js";
 import { registerSessionCookies } from "./auth/session-auth.js";
+import { oidcRoutes } from "./auth/oidc-routes.js";
+import type { ExternalProviders } from "../services/signin/external-providers.js";
 import { developmentAuthRuntime, type AuthRuntime } from "../services/signin/runtime.js";
 import { workerRoutes } from "./workers-routes.js";
 import { configurationRoutes } from "./configurations/routes.js";
@@ -44,6 +46,7 @@ import { healthRoutes, registerHttpMetrics } from "./health.js";
 import { apiKeyRoutes } from "./iam/api-keys-routes.js";
 import { bindingRoutes } from "./iam/bindings-routes.js";
 import { principalRoutes } from "./iam/principals-routes.js";
+import { identityRoutes } from "./iam/identities-routes.js";
 import { restrictionRoutes } from "./iam/restrictions-routes.js";
 import { roleRoutes } from "./iam/roles-routes.js";
 import {
@@ -116,6 +119,8 @@ export interface AppOptions {
   readonly policyCache?: PolicyCache;
   /** Sign-in settings, session key and tunables; default development (a random key). */
   readonly auth?: AuthRuntime;
+  /** The external sign-in providers (`auth.oidc`, `auth.google`); default none. */
+  readonly externalProviders?: ExternalProviders;
 }
 
 /** The Fastify instance type of the app. */
@@ -179,11 +184,16 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
       roleRoutes,
       bindingRoutes,
       restrictionRoutes,
+      identityRoutes,
     ]) {
       await app.register(iam, { db });
     }
     await app.register(authRoutes, { db, auth });
     await app.register(sessionAdminRoutes, { db });
+    const providers = options.externalProviders;
+    if (providers !== undefined && providers.list().length > 0) {
+      await app.register(oidcRoutes, { db, auth, providers });
+    }
     await app.register(auditRoutes, { db });
     await app.register(workerRoutes, { db });
     const tenant = { db, drivers: options.drivers, log: app.log };

@@ -5,9 +5,10 @@
  * is given explicitly (`OCC_API_KEY`, `--api-key-file`). Nothing here prints a password or a
  * session value.
  */
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { WhoAmISchema } from "../contract/auth.js";
 import { ApiRequestError, apiClientFrom, requestAs, withApiClientOptions } from "./api-client.js";
+import { loginThroughProvider, signedInAs } from "./oidc-login.js";
 import { passwordFromFile, promptPassword } from "./password-input.js";
 import {
   currentServer,
@@ -65,15 +66,51 @@ async function signIn(server: string, user: string, password: string) {
   return session;
 }
 
+interface LoginFlags {
+  server?: string;
+  user?: string;
+  passwordFile?: string;
+  provider?: "oidc" | "google";
+  browser: boolean;
+  timeout: string;
+}
+
 export function registerLoginCommands(program: Command): void {
   program
     .command("login")
-    .description("sign in with a password and keep the session for this server (~/.config/occ)")
+    .description(
+      "sign in with a password, or through a provider in a browser (--provider), and keep the session for this server (~/.config/occ)",
+    )
     .option("--server <url>", "OCC API base URL (default: $OCC_API_URL)")
-    .requiredOption("--user <name>", "the user's principal name")
+    .option("--user <name>", "the user's principal name (password sign-in)")
     .option("--password-file <file>", "read the password from this file (- for standard input)")
-    .action(async (opts: { server?: string; user: string; passwordFile?: string }) => {
+    .addOption(
+      new Option("--provider <provider>", "sign in through oidc or google instead").choices([
+        "oidc",
+        "google",
+      ]),
+    )
+    .option("--no-browser", "with --provider: only print the URL to open")
+    .option("--timeout <seconds>", "with --provider: how long to wait for the browser", "300")
+    .action(async (opts: LoginFlags) => {
       const server = await serverOf(opts.server);
+      if (opts.provider !== undefined) {
+        const session = await loginThroughProvider({
+          server,
+          provider: opts.provider,
+          openBrowser: opts.browser,
+          timeoutMs: Number(opts.timeout) * 1000,
+          say: (line) => {
+            process.stderr.write(`${line}\n`);
+          },
+        });
+        const user = await signedInAs(server, session.token);
+        await storeSession(server, { session: session.token, user, expiresAt: session.expiresAt });
+        console.log(`signed in to ${server} as ${user}; the session is kept in ${sessionsFile()}`);
+        return;
+      }
+      if (opts.user === undefined)
+        throw new Error("pass --user <name> (or --provider oidc|google)");
       const password =
         opts.passwordFile === undefined
           ? await promptPassword(`password for ${opts.user} at ${server}: `, "--password-file")

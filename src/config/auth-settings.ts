@@ -7,7 +7,12 @@
  * - an external provider (`google`, `oidc`) needs `recoveryUserId` (the break-glass account
  *   that may always use a password) and an `https://` `baseUrl`;
  * - `passwordSignIn: recovery-only` needs an external provider (or nobody else could sign in);
- * - an `http://` `baseUrl` is allowed only on a loopback host.
+ * - an `http://` `baseUrl` is allowed only on a loopback host;
+ * - `auth.oidc.issuer` must be an `https://` URL.
+ *
+ * Test only: with `OCC_TEST_INSECURE_OIDC=1` in the environment ({@link TEST_INSECURE_OIDC_ENV}),
+ * an `http://127.0.0.1` issuer and an `http://` loopback `baseUrl` are accepted with a provider,
+ * so the tests can run a real OpenID Provider on a loopback port. Never set it in a deployment.
  */
 import { Type, type Static } from "@sinclair/typebox";
 import type { ConfigurationProblem } from "../domain/index.js";
@@ -87,9 +92,15 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
+/** The environment variable of the test-only loopback exception (see the module comment). */
+export const TEST_INSECURE_OIDC_ENV = "OCC_TEST_INSECURE_OIDC";
+
+const LOOPBACK_ISSUER = /^http:\/\/127\.0\.0\.1(:\d+)?(\/|$)/;
+
 /** The validated settings, or every problem with the section, each naming its key. */
 export function validateAuthSection(
   section: AuthSection | undefined,
+  testInsecureLoopback = false,
 ):
   | { readonly ok: true; readonly value: AuthSettings }
   | { readonly ok: false; readonly error: ConfigurationProblem[] } {
@@ -131,10 +142,22 @@ export function validateAuthSection(
         `required when ${which} is enabled: the principal ID (prn_…) of the break-glass account that may always sign in with a password`,
       );
     }
-    if (baseUrl?.protocol !== "https:") {
+    const loopbackTest =
+      testInsecureLoopback && baseUrl?.protocol === "http:" && isLoopbackHost(baseUrl.hostname);
+    if (baseUrl?.protocol !== "https:" && !loopbackTest) {
       problem(
         "auth.baseUrl",
         `an https:// URL is required when ${which} is enabled (the provider redirects back to it)`,
+      );
+    }
+  }
+  if (s.oidc !== undefined) {
+    const issuer = s.oidc.issuer;
+    const loopbackIssuer = testInsecureLoopback && LOOPBACK_ISSUER.test(issuer);
+    if (!issuer.startsWith("https://") && !loopbackIssuer) {
+      problem(
+        "auth.oidc.issuer",
+        `must be an https:// URL (the provider's issuer), not ${JSON.stringify(issuer)}`,
       );
     }
   }

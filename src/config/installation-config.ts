@@ -10,7 +10,7 @@ import {
 } from "../domain/index.js";
 import { InstallationConfigSchema, type InstallationConfigFile } from "./installation-schema.js";
 import { openshellGatewayProblems } from "./openshell-settings.js";
-import { validateAuthSection, type AuthSettings } from "./auth-settings.js";
+import { TEST_INSECURE_OIDC_ENV, validateAuthSection, type AuthSettings } from "./auth-settings.js";
 import type { RbacSubject } from "../domain/placement/k8s-objects.js";
 
 export type DriverSelection = "kubernetes" | { readonly module: string };
@@ -180,7 +180,7 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
     });
     if (problems.length > 0) throw new ConfigurationError(source, problems);
   }
-  const auth = validateAuthSection(file.auth);
+  const auth = validateAuthSection(file.auth, process.env[TEST_INSECURE_OIDC_ENV] === "1");
   if (!auth.ok) throw new ConfigurationError(source, auth.error);
   return {
     drivers: {

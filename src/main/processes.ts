@@ -18,6 +18,7 @@ import { namespaceQueueConfig } from "../work/namespace-work.js";
 import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
 import { checkRecoveryAccount, loadAuthRuntime } from "./auth-runtime.js";
+import { loadExternalProviders } from "./external-providers.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { requireBoundNamespaceRecord } from "./preprovisioned-bound-record.js";
 import { createTenantDrivers } from "../drivers/factory.js";
@@ -77,6 +78,8 @@ export async function startApiProcess(opts: {
   await checkRecoveryAccount(opts.db, opts.config, (message) => {
     opts.logger.warn(message);
   });
+  const external = await loadExternalProviders(opts.config, opts.env ?? process.env);
+  for (const warning of external.warnings) opts.logger.warn(warning);
   const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
     timeoutMs: opts.config.kubernetes.requestTimeoutMs,
   });
@@ -108,6 +111,7 @@ export async function startApiProcess(opts: {
     db: opts.db,
     policyCache,
     auth: auth.runtime,
+    externalProviders: external.providers,
     drivers,
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
