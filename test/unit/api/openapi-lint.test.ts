@@ -53,12 +53,13 @@ function incompleteOperations(d: Document): string[] {
       if (o.summary === undefined) missing.push("summary");
       if (o.description === undefined) missing.push("description");
       if (o.tags === undefined || o.tags.length === 0) missing.push("tags");
-      for (const t of o.tags ?? []) if (!declared.has(t)) missing.push(`a declared tag (not ${t})`);
+      for (const t of o.tags ?? [])
+        if (!declared.has(t)) missing.push(`a declared tag (${t} is not)`);
       if (o.security === undefined) missing.push("security");
       const media = Object.values(o.requestBody?.content ?? {});
       if (media.some((m) => m.example === undefined && m.examples === undefined))
         missing.push("a request body example");
-      if (missing.length > 0) lines.push(`${at}: no ${missing.join(", no ")}`);
+      if (missing.length > 0) lines.push(`${at}: missing ${missing.join(", ")}`);
     }
   }
   return lines;
