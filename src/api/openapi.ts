@@ -22,7 +22,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: "OCC control plane API",
         version: "0.1.0",
         description:
-          "Places each platform Namespace (tenant) in exactly one Kubernetes namespace. Every response carries x-request-id; bodies are {data, meta} or {error, meta}. Every route but the health ones takes an API key (`Authorization: Bearer <key>`).",
+          "Places each platform Namespace (tenant) in exactly one Kubernetes namespace. Every response carries x-request-id; bodies are {data, meta} or {error, meta}. Every route but the health ones takes an API key (`Authorization: Bearer <key>`). Beside each operation's responses, any request may be answered 404 (no such route) or 408 (not arrived within the request timeout), in the same error envelope.",
         contact: { name: "OCC maintainers" },
         // package.json says UNLICENSED: no public licence; SPDX names such a licence `LicenseRef-…`.
         license: { name: "Proprietary (UNLICENSED)", identifier: "LicenseRef-OCC-Proprietary" },

@@ -29,6 +29,16 @@ export function publicErrorResponses(
   return Object.fromEntries([...all].sort().map((s) => [s, ErrorEnvelopeRef]));
 }
 
+/**
+ * The refusals of a body any route but `GET` and `HEAD` may be sent, whether it takes one or
+ * not: 413 (over 64 KiB) and 415 (not JSON). `app.ts` adds them to every such route's responses.
+ */
+export function bodyRefusals(method: string | string[]): Record<number, typeof ErrorEnvelopeRef> {
+  const methods = [method].flat();
+  if (methods.every((m) => m === "GET" || m === "HEAD")) return {};
+  return { 413: ErrorEnvelopeRef, 415: ErrorEnvelopeRef };
+}
+
 /** The security requirement of every route that takes an API key. */
 export const security = [{ apiKey: [] }];
 
