@@ -71,10 +71,13 @@ const HOW_TO_FIX =
   "its description), `security` (or `noSecurity` on a public route), an `examples` array on the " +
   "body schema (src/contract).";
 
+/** No telemetry, no update check: the linters only read the file. */
+const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" };
+
 /** A linter's exit code is non-zero when it finds something; its report is still on stdout. */
 async function lint(cmd: string, args: string[]): Promise<string> {
   try {
-    return (await run(bin(cmd), args, { cwd: process.cwd(), maxBuffer: 1 << 24 })).stdout;
+    return (await run(bin(cmd), args, { cwd: process.cwd(), env, maxBuffer: 1 << 24 })).stdout;
   } catch (err) {
     const out = (err as { stdout?: string }).stdout;
     if (out === undefined || out === "") throw err;
