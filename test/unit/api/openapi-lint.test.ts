@@ -11,10 +11,11 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { API_TAGS } from "../../../src/api/schemas.js";
+import { REPO_ROOT } from "../../harness/helm.js";
 import { call, startApi } from "./harness.js";
 
 const run = promisify(execFile);
-const bin = (name: string) => join(process.cwd(), "node_modules", ".bin", name);
+const bin = (name: string) => join(REPO_ROOT, "node_modules", ".bin", name);
 
 interface Operation {
   readonly operationId?: string;
@@ -77,7 +78,7 @@ const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_
 /** A linter's exit code is non-zero when it finds something; its report is still on stdout. */
 async function lint(cmd: string, args: string[]): Promise<string> {
   try {
-    return (await run(bin(cmd), args, { cwd: process.cwd(), env, maxBuffer: 1 << 24 })).stdout;
+    return (await run(bin(cmd), args, { cwd: REPO_ROOT, env, maxBuffer: 1 << 24 })).stdout;
   } catch (err) {
     const out = (err as { stdout?: string }).stdout;
     if (out === undefined || out === "") throw err;
