@@ -72,7 +72,7 @@ import {
   timeoutCheckIntervalMs,
 } from "./client-errors.js";
 import { NoQuerySchema } from "../contract/envelopes.js";
-import { SHARED_SCHEMAS } from "./schemas.js";
+import { bodyRefusals, SHARED_SCHEMAS } from "./schemas.js";
 import { validatorCompiler } from "./validation.js";
 import { registerJsonBodyParser } from "./json-body.js";
 import type { TenantDrivers } from "../services/tenant/access.js";
@@ -148,9 +148,17 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     registerRequestContext(app);
     registerErrorHandler(app);
     registerNotFound(app);
-    // A route that declares no query parameters takes none: `?anything` is refused (400).
+    // A route that declares no query parameters takes none: `?anything` is refused (400). A
+    // route that may be sent a body declares its refusals (413, 415).
     app.addHook("onRoute", (route) => {
-      route.schema = { ...route.schema, querystring: route.schema?.querystring ?? NoQuerySchema };
+      const response = route.schema?.response;
+      route.schema = {
+        ...route.schema,
+        querystring: route.schema?.querystring ?? NoQuerySchema,
+        ...(typeof response === "object" && response !== null
+          ? { response: { ...bodyRefusals(route.method), ...response } }
+          : {}),
+      };
     });
     registerHttpMetrics(app, registry);
     options.policyCache?.accept(db);

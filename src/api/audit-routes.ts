@@ -10,7 +10,7 @@ import { administer } from "../services/iam/administer.js";
 import { decodeCursor, encodeCursor, pageLimit } from "../services/cursor.js";
 import { PageEnvelope } from "../contract/envelopes.js";
 import { AuditEventSchema, AuditQuerySchema, type AuditEventView } from "../contract/audit.js";
-import { errorResponses } from "./schemas.js";
+import { errorResponses, op, security, type ApiTag } from "./schemas.js";
 import { callerOf, pageEnvelope } from "./request-context.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -40,9 +40,13 @@ export const auditRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     "/audit-events",
     {
       schema: {
-        tags: ["audit"],
-        security: [{ apiKey: [] }],
-        summary: "Audit events, newest first; filter by resource kind (and ID).",
+        tags: ["audit"] satisfies ApiTag[],
+        security,
+        ...op(
+          "listAuditEvents",
+          "List audit events",
+          "Audit events, newest first; filter by resource kind (and ID).",
+        ),
         querystring: AuditQuerySchema,
         response: { 200: PageEnvelope(AuditEventSchema), ...errorResponses(403) },
       },

@@ -20,7 +20,9 @@ import { ServiceError } from "../services/errors.js";
 import { envelope } from "./request-context.js";
 import { DataEnvelope } from "../contract/envelopes.js";
 import { MetricsTextSchema, StatusSchema } from "../contract/health.js";
-import { errorResponses } from "./schemas.js";
+import { noSecurity, op, publicErrorResponses, type ApiTag } from "./schemas.js";
+
+const tags: ApiTag[] = ["health"];
 
 export interface HealthRoutesOptions {
   readonly db: Db;
@@ -59,8 +61,14 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
     {
       config,
       schema: {
-        tags: ["health"],
-        response: { 200: DataEnvelope(StatusSchema) },
+        tags,
+        security: noSecurity,
+        ...op(
+          "getLiveness",
+          "Liveness probe",
+          "Answers 200 while the process serves HTTP; reads nothing. Public.",
+        ),
+        response: { 200: DataEnvelope(StatusSchema), ...publicErrorResponses() },
       },
     },
     (request) => envelope(request, { status: "ok" }),
@@ -71,8 +79,14 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
     {
       config,
       schema: {
-        tags: ["health"],
-        response: { 200: DataEnvelope(StatusSchema), ...errorResponses(503) },
+        tags,
+        security: noSecurity,
+        ...op(
+          "getReadiness",
+          "Readiness probe",
+          "Answers 200 when the database answers and has every migration this release needs; 503 otherwise. Public.",
+        ),
+        response: { 200: DataEnvelope(StatusSchema), ...publicErrorResponses() },
       },
     },
     async (request) => {
@@ -99,8 +113,15 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
     {
       config,
       schema: {
-        tags: ["health"],
+        tags,
+        security: noSecurity,
+        ...op(
+          "getMetrics",
+          "Prometheus metrics",
+          "The process's metrics in the Prometheus text exposition format. Public.",
+        ),
         response: {
+          ...publicErrorResponses(),
           200: {
             description: "Prometheus text exposition format.",
             content: { "text/plain": { schema: MetricsTextSchema } },

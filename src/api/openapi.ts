@@ -6,6 +6,7 @@ import swagger from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { OpenApiDocumentSchema } from "../contract/health.js";
+import { API_TAGS } from "./schemas.js";
 
 /** Registers the generator; must run before any route is added, to see them all. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -21,8 +22,22 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: "OCC control plane API",
         version: "0.1.0",
         description:
-          "Places each platform Namespace (tenant) in exactly one Kubernetes namespace. Every response carries x-request-id; bodies are {data, meta} or {error, meta}.",
+          "Places each platform Namespace (tenant) in exactly one Kubernetes namespace. Every response carries x-request-id; bodies are {data, meta} or {error, meta}. Every route but the health ones takes an API key (`Authorization: Bearer <key>`). Beside each operation's responses, any request may be answered 404 (no such route) or 408 (not arrived within the request timeout), in the same error envelope.",
+        contact: { name: "OCC maintainers" },
+        // package.json says UNLICENSED: no public licence; SPDX names such a licence `LicenseRef-…`.
+        license: { name: "Proprietary (UNLICENSED)", identifier: "LicenseRef-OCC-Proprietary" },
       },
+      servers: [
+        {
+          url: "{apiUrl}",
+          description:
+            "The OCC API: in a cluster the chart's `<release>-api` Service (port 8080); in development the URL `occ dev up` prints (`OCC_API_URL`).",
+          variables: {
+            apiUrl: { default: "http://localhost:8080", description: "The API's base URL." },
+          },
+        },
+      ],
+      tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
       components: {
         securitySchemes: {
           apiKey: { type: "http", scheme: "bearer", description: "An OCC API key." },

@@ -18,20 +18,76 @@ export function errorResponses(
   return Object.fromEntries([...all].sort().map((s) => [s, ErrorEnvelopeRef]));
 }
 
+/**
+ * Error responses of a public route (no API key, so no 401): 400 (a query or a body it does not
+ * take), 500 and 503, and the `statuses` particular to it.
+ */
+export function publicErrorResponses(
+  ...statuses: ErrorStatus[]
+): Record<number, typeof ErrorEnvelopeRef> {
+  const all = new Set<number>([400, 500, 503, ...statuses]);
+  return Object.fromEntries([...all].sort().map((s) => [s, ErrorEnvelopeRef]));
+}
+
+/**
+ * The refusals of a body any route but `GET` and `HEAD` may be sent, whether it takes one or
+ * not: 413 (over 64 KiB) and 415 (not JSON). `app.ts` adds them to every such route's responses.
+ */
+export function bodyRefusals(method: string | string[]): Record<number, typeof ErrorEnvelopeRef> {
+  const methods = [method].flat();
+  if (methods.every((m) => m === "GET" || m === "HEAD")) return {};
+  return { 413: ErrorEnvelopeRef, 415: ErrorEnvelopeRef };
+}
+
 /** The security requirement of every route that takes an API key. */
 export const security = [{ apiKey: [] }];
 
+/** The security requirement of a public route: none. */
+export const noSecurity: [] = [];
+
 /**
- * The OpenAPI description of a route that takes an API key: its tags, summary, path
+ * The OpenAPI tags, each declared with its description in the document (`openapi.ts`). A
+ * route's `tags` name one of them.
+ */
+export const API_TAGS = {
+  health: "Liveness, readiness, metrics: public, for probes and scrapers.",
+  namespaces: "Namespaces (tenants), each placed in exactly one Kubernetes namespace.",
+  iam: "Principals, API keys, roles, bindings and restrictions.",
+  audit: "The audit trail of every administered read and change.",
+  workers: "The workers' heartbeats and startup refusals.",
+  configurations: "A Namespace's Configurations, each kept in a ConfigMap of its namespace.",
+  secrets: "A Namespace's Secrets, each kept in a Kubernetes Secret; values are never returned.",
+  "service-accounts": "A Namespace's ServiceAccount records.",
+  agents: "A Namespace's Agents and their immutable revisions.",
+} as const;
+export type ApiTag = keyof typeof API_TAGS;
+
+/**
+ * What the OpenAPI document says of one operation: a stable `operationId` (the method name of
+ * generated clients: never rename one), a short summary and a description.
+ */
+export interface OperationDoc {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+}
+
+/** An {@link OperationDoc}. */
+export function op(operationId: string, summary: string, description: string): OperationDoc {
+  return { operationId, summary, description };
+}
+
+/**
+ * The OpenAPI description of a route that takes an API key: its tags, operation, path
  * parameters and responses (a route adds its body or querystring beside them).
  */
 export function routeSchema<P extends TSchema, R extends object>(
-  tags: string[],
-  summary: string,
+  tags: ApiTag[],
+  doc: OperationDoc,
   params: P,
   response: R,
 ) {
-  return { tags, security, summary, params, response };
+  return { tags, security, ...doc, params, response };
 }
 
 /** A reference to the shared error envelope (one component in the OpenAPI document). */

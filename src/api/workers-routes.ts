@@ -11,7 +11,7 @@ import { WorkerReportListSchema, type WorkerReportView } from "../contract/worke
 import { administer } from "../services/iam/administer.js";
 import { callerOf, envelope } from "./request-context.js";
 import { DataEnvelope } from "../contract/envelopes.js";
-import { errorResponses } from "./schemas.js";
+import { errorResponses, op, security, type ApiTag } from "./schemas.js";
 
 /** How many workers one answer lists. */
 const MAX_WORKERS = 200;
@@ -46,9 +46,13 @@ export const workerRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     "/workers",
     {
       schema: {
-        tags: ["workers"],
-        security: [{ apiKey: [] }],
-        summary: "Each worker's last heartbeat and startup refusal, most recent first.",
+        tags: ["workers"] satisfies ApiTag[],
+        security,
+        ...op(
+          "listWorkers",
+          "List workers",
+          "Each worker's last heartbeat and startup refusal, most recent first.",
+        ),
         response: { 200: DataEnvelope(WorkerReportListSchema), ...errorResponses(403) },
       },
     },

@@ -17,12 +17,23 @@ export const RevisionIdSchema = IdString(
   "An AgentRevision ID (`rev_…`).",
 );
 
-export const CreateAgentBodySchema = Closed({
-  name: DisplayName({ maxLength: 200 }),
-  configurationId: ConfigurationIdSchema,
-  executionMode: literalUnion(EXECUTION_MODES),
-  serviceAccountId: Type.Optional(ServiceAccountIdSchema),
-});
+export const CreateAgentBodySchema = Closed(
+  {
+    name: DisplayName({ maxLength: 200 }),
+    configurationId: ConfigurationIdSchema,
+    executionMode: literalUnion(EXECUTION_MODES),
+    serviceAccountId: Type.Optional(ServiceAccountIdSchema),
+  },
+  {
+    examples: [
+      {
+        name: "support assistant",
+        configurationId: "cfg_0b6c2f4e-8d1a-4c3b-9e7f-2a5d6c8b1e40",
+        executionMode: "embedded",
+      },
+    ],
+  },
+);
 export type CreateAgentBody = Static<typeof CreateAgentBodySchema>;
 
 export const AgentParamsSchema = Closed({ id: NamespaceIdSchema, agentId: AgentIdSchema });

@@ -25,13 +25,16 @@ const Values = Type.Record(Type.String(), Type.Unknown(), {
     "exactly as sent, never altered.",
 });
 
-export const CreateConfigurationBodySchema = Closed({
-  kind: literalUnion(CONFIGURATION_KINDS),
-  values: Values,
-});
+export const CreateConfigurationBodySchema = Closed(
+  { kind: literalUnion(CONFIGURATION_KINDS), values: Values },
+  { examples: [{ kind: "agent", values: { model: "default", temperature: 0.2 } }] },
+);
 export type CreateConfigurationBody = Static<typeof CreateConfigurationBodySchema>;
 
-export const UpdateConfigurationBodySchema = Closed({ values: Values });
+export const UpdateConfigurationBodySchema = Closed(
+  { values: Values },
+  { examples: [{ values: { model: "default", temperature: 0.5 } }] },
+);
 export type UpdateConfigurationBody = Static<typeof UpdateConfigurationBodySchema>;
 
 export const ConfigurationParamsSchema = Closed({

@@ -44,10 +44,13 @@ export const PrincipalSchema = Closed({
 });
 export type PrincipalView = Static<typeof PrincipalSchema>;
 
-export const CreatePrincipalBodySchema = Closed({
-  kind: literalUnion(PRINCIPAL_KINDS),
-  name: DisplayName({ maxLength: 200, description: "Unique among live principals." }),
-});
+export const CreatePrincipalBodySchema = Closed(
+  {
+    kind: literalUnion(PRINCIPAL_KINDS),
+    name: DisplayName({ maxLength: 200, description: "Unique among live principals." }),
+  },
+  { examples: [{ kind: "service", name: "ci pipeline" }] },
+);
 
 export const ApiKeySchema = Closed({
   id: ApiKeyIdSchema,
@@ -66,10 +69,13 @@ export const IssuedApiKeySchema = Closed({
   key: Type.String({ description: "The key. Shown this once; only its hash is stored." }),
 });
 
-export const CreateApiKeyBodySchema = Closed({
-  description: Type.Optional(PlainText({ maxLength: 200 })),
-  expiresAt: Type.Optional(DateTime),
-});
+export const CreateApiKeyBodySchema = Closed(
+  {
+    description: Type.Optional(PlainText({ maxLength: 200 })),
+    expiresAt: Type.Optional(DateTime),
+  },
+  { examples: [{ description: "deploys from CI", expiresAt: "2027-01-01T00:00:00.000Z" }] },
+);
 
 export const RoleSchema = Closed({
   id: RoleIdSchema,
@@ -80,13 +86,27 @@ export const RoleSchema = Closed({
 });
 export type RoleView = Static<typeof RoleSchema>;
 
-export const CreateRoleBodySchema = Closed({
-  name: DisplayName({ maxLength: 200 }),
-  description: Type.Optional(PlainText({ maxLength: 1000 })),
-  permissions: Type.Array(PermissionSchema, {
-    maxItems: PERMISSION_ACTIONS.length * PERMISSION_KINDS.length,
-  }),
-});
+export const CreateRoleBodySchema = Closed(
+  {
+    name: DisplayName({ maxLength: 200 }),
+    description: Type.Optional(PlainText({ maxLength: 1000 })),
+    permissions: Type.Array(PermissionSchema, {
+      maxItems: PERMISSION_ACTIONS.length * PERMISSION_KINDS.length,
+    }),
+  },
+  {
+    examples: [
+      {
+        name: "agent operator",
+        description: "Reads and deploys Agents.",
+        permissions: [
+          { action: "read", kind: "agent" },
+          { action: "deploy", kind: "agent" },
+        ],
+      },
+    ],
+  },
+);
 
 export const BindingSchema = Closed({
   id: BindingIdSchema,
@@ -97,18 +117,21 @@ export const BindingSchema = Closed({
 });
 export type BindingView = Static<typeof BindingSchema>;
 
-export const CreateBindingBodySchema = Closed({
-  principalId: PrincipalIdSchema,
-  roleId: RoleIdSchema,
-  namespaceId: Type.Optional(
-    Nullable(
-      IdString(
-        PREPROVISIONED_NAMESPACE_ID_PATTERN.source,
-        "The Namespace to bind in; omit or null for an Installation-wide binding.",
+export const CreateBindingBodySchema = Closed(
+  {
+    principalId: PrincipalIdSchema,
+    roleId: RoleIdSchema,
+    namespaceId: Type.Optional(
+      Nullable(
+        IdString(
+          PREPROVISIONED_NAMESPACE_ID_PATTERN.source,
+          "The Namespace to bind in; omit or null for an Installation-wide binding.",
+        ),
       ),
     ),
-  ),
-});
+  },
+  { examples: [{ principalId: "prn_example", roleId: "role_example", namespaceId: "ns_example" }] },
+);
 
 export const BindingQuerySchema = Closed({
   principalId: Type.Optional(PrincipalIdSchema),
@@ -137,5 +160,9 @@ export const CreateRestrictionBodySchema = Type.Object(
     kind: Type.Optional(literalUnion(PERMISSION_KINDS)),
     description: Type.Optional(PlainText({ maxLength: 1000 })),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ namespaceId: "ns_example", action: "delete", description: "No deletions here." }],
+  },
 );

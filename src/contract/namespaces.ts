@@ -26,21 +26,24 @@ export const NamespaceScopedParamsSchema = Closed({ id: NamespaceIdSchema });
 
 const DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
 
-export const CreateNamespaceBodySchema = Closed({
-  name: DisplayName({
-    maxLength: MAX_NAMESPACE_NAME_LENGTH,
-    description: "Unique in the Installation for ever; a deleted Namespace's name is retired.",
-  }),
-  existingNamespace: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 63,
-      pattern: DNS_LABEL,
-      description:
-        "An operator-owned Kubernetes namespace to adopt (administrators only). Not a reserved name: default, kube-*, openshift-*, oce-*, or the controller's own namespace.",
+export const CreateNamespaceBodySchema = Closed(
+  {
+    name: DisplayName({
+      maxLength: MAX_NAMESPACE_NAME_LENGTH,
+      description: "Unique in the Installation for ever; a deleted Namespace's name is retired.",
     }),
-  ),
-});
+    existingNamespace: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 63,
+        pattern: DNS_LABEL,
+        description:
+          "An operator-owned Kubernetes namespace to adopt (administrators only). Not a reserved name: default, kube-*, openshift-*, oce-*, or the controller's own namespace.",
+      }),
+    ),
+  },
+  { examples: [{ name: "support" }] },
+);
 export type CreateNamespaceBody = Static<typeof CreateNamespaceBodySchema>;
 
 export const NamespaceParamsSchema = Closed({ id: NamespaceIdSchema });

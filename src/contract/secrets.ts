@@ -19,13 +19,16 @@ const Value = Type.String({
   description: "The secret value. Write-only: never returned, logged or audited.",
 });
 
-export const CreateSecretBodySchema = Closed({
-  name: DisplayName({ maxLength: 200 }),
-  value: Value,
-});
+export const CreateSecretBodySchema = Closed(
+  { name: DisplayName({ maxLength: 200 }), value: Value },
+  { examples: [{ name: "model provider key", value: "example-secret-value" }] },
+);
 export type CreateSecretBody = Static<typeof CreateSecretBodySchema>;
 
-export const UpdateSecretBodySchema = Closed({ value: Value });
+export const UpdateSecretBodySchema = Closed(
+  { value: Value },
+  { examples: [{ value: "example-rotated-value" }] },
+);
 export type UpdateSecretBody = Static<typeof UpdateSecretBodySchema>;
 
 export const SecretParamsSchema = Closed({ id: NamespaceIdSchema, secretId: SecretIdSchema });

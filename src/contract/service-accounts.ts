@@ -16,10 +16,17 @@ export const ServiceAccountIdSchema = IdString(
 
 const Credential = Closed({ kind: literalUnion(CREDENTIAL_KINDS), secretRef: SecretIdSchema });
 
-export const CreateServiceAccountBodySchema = Closed({
-  name: DisplayName({ maxLength: 200 }),
-  credential: Type.Optional(Credential),
-});
+export const CreateServiceAccountBodySchema = Closed(
+  { name: DisplayName({ maxLength: 200 }), credential: Type.Optional(Credential) },
+  {
+    examples: [
+      {
+        name: "model provider",
+        credential: { kind: "api_key", secretRef: "sec_3f1e9a2b-7c4d-4e8f-a1b2-c3d4e5f60718" },
+      },
+    ],
+  },
+);
 export type CreateServiceAccountBody = Static<typeof CreateServiceAccountBodySchema>;
 
 export const ServiceAccountParamsSchema = Closed({

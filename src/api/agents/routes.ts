@@ -9,7 +9,7 @@ import { isAgentId, isRevisionId } from "../../domain/workloads/ids.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
 import { nextCursor, pageOptions } from "../../services/cursor.js";
-import { errorResponses, routeSchema } from "../schemas.js";
+import { errorResponses, op, routeSchema, type ApiTag, type OperationDoc } from "../schemas.js";
 import { namespaceIdOf } from "../tenant/params.js";
 import { listRevisions, readRevision } from "../../services/agents/revisions.js";
 import {
@@ -23,13 +23,13 @@ import { presentAgent, presentRevision } from "./present.js";
 import { agents, type AgentServiceDeps } from "../../services/agents/agents.js";
 import { resourceRoutes } from "../tenant/resource-routes.js";
 
-const tags = ["agents"];
+const tags: ApiTag[] = ["agents"];
 const AGENTS = "/namespaces/:id/agents";
 const AGENT = `${AGENTS}/:agentId`;
 
 /** The OpenAPI description of a route on one Agent (`…/agents/:agentId…`). */
-const agentSchema = <R extends object>(summary: string, response: R) =>
-  routeSchema(tags, summary, AgentParamsSchema, response);
+const agentSchema = <R extends object>(doc: OperationDoc, response: R) =>
+  routeSchema(tags, doc, AgentParamsSchema, response);
 
 export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app, deps, done) => {
   const callOf = (request: FastifyRequest, params: { readonly id: string }) => ({
@@ -46,17 +46,25 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
     present: presentAgent,
     bodies: { create: CreateAgentBodySchema },
     service: { create: agents.create, list: agents.list, read: agents.read },
-    summaries: {
-      create: "Create an Agent (201); nothing runs until it is deployed.",
-      list: "List a Namespace's Agents.",
-      read: "Read one Agent.",
+    operations: {
+      create: op(
+        "createAgent",
+        "Create an Agent",
+        "Create an Agent (201); nothing runs until it is deployed.",
+      ),
+      list: op("listAgents", "List Agents", "List a Namespace's Agents."),
+      read: op("getAgent", "Read an Agent", "Read one Agent."),
     },
   });
   app.delete(
     AGENT,
     {
       schema: agentSchema(
-        "Delete an Agent (202, status deleting); its objects and claims are torn down.",
+        op(
+          "deleteAgent",
+          "Delete an Agent",
+          "Delete an Agent (202, status deleting); its objects and claims are torn down.",
+        ),
         { 202: DataEnvelope(AgentSchema), ...errorResponses(403, 404, 409) },
       ),
     },
@@ -69,7 +77,11 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
     `${AGENT}/deploy`,
     {
       schema: agentSchema(
-        "Deploy an Agent: admit an immutable AgentRevision and queue its rollout (202).",
+        op(
+          "deployAgent",
+          "Deploy an Agent",
+          "Deploy an Agent: admit an immutable AgentRevision and queue its rollout (202).",
+        ),
         { 202: DataEnvelope(RevisionSchema), ...errorResponses(403, 404, 409) },
       ),
     },
@@ -83,10 +95,17 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
     `${AGENT}/revisions`,
     {
       schema: {
-        ...agentSchema("List an Agent's revisions, oldest first.", {
-          200: PageEnvelope(RevisionSchema),
-          ...errorResponses(403, 404),
-        }),
+        ...agentSchema(
+          op(
+            "listAgentRevisions",
+            "List an Agent's revisions",
+            "List an Agent's revisions, oldest first.",
+          ),
+          {
+            200: PageEnvelope(RevisionSchema),
+            ...errorResponses(403, 404),
+          },
+        ),
         querystring: PageQuerySchema,
       },
     },
@@ -102,10 +121,15 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
   app.get(
     `${AGENT}/revisions/:revisionId`,
     {
-      schema: routeSchema(tags, "Read one AgentRevision.", RevisionParamsSchema, {
-        200: DataEnvelope(RevisionSchema),
-        ...errorResponses(403, 404),
-      }),
+      schema: routeSchema(
+        tags,
+        op("getAgentRevision", "Read an AgentRevision", "Read one AgentRevision."),
+        RevisionParamsSchema,
+        {
+          200: DataEnvelope(RevisionSchema),
+          ...errorResponses(403, 404),
+        },
+      ),
     },
     async (request) => {
       const p = request.params;

@@ -7,7 +7,7 @@ import { listApiKeys, type ApiKeyRecord } from "../../iam/api-keys.js";
 import { asIamId } from "../../iam/ids.js";
 import type { Db } from "../../store/db.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
-import { errorResponses } from "../schemas.js";
+import { errorResponses, op } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
 import { issueApiKeyAsAdministrator, revokeApiKeyStep } from "../../services/iam/api-keys.js";
 import { presentApiKey } from "./present.js";
@@ -46,7 +46,11 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
       schema: {
         tags,
         security,
-        summary: "Issue an API key for a principal; the key is shown in this response only.",
+        ...op(
+          "issueApiKey",
+          "Issue an API key",
+          "Issue an API key for a principal; the key is shown in this response only.",
+        ),
         params: IdParams(PrincipalIdSchema),
         body: CreateApiKeyBodySchema,
         response: { 201: DataEnvelope(IssuedApiKeySchema), ...errorResponses(403, 404, 413, 415) },
@@ -66,7 +70,11 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
 
   listPageRoute(app, db, apiKey, {
     url: "/principals/:id/api-keys",
-    summary: "List a principal's API keys (metadata only, revoked ones included).",
+    doc: op(
+      "listApiKeys",
+      "List a principal's API keys",
+      "List a principal's API keys (metadata only, revoked ones included).",
+    ),
     action: "api_keys.list",
     params: IdParams(PrincipalIdSchema),
     list: (q, page, { params }) => listApiKeys(q, asIamId("principal", params.id), page),
@@ -74,7 +82,7 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
 
   deleteOneRoute(app, db, apiKey, {
     url: "/api-keys/:id",
-    summary: "Revoke an API key (revoking twice is a no-op).",
+    doc: op("revokeApiKey", "Revoke an API key", "Revoke an API key (revoking twice is a no-op)."),
     action: "api_keys.revoke",
     statuses: [403, 404],
     remove: revokeApiKeyStep,

@@ -10,6 +10,7 @@ import { createBindingAsAdministrator, removeBinding } from "../../services/iam/
 import { presentBinding } from "./present.js";
 import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
 import type { IamResource } from "./resource-routes.js";
+import { op } from "../schemas.js";
 import {
   BindingIdSchema,
   BindingQuerySchema,
@@ -48,7 +49,11 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
 ) => {
   createOneRoute(app, db, binding, {
     url: "/bindings",
-    summary: "Bind a role to a principal, Installation-wide or in one Namespace.",
+    doc: op(
+      "createBinding",
+      "Create a binding",
+      "Bind a role to a principal, Installation-wide or in one Namespace.",
+    ),
     body: CreateBindingBodySchema,
     statuses: [403, 404, 409, 413, 415],
     create: (tx, caller, body) =>
@@ -61,7 +66,11 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
 
   listPageRoute(app, db, binding, {
     url: "/bindings",
-    summary: "List bindings, optionally of one principal, role or Namespace.",
+    doc: op(
+      "listBindings",
+      "List bindings",
+      "List bindings, optionally of one principal, role or Namespace.",
+    ),
     action: "bindings.list",
     querystring: BindingQuerySchema,
     list: (q, page, { query }) => listBindings(q, filterOf(query), page),
@@ -69,7 +78,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
 
   getOneRoute(app, db, binding, {
     url: "/bindings/:id",
-    summary: "Read a binding.",
+    doc: op("getBinding", "Read a binding", "Read a binding."),
     action: "bindings.read",
     notFound: "No such binding.",
     get: getBinding,
@@ -77,7 +86,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
 
   deleteOneRoute(app, db, binding, {
     url: "/bindings/:id",
-    summary: "Remove a binding.",
+    doc: op("deleteBinding", "Delete a binding", "Remove a binding."),
     action: "bindings.delete",
     statuses: [403, 404],
     remove: removeBinding,

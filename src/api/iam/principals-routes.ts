@@ -6,6 +6,7 @@ import { createPrincipalAsAdministrator, removePrincipal } from "../../services/
 import { presentPrincipal } from "./present.js";
 import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
 import type { IamResource } from "./resource-routes.js";
+import { op } from "../schemas.js";
 import {
   CreatePrincipalBodySchema,
   PrincipalIdSchema,
@@ -27,7 +28,7 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
 ) => {
   createOneRoute(app, db, principal, {
     url: "/principals",
-    summary: "Create a principal (a user or a service).",
+    doc: op("createPrincipal", "Create a principal", "Create a principal (a user or a service)."),
     body: CreatePrincipalBodySchema,
     statuses: [403, 409, 413, 415],
     create: createPrincipalAsAdministrator,
@@ -35,14 +36,14 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
 
   listPageRoute(app, db, principal, {
     url: "/principals",
-    summary: "List live principals.",
+    doc: op("listPrincipals", "List principals", "List live principals."),
     action: "principals.list",
     list: listPrincipals,
   });
 
   getOneRoute(app, db, principal, {
     url: "/principals/:id",
-    summary: "Read a live principal.",
+    doc: op("getPrincipal", "Read a principal", "Read a live principal."),
     action: "principals.read",
     notFound: "No such principal.",
     get: getPrincipal,
@@ -50,7 +51,11 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
 
   deleteOneRoute(app, db, principal, {
     url: "/principals/:id",
-    summary: "Delete a principal: it can no longer authenticate, and its API keys are revoked.",
+    doc: op(
+      "deletePrincipal",
+      "Delete a principal",
+      "Delete a principal: it can no longer authenticate, and its API keys are revoked.",
+    ),
     action: "principals.delete",
     statuses: [403, 404, 409],
     remove: removePrincipal,

@@ -19,7 +19,7 @@ import {
   PageQuerySchema,
   type PageQuery,
 } from "../../contract/envelopes.js";
-import { errorResponses } from "../schemas.js";
+import { errorResponses, type ApiTag, type OperationDoc } from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { administer, mutate, type Mutation } from "../../services/iam/administer.js";
 import { IdParams } from "../../contract/iam.js";
@@ -28,7 +28,7 @@ import { IdParams } from "../../contract/iam.js";
 export type IamApp = Parameters<FastifyPluginCallbackTypebox<{ readonly db: Db }>>[0];
 
 /** The OpenAPI tag and security requirement of every IAM route. */
-export const tags = ["iam"];
+export const tags: ApiTag[] = ["iam"];
 export const security = [{ apiKey: [] }];
 
 /** One IAM record kind as its routes show it. */
@@ -50,7 +50,8 @@ type PageOf<T> = ReturnType<typeof pageEnvelope<T>>;
 /** What every route states: where it is, what the OpenAPI document says, what is audited. */
 interface RouteBase {
   readonly url: string;
-  readonly summary: string;
+  /** The operation's ID, summary and description in the OpenAPI document. */
+  readonly doc: OperationDoc;
   /** The audit action (`roles.read`). */
   readonly action: string;
 }
@@ -58,13 +59,13 @@ interface RouteBase {
 /** The OpenAPI description of a route on one record (`…/:id`) that answers the record. */
 function itemSchema<V extends TSchema>(
   resource: { readonly idSchema: TString; readonly schema: V },
-  summary: string,
+  doc: OperationDoc,
   statuses: readonly ErrorStatus[],
 ) {
   return {
     tags,
     security,
-    summary,
+    ...doc,
     params: IdParams(resource.idSchema),
     response: { 200: DataEnvelope(resource.schema), ...errorResponses(...statuses) },
   };
@@ -88,7 +89,7 @@ export function createOneRoute<K extends IamRecordKind, R, V extends TSchema, B 
       schema: {
         tags,
         security,
-        summary: route.summary,
+        ...route.doc,
         body: route.body,
         response: { 201: DataEnvelope(resource.schema), ...errorResponses(...route.statuses) },
       },
@@ -113,7 +114,7 @@ export function getOneRoute<K extends IamRecordKind, R, V extends TSchema>(
   app.get<{ Params: { id: string }; Reply: DataOf<Static<V>> }>(
     route.url,
     {
-      schema: itemSchema(resource, route.summary, [403, 404]),
+      schema: itemSchema(resource, route.doc, [403, 404]),
     },
     async (request) => {
       const id = asIamId(resource.idKind, request.params.id);
@@ -167,7 +168,7 @@ export function listPageRoute<
       schema: {
         tags,
         security,
-        summary: route.summary,
+        ...route.doc,
         ...(route.params === undefined ? {} : { params: route.params }),
         querystring: route.querystring ?? PageQuerySchema,
         response: { 200: PageEnvelope(resource.schema), ...errorResponses(403) },
@@ -205,7 +206,7 @@ export function deleteOneRoute<K extends IamRecordKind, R, V extends TSchema>(
   app.delete<{ Params: { id: string }; Reply: DataOf<Static<V>> }>(
     route.url,
     {
-      schema: itemSchema(resource, route.summary, route.statuses),
+      schema: itemSchema(resource, route.doc, route.statuses),
     },
     async (request) => {
       const caller = callerOf(request);

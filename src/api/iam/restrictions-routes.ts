@@ -15,6 +15,7 @@ import {
   listPageRoute,
   type IamResource,
 } from "./resource-routes.js";
+import { op } from "../schemas.js";
 import {
   CreateRestrictionBodySchema,
   RestrictionIdSchema,
@@ -36,8 +37,11 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
 ) => {
   createOneRoute(app, db, restriction, {
     url: "/restrictions",
-    summary:
+    doc: op(
+      "createRestriction",
+      "Create a restriction",
       "Create a restriction. Omitted fields match anything; at least one of principalId, namespaceId, action, kind is required.",
+    ),
     body: CreateRestrictionBodySchema,
     statuses: [403, 404, 413, 415],
     create: (tx, caller, b) => {
@@ -56,14 +60,14 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
 
   listPageRoute(app, db, restriction, {
     url: "/restrictions",
-    summary: "List restrictions.",
+    doc: op("listRestrictions", "List restrictions", "List restrictions."),
     action: "restrictions.list",
     list: listRestrictions,
   });
 
   deleteOneRoute(app, db, restriction, {
     url: "/restrictions/:id",
-    summary: "Remove a restriction.",
+    doc: op("deleteRestriction", "Delete a restriction", "Remove a restriction."),
     action: "restrictions.delete",
     statuses: [403, 404],
     remove: removeRestriction,

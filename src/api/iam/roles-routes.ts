@@ -6,6 +6,7 @@ import { createRoleAsAdministrator, removeRole } from "../../services/iam/roles.
 import { presentRole } from "./present.js";
 import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
 import type { IamResource } from "./resource-routes.js";
+import { op } from "../schemas.js";
 import { CreateRoleBodySchema, RoleIdSchema, RoleSchema } from "../../contract/iam.js";
 
 const role: IamResource<"role", RoleRecord, typeof RoleSchema> = {
@@ -23,7 +24,11 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
 ) => {
   createOneRoute(app, db, role, {
     url: "/roles",
-    summary: "Create a role. Its permissions are fixed; create another role to change them.",
+    doc: op(
+      "createRole",
+      "Create a role",
+      "Create a role. Its permissions are fixed; create another role to change them.",
+    ),
     body: CreateRoleBodySchema,
     statuses: [403, 409, 413, 415],
     create: createRoleAsAdministrator,
@@ -31,14 +36,14 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
 
   listPageRoute(app, db, role, {
     url: "/roles",
-    summary: "List roles with their permissions.",
+    doc: op("listRoles", "List roles", "List roles with their permissions."),
     action: "roles.list",
     list: listRoles,
   });
 
   getOneRoute(app, db, role, {
     url: "/roles/:id",
-    summary: "Read a role.",
+    doc: op("getRole", "Read a role", "Read a role."),
     action: "roles.read",
     notFound: "No such role.",
     get: getRole,
@@ -46,7 +51,7 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
 
   deleteOneRoute(app, db, role, {
     url: "/roles/:id",
-    summary: "Delete a role that no binding uses.",
+    doc: op("deleteRole", "Delete a role", "Delete a role that no binding uses."),
     action: "roles.delete",
     statuses: [403, 404, 409],
     remove: removeRole,

@@ -9,7 +9,14 @@ import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/plac
 import type { Caller } from "../../services/authorization.js";
 import { nextCursor, pageOptions } from "../../services/cursor.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
-import { errorResponses, routeSchema, security } from "../schemas.js";
+import {
+  errorResponses,
+  op,
+  routeSchema,
+  security,
+  type ApiTag,
+  type OperationDoc,
+} from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { createNamespace } from "../../services/namespaces/create.js";
 import { deleteNamespace } from "../../services/namespaces/delete.js";
@@ -24,11 +31,11 @@ import {
 import { presentNamespace } from "./present.js";
 import { namespaceIdOf } from "../tenant/params.js";
 
-const tags = ["namespaces"];
+const tags: ApiTag[] = ["namespaces"];
 
 /** The OpenAPI description of a route on one Namespace (`/namespaces/:id…`). */
-const itemSchema = <R extends object>(summary: string, response: R) =>
-  routeSchema(tags, summary, NamespaceParamsSchema, response);
+const itemSchema = <R extends object>(doc: OperationDoc, response: R) =>
+  routeSchema(tags, doc, NamespaceParamsSchema, response);
 
 export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps> = (
   app,
@@ -43,7 +50,11 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
       schema: {
         tags,
         security,
-        summary: "Create a Namespace (201, status provisioning; the worker places it).",
+        ...op(
+          "createNamespace",
+          "Create a Namespace",
+          "Create a Namespace (201, status provisioning; the worker places it).",
+        ),
         body: CreateNamespaceBodySchema,
         response: { 201: DataEnvelope(NamespaceSchema), ...errorResponses(403, 409, 413, 415) },
       },
@@ -60,7 +71,11 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
       schema: {
         tags,
         security,
-        summary: "List the Namespaces the caller may read (filtered, never 403).",
+        ...op(
+          "listNamespaces",
+          "List Namespaces",
+          "List the Namespaces the caller may read (filtered, never 403).",
+        ),
         querystring: PageQuerySchema,
         response: { 200: PageEnvelope(NamespaceSchema), ...errorResponses() },
       },
@@ -78,10 +93,17 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
   app.get(
     "/namespaces/:id",
     {
-      schema: itemSchema("Read one Namespace, with its placement and status reason.", {
-        200: DataEnvelope(NamespaceSchema),
-        ...errorResponses(403, 404),
-      }),
+      schema: itemSchema(
+        op(
+          "getNamespace",
+          "Read a Namespace",
+          "Read one Namespace, with its placement and status reason.",
+        ),
+        {
+          200: DataEnvelope(NamespaceSchema),
+          ...errorResponses(403, 404),
+        },
+      ),
     },
     async (request) => {
       const id = namespaceIdOf(request.params);
@@ -93,13 +115,13 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
   const acceptedRoute = (
     method: "DELETE" | "POST",
     url: string,
-    summary: string,
+    doc: OperationDoc,
     change: (caller: Caller, id: NamespaceId) => Promise<NamespaceRecord>,
   ) =>
     app.route({
       method,
       url,
-      schema: itemSchema(summary, {
+      schema: itemSchema(doc, {
         202: DataEnvelope(NamespaceSchema),
         ...errorResponses(403, 404, 409),
       }),
@@ -111,13 +133,21 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
   acceptedRoute(
     "DELETE",
     "/namespaces/:id",
-    "Delete a Namespace (202, status deleting; repeat is a no-op, retries a failed teardown).",
+    op(
+      "deleteNamespace",
+      "Delete a Namespace",
+      "Delete a Namespace (202, status deleting; repeat is a no-op, retries a failed teardown).",
+    ),
     async (caller, id) => (await deleteNamespace(deps, caller, id)).namespace,
   );
   acceptedRoute(
     "POST",
     "/namespaces/:id/retry",
-    "Retry a failed or degraded Namespace (administrators; 202, status provisioning): every placement check runs again under the same ID.",
+    op(
+      "retryNamespace",
+      "Retry a Namespace's placement",
+      "Retry a failed or degraded Namespace (administrators; 202, status provisioning): every placement check runs again under the same ID.",
+    ),
     (caller, id) => retryNamespacePlacement(deps, caller, id),
   );
   done();

@@ -4,6 +4,7 @@
  * `services/tenant/secrets.ts`.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import { op } from "../schemas.js";
 import type { TenantServiceDeps } from "../../services/tenant/access.js";
 import { resourceRoutes } from "../tenant/resource-routes.js";
 import { isResourceId } from "../tenant/params.js";
@@ -26,12 +27,32 @@ export const secretRoutes: FastifyPluginCallbackTypebox<TenantServiceDeps> = (ap
     present: presentSecret,
     bodies: { create: CreateSecretBodySchema, update: UpdateSecretBodySchema },
     service: secrets,
-    summaries: {
-      create: "Create a Secret (201); the value goes to a Kubernetes Secret and is never returned.",
-      list: "List a Namespace's Secrets (metadata), each verified against its Kubernetes Secret.",
-      read: "Read one Secret's metadata (503 when its Kubernetes Secret was altered).",
-      update: "Replace a Secret's value (version + 1).",
-      remove: "Delete a Secret and its Kubernetes Secret (204).",
+    operations: {
+      create: op(
+        "createSecret",
+        "Create a Secret",
+        "Create a Secret (201); the value goes to a Kubernetes Secret and is never returned.",
+      ),
+      list: op(
+        "listSecrets",
+        "List Secrets",
+        "List a Namespace's Secrets (metadata), each verified against its Kubernetes Secret.",
+      ),
+      read: op(
+        "getSecret",
+        "Read a Secret's metadata",
+        "Read one Secret's metadata (503 when its Kubernetes Secret was altered).",
+      ),
+      update: op(
+        "updateSecret",
+        "Replace a Secret's value",
+        "Replace a Secret's value (version + 1).",
+      ),
+      remove: op(
+        "deleteSecret",
+        "Delete a Secret",
+        "Delete a Secret and its Kubernetes Secret (204).",
+      ),
     },
   });
   done();

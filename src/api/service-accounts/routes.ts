@@ -4,6 +4,7 @@
  * `services/tenant/service-accounts.ts`.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import { op } from "../schemas.js";
 import type { TenantServiceDeps } from "../../services/tenant/access.js";
 import { resourceRoutes } from "../tenant/resource-routes.js";
 import { isResourceId } from "../tenant/params.js";
@@ -29,11 +30,23 @@ export const serviceAccountRoutes: FastifyPluginCallbackTypebox<TenantServiceDep
     present: presentServiceAccount,
     bodies: { create: CreateServiceAccountBodySchema },
     service: serviceAccounts,
-    summaries: {
-      create: "Create a ServiceAccount record (201).",
-      list: "List a Namespace's ServiceAccounts.",
-      read: "Read one ServiceAccount.",
-      remove: "Delete a ServiceAccount record (204).",
+    operations: {
+      create: op(
+        "createServiceAccount",
+        "Create a ServiceAccount",
+        "Create a ServiceAccount record (201).",
+      ),
+      list: op(
+        "listServiceAccounts",
+        "List ServiceAccounts",
+        "List a Namespace's ServiceAccounts.",
+      ),
+      read: op("getServiceAccount", "Read a ServiceAccount", "Read one ServiceAccount."),
+      remove: op(
+        "deleteServiceAccount",
+        "Delete a ServiceAccount",
+        "Delete a ServiceAccount record (204).",
+      ),
     },
   });
   done();

@@ -12,7 +12,7 @@ import type { ResourcePage, ResourcePageOptions } from "../../store/resource-pag
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
 import { nextCursor, pageOptions } from "../../services/cursor.js";
-import { errorResponses, routeSchema } from "../schemas.js";
+import { errorResponses, routeSchema, type ApiTag, type OperationDoc } from "../schemas.js";
 import type { TenantServiceDeps } from "../../services/tenant/access.js";
 import type { NamespaceCall } from "../../services/tenant/resource-access.js";
 import { namespaceIdOf } from "./params.js";
@@ -39,7 +39,7 @@ export interface TenantResource<
   D extends TenantServiceDeps,
 > {
   /** The collection is `/namespaces/:id/<path>`, its OpenAPI tag `<path>`. */
-  readonly path: string;
+  readonly path: ApiTag;
   /** An item is at `…/:<idParam>`, checked by `itemParams`. */
   readonly idParam: string;
   readonly itemParams: TSchema;
@@ -50,13 +50,13 @@ export interface TenantResource<
   readonly present: (item: R) => Static<V>;
   readonly bodies: { readonly create: C; readonly update?: U };
   readonly service: RoutedService<R, Static<C>, Static<U>, D>;
-  /** Each route's OpenAPI summary. */
-  readonly summaries: {
-    readonly create: string;
-    readonly list: string;
-    readonly read: string;
-    readonly update?: string;
-    readonly remove?: string;
+  /** Each route's operation in the OpenAPI document. */
+  readonly operations: {
+    readonly create: OperationDoc;
+    readonly list: OperationDoc;
+    readonly read: OperationDoc;
+    readonly update?: OperationDoc;
+    readonly remove?: OperationDoc;
   };
 }
 
@@ -78,7 +78,8 @@ export function resourceRoutes<
   U extends TSchema,
   D extends TenantServiceDeps,
 >(app: TenantApp, deps: D, r: TenantResource<R, V, C, U, D>): void {
-  const { service, summaries } = r;
+  const { service, operations } = r;
+  const tags: ApiTag[] = [r.path];
   const collection = `/namespaces/:id/${r.path}`;
   const item = `${collection}/:${r.idParam}`;
   const data = DataEnvelope(r.schema);
@@ -98,7 +99,7 @@ export function resourceRoutes<
     collection,
     {
       schema: {
-        ...routeSchema([r.path], summaries.create, NamespaceScopedParamsSchema, {
+        ...routeSchema(tags, operations.create, NamespaceScopedParamsSchema, {
           201: data,
           ...errorResponses(403, 404, 409, 413, 415),
         }),
@@ -114,7 +115,7 @@ export function resourceRoutes<
     collection,
     {
       schema: {
-        ...routeSchema([r.path], summaries.list, NamespaceScopedParamsSchema, {
+        ...routeSchema(tags, operations.list, NamespaceScopedParamsSchema, {
           200: PageEnvelope(r.schema),
           ...errorResponses(403, 404),
         }),
@@ -133,7 +134,7 @@ export function resourceRoutes<
     item,
     {
       schema: {
-        ...routeSchema([r.path], summaries.read, r.itemParams, {
+        ...routeSchema(tags, operations.read, r.itemParams, {
           200: data,
           ...errorResponses(403, 404),
         }),
@@ -145,12 +146,12 @@ export function resourceRoutes<
     },
   );
   const { update, remove } = service;
-  if (update !== undefined && r.bodies.update !== undefined && summaries.update !== undefined) {
+  if (update !== undefined && r.bodies.update !== undefined && operations.update !== undefined) {
     app.patch<{ Params: ItemParams; Body: Static<U> }>(
       item,
       {
         schema: {
-          ...routeSchema([r.path], summaries.update, r.itemParams, {
+          ...routeSchema(tags, operations.update, r.itemParams, {
             200: data,
             ...errorResponses(403, 404, 409, 413, 415),
           }),
@@ -164,12 +165,12 @@ export function resourceRoutes<
       },
     );
   }
-  if (remove !== undefined && summaries.remove !== undefined) {
+  if (remove !== undefined && operations.remove !== undefined) {
     app.delete<{ Params: ItemParams }>(
       item,
       {
         schema: {
-          ...routeSchema([r.path], summaries.remove, r.itemParams, {
+          ...routeSchema(tags, operations.remove, r.itemParams, {
             204: { type: "null" },
             ...errorResponses(403, 404, 409),
           }),
