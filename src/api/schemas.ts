@@ -39,8 +39,11 @@ export function bodyRefusals(method: string | string[]): Record<number, typeof E
   return { 413: ErrorEnvelopeRef, 415: ErrorEnvelopeRef };
 }
 
-/** The security requirement of every route that takes an API key. */
-export const security = [{ apiKey: [] }];
+/**
+ * The security requirement of every authenticated route: an API key, or a person's session
+ * (the `occ_session` cookie; a state-changing request with it also needs the console's Origin).
+ */
+export const security = [{ apiKey: [] }, { session: [] }];
 
 /** The security requirement of a public route: none. */
 export const noSecurity: [] = [];
@@ -59,6 +62,7 @@ export const API_TAGS = {
   secrets: "A Namespace's Secrets, each kept in a Kubernetes Secret; values are never returned.",
   "service-accounts": "A Namespace's ServiceAccount records.",
   agents: "A Namespace's Agents and their immutable revisions.",
+  auth: "Sign-in (password, OIDC, Google), sign-out, sessions and who the caller is.",
 } as const;
 export type ApiTag = keyof typeof API_TAGS;
 

@@ -19,18 +19,24 @@ export const PASSWORD_MAX_LENGTH = 256;
 /** The name of the session cookie. */
 export const SESSION_COOKIE = "occ_session";
 
-export const PasswordSignInBodySchema = Closed({
-  user: Type.String({ minLength: 1, maxLength: 200, description: "The principal's name." }),
-  password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
-});
+export const PasswordSignInBodySchema = Closed(
+  {
+    user: Type.String({ minLength: 1, maxLength: 200, description: "The principal's name." }),
+    password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
+  },
+  { examples: [{ user: "admin", password: "correct horse battery staple" }] },
+);
 
-export const SetPasswordBodySchema = Closed({
-  password: Type.String({
-    minLength: PASSWORD_MIN_LENGTH,
-    maxLength: PASSWORD_MAX_LENGTH,
-    description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters. Stored only as an argon2id hash.`,
-  }),
-});
+export const SetPasswordBodySchema = Closed(
+  {
+    password: Type.String({
+      minLength: PASSWORD_MIN_LENGTH,
+      maxLength: PASSWORD_MAX_LENGTH,
+      description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters. Stored only as an argon2id hash.`,
+    }),
+  },
+  { examples: [{ password: "correct horse battery staple" }] },
+);
 
 export const CredentialSchema = Type.Union([
   Closed({ kind: Type.Literal("api_key"), keyId: ApiKeyIdSchema }),

@@ -31,10 +31,13 @@ export const ExternalIdentitySchema = Closed({
 });
 export type ExternalIdentityView = Static<typeof ExternalIdentitySchema>;
 
-export const LinkIdentityBodySchema = Closed({
-  issuer: IssuerSchema,
-  subject: SubjectSchema,
-  email: Type.Optional(EmailSchema),
-});
+export const LinkIdentityBodySchema = Closed(
+  { issuer: IssuerSchema, subject: SubjectSchema, email: Type.Optional(EmailSchema) },
+  {
+    examples: [
+      { issuer: "https://idp.example.com", subject: "248289761001", email: "ada@example.com" },
+    ],
+  },
+);
 
 export const UnlinkIdentityQuerySchema = Closed({ issuer: IssuerSchema, subject: SubjectSchema });

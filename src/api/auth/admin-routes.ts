@@ -12,7 +12,7 @@ import type { SessionView } from "../../contract/auth.js";
 import { IdParams, PrincipalIdSchema } from "../../contract/iam.js";
 import { setPasswordAsAdministrator } from "../../services/signin/password.js";
 import { revokeSessionStep } from "../../services/signin/sessions.js";
-import { errorResponses } from "../schemas.js";
+import { errorResponses, op } from "../schemas.js";
 import { callerOf } from "../request-context.js";
 import {
   deleteOneRoute,
@@ -57,8 +57,11 @@ export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db 
       schema: {
         tags,
         security,
-        summary:
+        ...op(
+          "setPrincipalPassword",
+          "Set a user's password",
           "Set or reset a user's password (stored as an argon2id hash); the user's sessions end.",
+        ),
         params: IdParams(PrincipalIdSchema),
         body: SetPasswordBodySchema,
         response: { 204: { type: "null" }, ...errorResponses(403, 404, 409, 413, 415) },
@@ -77,7 +80,11 @@ export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db 
 
   listPageRoute(app, db, session, {
     url: "/principals/:id/sessions",
-    summary: "List a principal's live sessions (never their tokens).",
+    doc: op(
+      "listPrincipalSessions",
+      "List a principal's sessions",
+      "List a principal's live sessions (never their tokens).",
+    ),
     action: "sessions.list",
     params: IdParams(PrincipalIdSchema),
     list: (q, page, { params }) => listLiveSessions(q, asIamId("principal", params.id), page),
@@ -85,7 +92,11 @@ export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db 
 
   deleteOneRoute(app, db, session, {
     url: "/sessions/:id",
-    summary: "Revoke a session: every API process refuses it within a second.",
+    doc: op(
+      "revokeSession",
+      "Revoke a session",
+      "Revoke a session: every API process refuses it within a second.",
+    ),
     action: "sessions.revoke",
     statuses: [403, 404],
     remove: revokeSessionStep,

@@ -22,7 +22,7 @@ import { startSession } from "../../services/signin/sessions.js";
 import type { Db } from "../../store/db.js";
 import { ServiceError } from "../../services/errors.js";
 import { Closed, DataEnvelope, DateTime, literalUnion } from "../../contract/envelopes.js";
-import { errorResponses } from "../schemas.js";
+import { errorResponses, noSecurity, op } from "../schemas.js";
 import { envelope } from "../request-context.js";
 import { setSessionCookie } from "./session-auth.js";
 
@@ -87,7 +87,12 @@ export const oidcRoutes: FastifyPluginCallbackTypebox<{
       config,
       schema: {
         tags,
-        summary: "Sign in through an external provider: redirects to it (302).",
+        security: noSecurity,
+        ...op(
+          "startExternalSignIn",
+          "Start single sign-on",
+          "Sign in through an external provider: redirects to it (302).",
+        ),
         querystring: StartQuery,
         response: errorResponses(404),
       },
@@ -118,7 +123,12 @@ export const oidcRoutes: FastifyPluginCallbackTypebox<{
       config,
       schema: {
         tags,
-        summary: "Where the provider sends the person back; sets the session cookie (302).",
+        security: noSecurity,
+        ...op(
+          "completeExternalSignIn",
+          "Complete single sign-on",
+          "Where the provider sends the person back; sets the session cookie (302).",
+        ),
         querystring: CallbackQuery,
         response: errorResponses(403),
       },
@@ -163,7 +173,12 @@ export const oidcRoutes: FastifyPluginCallbackTypebox<{
       config,
       schema: {
         tags,
-        summary: "occ login: exchange the loopback hand-off code and the CLI's PKCE verifier.",
+        security: noSecurity,
+        ...op(
+          "exchangeCliSignIn",
+          "Exchange the CLI's sign-in code",
+          "occ login: exchange the loopback hand-off code and the CLI's PKCE verifier for a session.",
+        ),
         body: CliTokenBody,
         response: { 200: DataEnvelope(CliTokenSchema), ...errorResponses(413, 415) },
       },

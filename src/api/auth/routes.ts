@@ -21,13 +21,12 @@ import { getPrincipal } from "../../iam/principals.js";
 import { passwordSignIn } from "../../services/signin/password.js";
 import { signOut } from "../../services/signin/sessions.js";
 import { ServiceError } from "../../services/errors.js";
-import { errorResponses } from "../schemas.js";
+import { errorResponses, noSecurity, op, publicErrorResponses, security } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
 import { checkOrigin, clearSessionCookie, setSessionCookie } from "./session-auth.js";
 import type { AuthRuntime } from "../../services/signin/runtime.js";
 
 const tags = ["auth"];
-const security = [{ apiKey: [] }, { session: [] }];
 
 function limiter(
   app: Parameters<FastifyPluginCallbackTypebox>[0],
@@ -66,8 +65,12 @@ export const authRoutes: FastifyPluginCallbackTypebox<{
         preHandler: perAccount,
         schema: {
           tags,
-          summary:
+          security: noSecurity,
+          ...op(
+            "signInWithPassword",
+            "Sign in with a password",
             "Sign in with a user name and password: 204 and the occ_session cookie. Every refusal is the same 401.",
+          ),
           body: PasswordSignInBodySchema,
           response: { 204: { type: "null" }, ...errorResponses(403, 413, 415, 429) },
         },
@@ -101,7 +104,7 @@ export const authRoutes: FastifyPluginCallbackTypebox<{
       schema: {
         tags,
         security,
-        summary: "End the caller's session and clear the cookie.",
+        ...op("signOut", "Sign out", "End the caller's session and clear the cookie."),
         response: { 204: { type: "null" }, ...errorResponses(403) },
       },
     },
@@ -118,9 +121,12 @@ export const authRoutes: FastifyPluginCallbackTypebox<{
       schema: {
         tags,
         security,
-        summary:
+        ...op(
+          "whoAmI",
+          "Who am I",
           "Who the caller is and how it signed in (an API key or a session, and its expiry).",
-        response: { 200: DataEnvelope(WhoAmISchema) },
+        ),
+        response: { 200: DataEnvelope(WhoAmISchema), ...errorResponses() },
       },
     },
     async (request) => {
@@ -147,8 +153,13 @@ export const authRoutes: FastifyPluginCallbackTypebox<{
       config: { public: true },
       schema: {
         tags,
-        summary: "The enabled sign-in methods, for the console's sign-in page.",
-        response: { 200: DataEnvelope(ProvidersSchema) },
+        security: noSecurity,
+        ...op(
+          "listSignInProviders",
+          "List sign-in methods",
+          "The enabled sign-in methods, for the console's sign-in page.",
+        ),
+        response: { 200: DataEnvelope(ProvidersSchema), ...publicErrorResponses() },
       },
     },
     (request) =>

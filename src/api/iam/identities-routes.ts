@@ -21,7 +21,7 @@ import {
   UnlinkIdentityQuerySchema,
   type ExternalIdentityView,
 } from "../../contract/identities.js";
-import { errorResponses } from "../schemas.js";
+import { errorResponses, op } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
 import { security, tags } from "./resource-routes.js";
 
@@ -52,7 +52,11 @@ export const identityRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> =
       schema: {
         tags,
         security,
-        summary: "Link an external identity (issuer + subject) to a user principal.",
+        ...op(
+          "linkIdentity",
+          "Link an external identity",
+          "Link an external identity (issuer + subject) to a user principal.",
+        ),
         params,
         body: LinkIdentityBodySchema,
         response: {
@@ -78,7 +82,11 @@ export const identityRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> =
       schema: {
         tags,
         security,
-        summary: "List a principal's external identities.",
+        ...op(
+          "listIdentities",
+          "List external identities",
+          "List a principal's external identities.",
+        ),
         params,
         response: {
           200: DataEnvelope(Type.Array(ExternalIdentitySchema)),
@@ -104,7 +112,11 @@ export const identityRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> =
       schema: {
         tags,
         security,
-        summary: "Unlink an external identity from a principal.",
+        ...op(
+          "unlinkIdentity",
+          "Unlink an external identity",
+          "Unlink an external identity from a principal.",
+        ),
         params,
         querystring: UnlinkIdentityQuerySchema,
         response: { 200: DataEnvelope(ExternalIdentitySchema), ...errorResponses(403, 404) },
