@@ -328,6 +328,29 @@ describe("OpenShell declaration: each chart refusal has a matching controller re
       "openshell.gateway.networkPolicyResources[0].spec",
     ],
     [
+      "an empty egress list its policyTypes does not list",
+      {
+        networkPolicyResources: [
+          { ...policy("allow-sandbox"), spec: { podSelector: {}, egress: [] } },
+        ],
+      },
+      "openshell.gateway.networkPolicyResources[0].spec.egress is an empty list",
+      "openshell.gateway.networkPolicyResources[0].spec.egress",
+    ],
+    [
+      "an empty ingress list beside policyTypes [Egress], among the workspace resources",
+      {
+        operatorWorkspaceResources: [
+          {
+            ...policy("sandbox-ingress"),
+            spec: { podSelector: {}, policyTypes: ["Egress"], ingress: [] },
+          },
+        ],
+      },
+      "openshell.gateway.operatorWorkspaceResources[0].spec.ingress is an empty list",
+      "openshell.gateway.operatorWorkspaceResources[0].spec.ingress",
+    ],
+    [
       "the same kind and name declared twice",
       {
         operatorWorkspaceResources: [policy("allow-openshell-gateway")],
