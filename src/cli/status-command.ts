@@ -2,8 +2,8 @@
  * `occ status`: is the API ready (database reachable, every migration applied), what each
  * worker last reported — its heartbeat, and the startup check that refused with its code and
  * message — and which Namespaces wait for a RoleBinding the operator grants (a missing tenant
- * RoleBinding does not stop the processes; it keeps the Namespace pending), with the command
- * that grants it. Exit code 1 when the API is not ready or the most recent worker report is a
+ * RoleBinding does not stop the processes; it keeps the Namespace pending, or the API answers
+ * 503), with the command that grants it. Exit code 1 when the API is not ready or the most recent worker report is a
  * refusal.
  */
 import { Type } from "@sinclair/typebox";
@@ -59,6 +59,9 @@ async function readiness(server: string): Promise<{ ready: boolean; text: string
   }
 }
 
+/** The code the API answers a tenant operation with while its own RoleBinding is missing. */
+const PERMISSION_MISSING = "KUBERNETES_PERMISSION_MISSING";
+
 /** A Namespace waiting for an operator-granted RoleBinding, and the command that grants it. */
 interface WaitingNamespace {
   readonly id: string;
@@ -66,20 +69,49 @@ interface WaitingNamespace {
   readonly grant: string;
 }
 
-/** The Namespaces the caller may read that wait for a RoleBinding; none if it may not list. */
-async function waitingForGrants(api: Awaited<ReturnType<typeof apiClientFrom>>) {
+/**
+ * The Namespaces the caller may read that wait for a RoleBinding — the worker's (the
+ * Namespace's status) or, in a ready preprovisioned Namespace, the API's ({@link apiGrantProbe});
+ * none if it may not list.
+ */
+async function waitingForGrants(client: Awaited<ReturnType<typeof apiClientFrom>>) {
   let all;
   try {
-    all = await listAll(api, NamespaceSchema, "/namespaces");
+    all = await listAll(client, NamespaceSchema, "/namespaces");
   } catch (err) {
     if (err instanceof ApiRequestError) return [];
     throw err;
   }
-  return all.flatMap((n): WaitingNamespace[] => {
+  const waiting = all.flatMap((n): WaitingNamespace[] => {
     const grant = grantHintOf(n);
     if (grant === null || n.statusReason === null) return [];
     return [{ id: n.id, reason: `${n.statusReason.code}: ${n.statusReason.message}`, grant }];
   });
+  const ready = all.filter((n) => n.status === "ready" && n.placement.mode === "preprovisioned");
+  const api = await Promise.all(ready.map((n) => apiGrantProbe(client, n.id)));
+  return [...waiting, ...api.flatMap((w) => (w === null ? [] : [w]))];
+}
+
+/**
+ * The API's own tenant RoleBinding in a preprovisioned Namespace (the worker's is reported by
+ * the Namespace's status): a one-item Configuration list, which the API answers 503
+ * KUBERNETES_PERMISSION_MISSING until the operator grants it. Any other answer: nothing to list.
+ */
+async function apiGrantProbe(
+  client: Awaited<ReturnType<typeof apiClientFrom>>,
+  id: string,
+): Promise<WaitingNamespace | null> {
+  try {
+    await client.request("GET", `/namespaces/${encodeURIComponent(id)}/configurations?limit=1`);
+    return null;
+  } catch (err) {
+    if (!(err instanceof ApiRequestError) || err.code !== PERMISSION_MISSING) return null;
+    return {
+      id,
+      reason: `${err.message} (the API's Configuration and Secret operations answer 503)`,
+      grant: `grant it: occ preprovisioned render --namespace-id ${id} --values my-values.yaml -n <release-ns> | kubectl apply -f -`,
+    };
+  }
 }
 
 export function registerStatusCommand(program: Command): void {

@@ -45,7 +45,8 @@ export interface UnmetPrerequisite {
  * The §2 prerequisites of the preprovisioned profile that `config` does not meet, each naming
  * its key: the bundled Kubernetes Compute and Configuration Drivers, the OpenShell Sandbox
  * Driver with a configured OpenShell backend, Compute gateway routing, no execution cluster,
- * and a Credential Proxy (egress authority; this product has no OpenShell Git transport).
+ * a Credential Proxy (egress authority; this product has no OpenShell Git transport), and
+ * password sign-in for everyone with no external sign-in provider.
  */
 export function unmetPrerequisites(config: InstallationConfig): UnmetPrerequisite[] {
   const unmet: UnmetPrerequisite[] = [];
@@ -72,6 +73,28 @@ export function unmetPrerequisites(config: InstallationConfig): UnmetPrerequisit
       key: "network.egressAuthority",
       fix: "the Credential Proxy — the seed's alternative, the OpenShell Git transport (chart value openshellGit), is not supported by this release",
     });
+  }
+  return [...unmet, ...unmetSignIn(config)];
+}
+
+/**
+ * The seed's sign-in conditions of the profile ("auth.passwordSignIn: all, with auth.google and
+ * auth.oidc and agentNativeAdmin disabled"), in the chart's words (templates/_auth.tpl). A
+ * provider is enabled in the configuration when its section is present. agentNativeAdmin has
+ * no configuration key: only the chart can refuse it.
+ */
+function unmetSignIn(config: InstallationConfig): UnmetPrerequisite[] {
+  const unmet: UnmetPrerequisite[] = [];
+  if (config.auth.passwordSignIn !== "all") {
+    unmet.push({ key: "auth.passwordSignIn", fix: `all, not ${config.auth.passwordSignIn}` });
+  }
+  for (const provider of ["google", "oidc"] as const) {
+    if (config.auth[provider] !== null) {
+      unmet.push({
+        key: `auth.${provider}`,
+        fix: `auth.${provider} disabled: remove the auth.${provider} section (chart: set auth.${provider}.enabled: false)`,
+      });
+    }
   }
   return unmet;
 }

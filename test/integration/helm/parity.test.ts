@@ -201,7 +201,69 @@ describe("each chart refusal has a matching controller refusal", () => {
   });
 });
 
-describe("the one chart refusal without a controller counterpart", () => {
+/**
+ * Seed 001's sign-in conditions (issue 42): the chart refuses them in the preprovisioned
+ * profile (templates/_auth.tpl); the same values rendered without the profile give the
+ * configuration the controller's prerequisites then refuse under the chart's binding.
+ */
+describe("sign-in conditions: each chart refusal has a matching controller refusal", () => {
+  const provider = { clientSecretName: "client", egressCidrs: ["10.40.0.0/24"] };
+  const auth = (extra: Record<string, unknown>) => ({
+    auth: {
+      baseUrl: "https://occ.example.com",
+      secretName: "occ-session",
+      secretKey: "key",
+      recoveryUserId: "prn_admin-1",
+      ...extra,
+    },
+  });
+  const cases: [string, Record<string, unknown>, string[]][] = [
+    [
+      "auth.passwordSignIn: recovery-only",
+      auth({ passwordSignIn: "recovery-only", google: { enabled: true, ...provider } }),
+      ["auth.passwordSignIn", "auth.google"],
+    ],
+    ["auth.google enabled", auth({ google: { enabled: true, ...provider } }), ["auth.google"]],
+    [
+      "auth.oidc enabled",
+      auth({ oidc: { enabled: true, issuer: "https://idp.example.com", ...provider } }),
+      ["auth.oidc"],
+    ],
+  ];
+  for (const [name, values, keys] of cases) {
+    it(name, async () => {
+      const run = await helmTemplate({ valuesFiles: [CI_VALUES.preprovisioned], values });
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain(`preprovisionedNamespace requires ${keys[0] ?? "?"}`);
+      const { raw } = await rendered({ valuesFiles: [CI_VALUES.preprovisioned] });
+      const { doc } = await rendered({
+        valuesFiles: [CI_VALUES.preprovisioned],
+        values: { ...values, preprovisionedNamespace: null },
+      });
+      expect(controllerAccepts(doc, undefined)).toEqual({ ok: true, value: undefined });
+      const result = controllerAccepts(doc, raw);
+      if (result.ok) throw new Error("expected a refusal");
+      const error = typeof result.error === "string" ? result.error : "";
+      const notMet = error.split(" Not met: ")[1] ?? "";
+      expect(error.startsWith(STARTUP_MESSAGES.preprovisionedPrerequisites)).toBe(true);
+      expect(notMet.split("; ").map((part) => part.split(" (needs ")[0])).toEqual(keys);
+    });
+  }
+});
+
+describe("chart refusals without a controller counterpart", () => {
+  // agentNativeAdmin (refused in every profile, and named by the preprovisioned profile's seed
+  // conditions): OCC has no browser surface for Agent gateways and the Installation
+  // configuration no key for it, so only the chart can refuse it.
+  it("agentNativeAdmin has no Installation configuration key", async () => {
+    const { raw, doc } = await rendered({ valuesFiles: [CI_VALUES.preprovisioned] });
+    expect(JSON.stringify(doc).toLowerCase()).not.toContain("nativeadmin");
+    expect(() =>
+      validateInstallationConfig({ ...doc, agentNativeAdmin: { enabled: true } }, "changed"),
+    ).toThrow("agentNativeAdmin");
+    expect(controllerAccepts(doc, raw)).toEqual({ ok: true, value: undefined });
+  });
+
   // gatewayRouting.serviceType is an Envoy Gateway proxy setting (the EnvoyProxy resource); the
   // Installation configuration has no key for it, so only the chart can refuse it. This test
   // fails — and the parity case above must then be added — once the configuration carries it.
@@ -326,6 +388,29 @@ describe("OpenShell declaration: each chart refusal has a matching controller re
       },
       "/openshell/gateway/networkPolicyResources/0",
       "openshell.gateway.networkPolicyResources[0].spec",
+    ],
+    [
+      "an empty egress list its policyTypes does not list",
+      {
+        networkPolicyResources: [
+          { ...policy("allow-sandbox"), spec: { podSelector: {}, egress: [] } },
+        ],
+      },
+      "openshell.gateway.networkPolicyResources[0].spec.egress is an empty list",
+      "openshell.gateway.networkPolicyResources[0].spec.egress",
+    ],
+    [
+      "an empty ingress list beside policyTypes [Egress], among the workspace resources",
+      {
+        operatorWorkspaceResources: [
+          {
+            ...policy("sandbox-ingress"),
+            spec: { podSelector: {}, policyTypes: ["Egress"], ingress: [] },
+          },
+        ],
+      },
+      "openshell.gateway.operatorWorkspaceResources[0].spec.ingress is an empty list",
+      "openshell.gateway.operatorWorkspaceResources[0].spec.ingress",
     ],
     [
       "the same kind and name declared twice",

@@ -172,6 +172,44 @@ describe("rules of the normal profile", () => {
     expect(run.stderr).toContain("openshell.endpoint is required");
   });
 
+  it("a declared NetworkPolicy with an empty list for a direction policyTypes does not list", async () => {
+    // The Installation configuration refuses it with the same key (openshell-settings.ts), so
+    // helm must not install what the processes would then refuse to start with.
+    const declared = (spec: Record<string, unknown>) => ({
+      openshell: {
+        gateway: {
+          networkPolicyResources: [
+            {
+              apiVersion: "networking.k8s.io/v1",
+              kind: "NetworkPolicy",
+              metadata: { name: "allow-sandbox" },
+              spec: { podSelector: {}, ...spec },
+            },
+          ],
+        },
+      },
+    });
+    const run = await helmTemplate({
+      valuesFiles: [CI_VALUES.preprovisioned],
+      values: declared({ policyTypes: ["Ingress"], egress: [] }),
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(
+      "openshell.gateway.networkPolicyResources[0].spec.egress is an empty list but openshell.gateway.networkPolicyResources[0].spec.policyTypes does not list Egress: the API server stores it as absent, so the declaration can never match; remove egress, or add Egress to policyTypes",
+    );
+    for (const spec of [
+      { policyTypes: ["Ingress", "Egress"], egress: [] },
+      { policyTypes: ["Ingress"] },
+    ]) {
+      const ok = await helmTemplate({
+        valuesFiles: [CI_VALUES.preprovisioned],
+        values: declared(spec),
+      });
+      expect(ok.stderr).toBe("");
+      expect(ok.code).toBe(0);
+    }
+  });
+
   it("an unquoted quota quantity is refused by the schema, naming the key", async () => {
     const run = await helmTemplate({ values: { tenantResources: { quota: { pods: 50 } } } });
     expect(run.code).not.toBe(0);

@@ -197,6 +197,14 @@ describe("missing tenant RoleBindings", () => {
         503,
         "KUBERNETES_PERMISSION_MISSING",
       ]);
+      // `occ status` lists the API's missing RoleBinding too (the Namespace itself is ready).
+      const apiWaits = occ(["status"], { OCC_API_URL: apiUrl, OCC_API_KEY: s.apiKey });
+      expect(apiWaits.stdout).toContain(
+        `${s.id} waits for a RoleBinding (KUBERNETES_PERMISSION_MISSING: `,
+      );
+      expect(apiWaits.stdout).toContain(
+        `grant it: occ preprovisioned render --namespace-id ${s.id}`,
+      );
       applyOnly(API_BINDING);
       let created: Awaited<ReturnType<typeof create>> = { status: 0, body: {} };
       await eventually(
@@ -209,6 +217,9 @@ describe("missing tenant RoleBindings", () => {
       );
       expect(api.running()).toBe(true);
       expect(worker.running()).toBe(true);
+      const granted = occ(["status"], { OCC_API_URL: apiUrl, OCC_API_KEY: s.apiKey });
+      expect(granted.stdout).toContain("api: ready");
+      expect(granted.stdout).not.toContain("waits for a RoleBinding");
     } finally {
       await api.stop();
       await worker.stop();

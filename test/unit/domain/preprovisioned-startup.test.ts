@@ -82,6 +82,35 @@ describe("the §2 startup prerequisites", () => {
     });
   });
 
+  const provider = { clientIdFile: "/etc/occ/id", clientSecretFile: "/etc/occ/secret" };
+  const signedIn = { baseUrl: "https://occ.example.com", recoveryUserId: "prn_recovery" };
+  const googleFix =
+    "auth.google (needs auth.google disabled: remove the auth.google section (chart: set auth.google.enabled: false))";
+  const oidcFix =
+    "auth.oidc (needs auth.oidc disabled: remove the auth.oidc section (chart: set auth.oidc.enabled: false))";
+  it.each([
+    ["passwordSignIn: all, written out", { passwordSignIn: "all" }, null],
+    ["auth.google enabled", { ...signedIn, google: provider }, googleFix],
+    [
+      "auth.oidc enabled",
+      { ...signedIn, oidc: { issuer: "https://idp.example.com", ...provider } },
+      oidcFix,
+    ],
+    [
+      "passwordSignIn: recovery-only with auth.google",
+      { ...signedIn, passwordSignIn: "recovery-only", google: provider },
+      `auth.passwordSignIn (needs all, not recovery-only); ${googleFix}`,
+    ],
+  ])("sign-in (seed 001, as the chart): %s", (_, auth, notMet) => {
+    const checked = checkPreprovisionedPrerequisites(
+      validateInstallationConfig({ ...complete, auth }, "t"),
+    );
+    if (notMet === null) expect(checked).toEqual({ ok: true, value: undefined });
+    else expect(checked).toEqual({ ok: false, error: `${EXACT} Not met: ${notMet}.` });
+    // Without a binding, the normal profile allows every sign-in setting.
+    expect(startupProfile(validateInstallationConfig({ ...complete, auth }, "t"), {})).toBeNull();
+  });
+
   it("without a binding, drivers.sandbox: openshell without an openshell block is refused by name", () => {
     const config = validateInstallationConfig(without("openshell", null), "t");
     expect(() => startupProfile(config, {})).toThrow(

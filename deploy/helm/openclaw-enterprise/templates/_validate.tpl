@@ -116,6 +116,31 @@ at least one namespace label, and no kind/name declared twice across both lists.
 {{- fail (printf "openshell.gateway.%s[%d] declares %s a second time" $field $i $id) }}
 {{- end }}
 {{- $_ := set $seen $id true -}}
+{{- if and (eq $m.kind "NetworkPolicy") (kindIs "map" $m.spec) }}
+{{- include "occ.validateEmptyDirections" (list $m.spec (printf "openshell.gateway.%s[%d]" $field $i)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+A declared NetworkPolicy with an empty ingress/egress list for a direction its policyTypes does
+not explicitly list: the API server stores that list as absent, so the declaration could never
+match what is stored (the namespace would stay degraded, or be rewritten on every pass). The
+same rule and words as the Installation configuration (src/config/openshell-settings.ts).
+Argument: (list spec key).
+*/}}
+{{- define "occ.validateEmptyDirections" -}}
+{{- $spec := index . 0 -}}
+{{- $key := index . 1 -}}
+{{- $listed := list -}}
+{{- if kindIs "slice" $spec.policyTypes }}{{- $listed = $spec.policyTypes -}}{{- end }}
+{{- range $d := list (list "ingress" "Ingress") (list "egress" "Egress") }}
+{{- $name := index $d 0 -}}
+{{- $type := index $d 1 -}}
+{{- $rules := get $spec $name -}}
+{{- if and (kindIs "slice" $rules) (eq (len $rules) 0) (not (has $type $listed)) }}
+{{- fail (printf "%s.spec.%s is an empty list but %s.spec.policyTypes does not list %s: the API server stores it as absent, so the declaration can never match; remove %s, or add %s to policyTypes" $key $name $key $type $name $type) }}
 {{- end }}
 {{- end }}
 {{- end -}}
