@@ -5,6 +5,7 @@
  */
 import { branded, defineTable, nullable, text, timestamp, type RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
+import { rowById } from "../store/lookup.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { apiKeyMatches, apiKeyPrefix, generateApiKey, hashApiKey } from "./api-key-secret.js";
 import { isApiKeyId, isPrincipalId, newIamId, type ApiKeyId, type PrincipalId } from "./ids.js";
@@ -154,9 +155,8 @@ export async function authenticateApiKey(
 }
 
 /** A key's metadata, revoked or not. */
-export async function getApiKey(q: Queryable, id: ApiKeyId): Promise<ApiKeyRecord | undefined> {
-  const res = await q.query(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
-  return apiKeysTable.decodeFirst(res.rows);
+export function getApiKey(q: Queryable, id: ApiKeyId): Promise<ApiKeyRecord | undefined> {
+  return rowById(q, apiKeysTable, id);
 }
 
 /** A principal's keys (revoked ones included, so an administrator sees the history). */

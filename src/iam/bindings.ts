@@ -8,6 +8,7 @@ import type { NamespaceId } from "../domain/placement/ids.js";
 import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
 import { branded, defineTable, nullable, timestamp, type RowOf } from "../store/columns.js";
 import type { Queryable, SqlParam } from "../store/db.js";
+import { rowById } from "../store/lookup.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import {
   isBindingId,
@@ -71,9 +72,8 @@ export async function createBinding(q: Queryable, input: NewBinding): Promise<Cr
   return binding === undefined ? { outcome: "duplicate" } : { outcome: "created", binding };
 }
 
-export async function getBinding(q: Queryable, id: BindingId): Promise<BindingRecord | undefined> {
-  const res = await q.query(`SELECT ${COLUMNS} FROM bindings WHERE id = $1`, [id]);
-  return bindingsTable.decodeFirst(res.rows);
+export function getBinding(q: Queryable, id: BindingId): Promise<BindingRecord | undefined> {
+  return rowById(q, bindingsTable, id);
 }
 
 /** Narrows a listing; absent fields match everything. */

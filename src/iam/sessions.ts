@@ -16,6 +16,7 @@ import {
   type RowOf,
 } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
+import { rowById } from "../store/lookup.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
 import { isPrincipalId, isSessionId, newIamId, type PrincipalId, type SessionId } from "./ids.js";
@@ -155,9 +156,8 @@ export async function authenticateSession(
 }
 
 /** A session's record, ended or not. */
-export async function getSession(q: Queryable, id: SessionId): Promise<SessionRecord | undefined> {
-  const res = await q.query(`SELECT ${COLUMNS} FROM sessions WHERE id = $1`, [id]);
-  return sessionsTable.decodeFirst(res.rows);
+export function getSession(q: Queryable, id: SessionId): Promise<SessionRecord | undefined> {
+  return rowById(q, sessionsTable, id);
 }
 
 /** A principal's sessions that have not been revoked and have not expired, oldest first. */

@@ -20,6 +20,7 @@ import {
 } from "./columns.js";
 import type { RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
+import { rowById } from "./lookup.js";
 import { namespaceRows } from "./resource-paging.js";
 
 export const EXECUTION_MODES = ["embedded", "dedicated"] as const;
@@ -84,9 +85,8 @@ export async function insertAgent(
 }
 
 /** The Agent `id` of whichever Namespace (the worker's lookup from a work item). */
-export async function getAgent(q: Queryable, id: string): Promise<AgentRecord | undefined> {
-  const res = await q.query(`SELECT ${COLUMNS} FROM agents WHERE id = $1`, [id]);
-  return agentsTable.decodeFirst(res.rows);
+export function getAgent(q: Queryable, id: string): Promise<AgentRecord | undefined> {
+  return rowById(q, agentsTable, id);
 }
 
 /** How many Agents (any status) the Namespace holds, and the first `limit` IDs. */

@@ -16,7 +16,7 @@ import { errorResponses, op } from "../schemas.js";
 import { callerOf } from "../request-context.js";
 import {
   deleteOneRoute,
-  listPageRoute,
+  listOfPrincipalRoute,
   security,
   tags,
   type IamResource,
@@ -78,7 +78,7 @@ export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db 
     },
   );
 
-  listPageRoute(app, db, session, {
+  listOfPrincipalRoute(app, db, session, {
     url: "/principals/:id/sessions",
     doc: op(
       "listPrincipalSessions",
@@ -86,8 +86,7 @@ export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db 
       "List a principal's live sessions (never their tokens).",
     ),
     action: "sessions.list",
-    params: IdParams(PrincipalIdSchema),
-    list: (q, page, { params }) => listLiveSessions(q, asIamId("principal", params.id), page),
+    list: listLiveSessions,
   });
 
   deleteOneRoute(app, db, session, {

@@ -13,7 +13,7 @@ import { issueApiKeyAsAdministrator, revokeApiKeyStep } from "../../services/iam
 import { presentApiKey } from "./present.js";
 import {
   deleteOneRoute,
-  listPageRoute,
+  listOfPrincipalRoute,
   security,
   tags,
   type IamResource,
@@ -68,7 +68,7 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     },
   );
 
-  listPageRoute(app, db, apiKey, {
+  listOfPrincipalRoute(app, db, apiKey, {
     url: "/principals/:id/api-keys",
     doc: op(
       "listApiKeys",
@@ -76,8 +76,7 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
       "List a principal's API keys (metadata only, revoked ones included).",
     ),
     action: "api_keys.list",
-    params: IdParams(PrincipalIdSchema),
-    list: (q, page, { params }) => listApiKeys(q, asIamId("principal", params.id), page),
+    list: listApiKeys,
   });
 
   deleteOneRoute(app, db, apiKey, {

@@ -6,7 +6,13 @@
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Static, TObject, TSchema, TString } from "@sinclair/typebox";
-import { asIamId, isIamId, type IamId, type IamRecordKind } from "../../iam/ids.js";
+import {
+  asIamId,
+  isIamId,
+  type IamId,
+  type IamRecordKind,
+  type PrincipalId,
+} from "../../iam/ids.js";
 import type { Page, PageOptions } from "../../store/paging.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../../services/authorization.js";
@@ -22,7 +28,7 @@ import {
 import { errorResponses, type ApiTag, type OperationDoc } from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { administer, mutate, type Mutation } from "../../services/iam/administer.js";
-import { IdParams } from "../../contract/iam.js";
+import { IdParams, PrincipalIdSchema } from "../../contract/iam.js";
 
 /** The Fastify instance an IAM routes plugin registers on. */
 export type IamApp = Parameters<FastifyPluginCallbackTypebox<{ readonly db: Db }>>[0];
@@ -187,6 +193,22 @@ export function listPageRoute<
       return pageEnvelope(request, found.items.map(resource.present), nextCursor(found.next));
     },
   );
+}
+
+/** `GET /principals/:id/…`: one principal's records, a page at a time (see {@link listPageRoute}). */
+export function listOfPrincipalRoute<K extends IamRecordKind, R, V extends TSchema>(
+  app: IamApp,
+  db: Db,
+  resource: IamResource<K, R, V>,
+  route: RouteBase & {
+    readonly list: (q: Queryable, principalId: PrincipalId, page: PageOptions) => Promise<Page<R>>;
+  },
+): void {
+  listPageRoute(app, db, resource, {
+    ...route,
+    params: IdParams(PrincipalIdSchema),
+    list: (q, page, { params }) => route.list(q, asIamId("principal", params.id), page),
+  });
 }
 
 /**

@@ -19,6 +19,11 @@ async function newPrincipal(kind: "user" | "service", name: string): Promise<str
   return dataOf(r, PrincipalSchema).id;
 }
 
+/** `POST /principals/{id}/identities` with `body`, as `key` (default: the administrator's). */
+function link(id: string, body: Record<string, string>, key: string = fx.adminKey) {
+  return call(fx.app, "POST", `/principals/${id}/identities`, { key, body });
+}
+
 const unlinkUrl = (id: string, issuer: string, subject: string) =>
   `/principals/${id}/identities?issuer=${encodeURIComponent(issuer)}&subject=${encodeURIComponent(subject)}`;
 
@@ -26,9 +31,10 @@ describe("external identities", () => {
   it("links, lists and unlinks, each change audited; the pair is unique", async () => {
     const ada = await newPrincipal("user", "ada");
     const before = await counts(fx.raw);
-    const linked = await call(fx.app, "POST", `/principals/${ada}/identities`, {
-      key: fx.adminKey,
-      body: { issuer: ISSUER, subject: "sub-ada", email: "ada@example.com" },
+    const linked = await link(ada, {
+      issuer: ISSUER,
+      subject: "sub-ada",
+      email: "ada@example.com",
     });
     expect(linked.status).toBe(201);
     expect(dataOf(linked, ExternalIdentitySchema)).toMatchObject({
@@ -47,10 +53,7 @@ describe("external identities", () => {
 
     // The same identity cannot be linked to another principal (nor twice to this one).
     const bob = await newPrincipal("user", "bob");
-    const again = await call(fx.app, "POST", `/principals/${bob}/identities`, {
-      key: fx.adminKey,
-      body: { issuer: ISSUER, subject: "sub-ada" },
-    });
+    const again = await link(bob, { issuer: ISSUER, subject: "sub-ada" });
     expect(again.status).toBe(409);
     expect(errorOf(again).error.message).toContain("unlink it");
 
@@ -83,21 +86,12 @@ describe("external identities", () => {
 
   it("refuses an identity for a service principal, a missing principal, a non-issuer", async () => {
     const bot = await newPrincipal("service", "bot");
-    const r = await call(fx.app, "POST", `/principals/${bot}/identities`, {
-      key: fx.adminKey,
-      body: { issuer: ISSUER, subject: "sub-bot" },
-    });
+    const r = await link(bot, { issuer: ISSUER, subject: "sub-bot" });
     expect(r.status).toBe(400);
     expect(errorOf(r).error.message).toContain("kind user");
-    const missing = await call(fx.app, "POST", "/principals/prn_missing/identities", {
-      key: fx.adminKey,
-      body: { issuer: ISSUER, subject: "sub-x" },
-    });
+    const missing = await link("prn_missing", { issuer: ISSUER, subject: "sub-x" });
     expect(missing.status).toBe(404);
-    const bad = await call(fx.app, "POST", `/principals/${bot}/identities`, {
-      key: fx.adminKey,
-      body: { issuer: "idp.example.com", subject: "x" },
-    });
+    const bad = await link(bot, { issuer: "idp.example.com", subject: "x" });
     expect(bad.status).toBe(400);
   });
 
@@ -105,10 +99,7 @@ describe("external identities", () => {
     const reader = await principalWith(fx, "identity-reader", [
       { action: "read", kind: "namespace" },
     ]);
-    const r = await call(fx.app, "POST", `/principals/${reader.id}/identities`, {
-      key: reader.key,
-      body: { issuer: ISSUER, subject: "self" },
-    });
+    const r = await link(reader.id, { issuer: ISSUER, subject: "self" }, reader.key);
     expect(r.status).toBe(403);
     const list = await call(fx.app, "GET", `/principals/${reader.id}/identities`, {
       key: reader.key,

@@ -3,20 +3,8 @@
  * the oidc/google sub-objects), defaults, and the cross-field rules, each refusal naming its key.
  */
 import { describe, expect, it } from "vitest";
-import {
-  ConfigurationError,
-  validateInstallationConfig,
-} from "../../../src/config/installation-config.js";
-
-function problemsOf(doc: unknown): string[] {
-  try {
-    validateInstallationConfig(doc, "test.yaml");
-  } catch (err) {
-    if (err instanceof ConfigurationError) return err.problems.map((p) => p.message);
-    throw err;
-  }
-  throw new Error("expected the configuration to be refused");
-}
+import { validateInstallationConfig } from "../../../src/config/installation-config.js";
+import { problemsOf } from "./problems.js";
 
 const files = {
   clientIdFile: "/etc/occ/auth/x/client-id",

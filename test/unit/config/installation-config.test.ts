@@ -4,20 +4,10 @@ import { join } from "node:path";
 import { egressProxyUrl } from "../../../src/domain/workloads/pods.js";
 import { describe, expect, it } from "vitest";
 import {
-  ConfigurationError,
   loadInstallationConfig,
   validateInstallationConfig,
 } from "../../../src/config/installation-config.js";
-
-function problemsOf(doc: unknown): string[] {
-  try {
-    validateInstallationConfig(doc, "test.yaml");
-  } catch (err) {
-    if (err instanceof ConfigurationError) return err.problems.map((p) => p.message);
-    throw err;
-  }
-  throw new Error("expected the configuration to be refused");
-}
+import { problemsOf } from "./problems.js";
 
 describe("Installation configuration", () => {
   it("fills every default from an empty document", () => {
