@@ -124,8 +124,14 @@ describe("occ namespaces (the operator CLI against the API and worker processes)
   });
 
   it("names the missing setting and the fix when no server is configured", () => {
-    const res = cli(["namespaces", "list"], { OCC_API_URL: undefined });
+    // No stored `occ login` either: a configuration folder that does not exist.
+    const res = cli(["namespaces", "list"], {
+      OCC_API_URL: undefined,
+      XDG_CONFIG_HOME: "/nonexistent/occ-cli-test",
+    });
     expect(res.status).toBe(1);
-    expect(res.stderr).toContain("occ: no API server: set OCC_API_URL or pass --server");
+    expect(res.stderr).toContain(
+      "occ: no API server: set OCC_API_URL, pass --server, or occ login",
+    );
   });
 });
