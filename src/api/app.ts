@@ -25,6 +25,12 @@ import type { RequiredSchema } from "../store/schema-version.js";
 import { agentQueueConfig, type AgentWorkKind } from "../work/agent-work.js";
 import { agentRoutes } from "./agents/routes.js";
 import { auditRoutes } from "./audit-routes.js";
+import { authRoutes } from "./auth/routes.js";
+import { sessionAdminRoutes } from "./auth/admin-routes.js";
+import { registerSessionCookies } from "./auth/session-auth.js";
+import { oidcRoutes } from "./auth/oidc-routes.js";
+import type { ExternalProviders } from "../services/signin/external-providers.js";
+import { developmentAuthRuntime, type AuthRuntime } from "../services/signin/runtime.js";
 import { workerRoutes } from "./workers-routes.js";
 import { configurationRoutes } from "./configurations/routes.js";
 import { secretRoutes } from "./secrets/routes.js";
@@ -40,6 +46,7 @@ import { healthRoutes, registerHttpMetrics } from "./health.js";
 import { apiKeyRoutes } from "./iam/api-keys-routes.js";
 import { bindingRoutes } from "./iam/bindings-routes.js";
 import { principalRoutes } from "./iam/principals-routes.js";
+import { identityRoutes } from "./iam/identities-routes.js";
 import { restrictionRoutes } from "./iam/restrictions-routes.js";
 import { roleRoutes } from "./iam/roles-routes.js";
 import {
@@ -110,6 +117,10 @@ export interface AppOptions {
    * request reads its key and grants from the database.
    */
   readonly policyCache?: PolicyCache;
+  /** Sign-in settings, session key and tunables; default development (a random key). */
+  readonly auth?: AuthRuntime;
+  /** The external sign-in providers (`auth.oidc`, `auth.google`); default none. */
+  readonly externalProviders?: ExternalProviders;
 }
 
 /** The Fastify instance type of the app. */
@@ -143,7 +154,9 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     });
     registerHttpMetrics(app, registry);
     options.policyCache?.accept(db);
-    registerAuthentication(app, db, options.policyCache);
+    const auth = options.auth ?? developmentAuthRuntime();
+    await registerSessionCookies(app, auth);
+    registerAuthentication(app, db, options.policyCache, auth.settings);
     app.addHook("preValidation", (request, _reply, done) => {
       if (request.body !== undefined && request.routeOptions.schema?.body === undefined) {
         done(new ServiceError("INVALID_REQUEST", "This route takes no request body."));
@@ -171,8 +184,15 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
       roleRoutes,
       bindingRoutes,
       restrictionRoutes,
+      identityRoutes,
     ]) {
       await app.register(iam, { db });
+    }
+    await app.register(authRoutes, { db, auth });
+    await app.register(sessionAdminRoutes, { db });
+    const providers = options.externalProviders;
+    if (providers !== undefined && providers.list().length > 0) {
+      await app.register(oidcRoutes, { db, auth, providers });
     }
     await app.register(auditRoutes, { db });
     await app.register(workerRoutes, { db });

@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   KUBERNETES_OWNERSHIP_CONFLICT: 503,
   KUBERNETES_NAMESPACE_MISSING: 503,
   DATABASE_SCHEMA_OUTDATED: 503,
+  TOO_MANY_REQUESTS: 429,
 } as const satisfies Record<ErrorCode, number>;
 
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];

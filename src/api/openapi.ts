@@ -26,6 +26,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           apiKey: { type: "http", scheme: "bearer", description: "An OCC API key." },
+          session: {
+            type: "apiKey",
+            in: "cookie",
+            name: "occ_session",
+            description:
+              "A session from POST /auth/password (or single sign-on). A state-changing request with it must carry an Origin header equal to the console's origin (auth.baseUrl).",
+          },
         },
       },
     },

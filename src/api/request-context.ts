@@ -4,9 +4,9 @@
  * here — a client-supplied one is ignored, so logs and audit events cannot be polluted or
  * correlated by a caller's choice.
  *
- * Authentication (control-plane.md §3) is a bearer API key on every route not marked public.
- * A missing, malformed, unknown, wrong, revoked or expired key, or one whose principal was
- * deleted, is answered alike with 401 — the reason is logged (never the key), not returned.
+ * Authentication (control-plane.md §3) is a bearer API key or a session on every route not
+ * marked public. A missing, malformed, unknown, wrong, revoked or expired key or session, or
+ * one whose principal was deleted, is answered with 401 — the reason is logged (never the key), not returned.
  * Unauthenticated requests are not audited. A database failure while checking the key is
  * 503: the caller may well be legitimate.
  */
@@ -22,6 +22,9 @@ import { authenticateApiKey } from "../iam/api-keys.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
 import type { Caller } from "../services/authorization.js";
+import type { AuthSettings } from "../config/auth-settings.js";
+import { authenticateSession } from "../iam/sessions.js";
+import { checkOrigin, presentedSession, type PresentedSession } from "./auth/session-auth.js";
 import { ServiceError } from "../services/errors.js";
 
 declare module "fastify" {
@@ -75,19 +78,31 @@ export function pageEnvelope<T>(
 }
 
 /**
- * Adds the authentication hook to `app` (and every route registered in it). With `policy`,
- * keys and grants are served from the process's policy cache (iam/policy-cache.ts).
+ * Adds the authentication hook to `app` (and every route registered in it): a bearer API key,
+ * or a session (the `occ_session` cookie, or the CLI's session as a bearer credential; see
+ * auth/session-auth.ts, with its CSRF rule). With `policy`, keys, sessions and grants are
+ * served from the process's policy cache (iam/policy-cache.ts).
  */
-export function registerAuthentication(app: FastifyInstance, db: Db, policy?: PolicyCache): void {
+export function registerAuthentication(
+  app: FastifyInstance,
+  db: Db,
+  policy: PolicyCache | undefined,
+  settings: AuthSettings,
+): void {
   app.addHook("onRequest", async (request) => {
     if (request.is404 || request.routeOptions.config.public === true) return;
-    const token = bearerToken(request.headers.authorization);
-    if (token === undefined) throw new ServiceError("UNAUTHENTICATED");
+    const bearer = bearerToken(request.headers.authorization);
+    const session = presentedSession(request, bearer);
+    if (session !== undefined) {
+      request.caller = await sessionCaller(request, db, policy, settings, session);
+      return;
+    }
+    if (bearer === undefined) throw new ServiceError("UNAUTHENTICATED");
     let result;
     try {
       result = await (policy === undefined
-        ? authenticateApiKey(db, token)
-        : policy.authenticate(token));
+        ? authenticateApiKey(db, bearer)
+        : policy.authenticate(bearer));
     } catch (err) {
       throw new ServiceError(
         "DEPENDENCY_UNAVAILABLE",
@@ -99,8 +114,54 @@ export function registerAuthentication(app: FastifyInstance, db: Db, policy?: Po
       request.log.info({ reason: result.reason }, "api key rejected");
       throw new ServiceError("UNAUTHENTICATED");
     }
-    request.caller = { principalId: result.principal.id, requestId: request.id, policy };
+    request.caller = {
+      principalId: result.principal.id,
+      requestId: request.id,
+      policy,
+      credential: { kind: "api_key", keyId: result.principal.keyId },
+    };
   });
+}
+
+async function sessionCaller(
+  request: FastifyRequest,
+  db: Db,
+  policy: PolicyCache | undefined,
+  settings: AuthSettings,
+  session: PresentedSession | null,
+): Promise<Caller> {
+  if (session === null) {
+    request.log.info({ reason: "bad_signature" }, "session rejected");
+    throw new ServiceError("UNAUTHENTICATED", "The session is not valid; sign in again.");
+  }
+  if (session.via === "cookie") checkOrigin(request, settings, false);
+  let found;
+  try {
+    found = await (policy === undefined
+      ? authenticateSession(db, session.token)
+      : policy.authenticateSession(session.token));
+  } catch (err) {
+    throw new ServiceError(
+      "DEPENDENCY_UNAVAILABLE",
+      "The session could not be checked; retry later.",
+      { cause: err },
+    );
+  }
+  if (found === undefined) {
+    request.log.info({ reason: "ended_or_unknown" }, "session rejected");
+    throw new ServiceError("UNAUTHENTICATED", "The session has ended; sign in again.");
+  }
+  return {
+    principalId: found.principal.id,
+    requestId: request.id,
+    policy,
+    credential: {
+      kind: "session",
+      sessionId: found.sessionId,
+      method: found.method,
+      expiresAt: found.until,
+    },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The CLI's client for the OCC HTTP API. The server and key come from flags or the
- * environment `occ dev up` writes to `dev.env` (`OCC_API_URL`, `OCC_API_KEY`); a missing one
- * is named together with the fix. Every error envelope becomes an {@link ApiRequestError}
+ * environment `occ dev up` writes to `dev.env` (`OCC_API_URL`, `OCC_API_KEY`); without a key,
+ * the session `occ login` stored for the server is used; a missing one is named with the fix. Every error envelope becomes an {@link ApiRequestError}
  * carrying the API's stable code, so a caller can branch on the code, never on text. Every
  * answer is parsed with the contract's schemas (`src/contract`), the same ones the server
  * declares; an answer that does not match is an error, never a cast.
@@ -11,6 +11,7 @@ import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { Command } from "commander";
 import { registerFormats } from "../contract/formats.js";
+import { currentServer, storedSession } from "./session-store.js";
 
 export interface ApiClientOptions {
   server?: string;
@@ -74,7 +75,15 @@ export function parseAs<S extends TSchema>(schema: S, value: unknown, what: stri
   throw new Error(`${what}: the API's answer does not match its contract${where}`);
 }
 
-async function apiKeyOf(opts: ApiClientOptions, env: NodeJS.ProcessEnv): Promise<string> {
+/**
+ * The credential: an explicit `--api-key-file`, else `OCC_API_KEY`, else the session `occ login`
+ * stored for `server`.
+ */
+async function credentialOf(
+  opts: ApiClientOptions,
+  server: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   if (opts.apiKeyFile !== undefined) {
     try {
       return (await readFile(opts.apiKeyFile, "utf8")).trim();
@@ -83,12 +92,12 @@ async function apiKeyOf(opts: ApiClientOptions, env: NodeJS.ProcessEnv): Promise
     }
   }
   const key = env.OCC_API_KEY;
-  if (key === undefined || key === "") {
-    throw new Error(
-      "no API key: set OCC_API_KEY or pass --api-key-file (with `occ dev up`, source .occ/dev/dev.env)",
-    );
-  }
-  return key;
+  if (key !== undefined && key !== "") return key;
+  const session = await storedSession(server, env);
+  if (session !== undefined) return session.session;
+  throw new Error(
+    `not signed in to ${server}: run occ login, or set OCC_API_KEY or pass --api-key-file (with \`occ dev up\`, source .occ/dev/dev.env)`,
+  );
 }
 
 /** Builds a client from flags and the environment; names whatever is missing. */
@@ -96,13 +105,16 @@ export async function apiClientFrom(
   opts: ApiClientOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ApiClient> {
-  const server = (opts.server ?? env.OCC_API_URL ?? "").replace(/\/+$/, "");
+  const server = (opts.server ?? env.OCC_API_URL ?? (await currentServer(env)) ?? "").replace(
+    /\/+$/,
+    "",
+  );
   if (server === "") {
     throw new Error(
-      "no API server: set OCC_API_URL or pass --server (with `occ dev up`, source .occ/dev/dev.env)",
+      "no API server: set OCC_API_URL, pass --server, or occ login (with `occ dev up`, source .occ/dev/dev.env)",
     );
   }
-  const key = await apiKeyOf(opts, env);
+  const key = await credentialOf(opts, server, env);
   return {
     server,
     async request(method: string, path: string, body?: unknown): Promise<ApiResponse<unknown>> {

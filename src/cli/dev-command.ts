@@ -33,6 +33,8 @@ export function registerDevCommand(program: Command): void {
           "",
           `OCC is up: ${env.apiUrl}`,
           `  administrator API key: ${env.apiKeyFile}`,
+          `  console and CLI sign-in: user ${env.administratorName}, password in ${env.passwordFile}`,
+          `    occ login --server ${env.apiUrl} --user ${env.administratorName} --password-file ${env.passwordFile}`,
           `  environment for scripts: ${env.devEnvFile} (OCC_API_URL, OCC_API_KEY, KUBECONFIG)`,
           `  logs: ${env.logFile}`,
           "",

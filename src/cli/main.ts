@@ -1,7 +1,10 @@
 import { Command } from "commander";
 import { registerMigrateCommand } from "./migrate-command.js";
+import { registerLoginCommands } from "./login-command.js";
+import { registerSessionCommands } from "./sessions-command.js";
 import { registerAgentsCommands } from "./agents-command.js";
 import { registerDevCommand } from "./dev-command.js";
+import { registerIdentitiesCommands } from "./identities-command.js";
 import { registerNamespacesCommands } from "./namespaces-command.js";
 import { registerPreprovisionedCommands } from "./preprovisioned-command.js";
 import { registerProcessCommands } from "./process-commands.js";
@@ -23,5 +26,8 @@ registerNamespacesCommands(program);
 registerAgentsCommands(program);
 registerPreprovisionedCommands(program);
 registerStatusCommand(program);
+registerLoginCommands(program);
+registerSessionCommands(program);
+registerIdentitiesCommands(program);
 
 await runCli(program, process.argv);

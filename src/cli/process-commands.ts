@@ -25,6 +25,8 @@ import {
 import type { Logger } from "pino";
 import { openFromOptions, withCommonOptions, type CommonOptions } from "./common-options.js";
 import { untilStopSignal } from "./signals.js";
+import { passwordFromFile } from "./password-input.js";
+import { PASSWORD_MIN_LENGTH } from "../contract/auth.js";
 
 /** `occ bootstrap`, `occ api` and `occ worker`: one binary, separate processes. */
 export function registerProcessCommands(program: Command): void {
@@ -32,11 +34,31 @@ export function registerProcessCommands(program: Command): void {
     program
       .command("bootstrap")
       .description("create the Installation, the administrator and its API key (idempotent)")
-      .option("--api-key-file <file>", "write the administrator's new API key here (mode 0600)"),
-  ).action(async (opts: CommonOptions & { apiKeyFile?: string }) => {
+      .option("--api-key-file <file>", "write the administrator's new API key here (mode 0600)")
+      .option(
+        "--admin-password-file <file>",
+        "set the administrator's (recovery account's) password from this file (- for standard input)",
+      ),
+  ).action(async (opts: CommonOptions & { apiKeyFile?: string; adminPasswordFile?: string }) => {
+    const password =
+      opts.adminPasswordFile === undefined
+        ? undefined
+        : await passwordFromFile(opts.adminPasswordFile, "--admin-password-file");
+    if (password !== undefined && password.length < PASSWORD_MIN_LENGTH) {
+      throw new Error(
+        `--admin-password-file: the password needs at least ${PASSWORD_MIN_LENGTH} characters`,
+      );
+    }
     const { db, config } = await openFromOptions(opts);
     try {
-      const result = await runBootstrap(db, config);
+      const result = await runBootstrap(
+        db,
+        config,
+        password === undefined ? {} : { administratorPassword: password },
+      );
+      if (password !== undefined) {
+        console.error(`administrator password set (${result.administratorId}); its sessions ended`);
+      }
       if (result.apiKey === null) {
         console.log("already bootstrapped: the administrator's API key was issued earlier");
       } else if (opts.apiKeyFile !== undefined) {

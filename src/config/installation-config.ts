@@ -10,6 +10,7 @@ import {
 } from "../domain/index.js";
 import { InstallationConfigSchema, type InstallationConfigFile } from "./installation-schema.js";
 import { openshellGatewayProblems } from "./openshell-settings.js";
+import { TEST_INSECURE_OIDC_ENV, validateAuthSection, type AuthSettings } from "./auth-settings.js";
 import type { RbacSubject } from "../domain/placement/k8s-objects.js";
 
 export type DriverSelection = "kubernetes" | { readonly module: string };
@@ -64,6 +65,8 @@ export interface InstallationConfig {
   /** `openshell`, or null when no OpenShell gateway is configured. */
   readonly openshell: OpenShellSettings | null;
   readonly executionCluster: { readonly enabled: boolean };
+  /** How people sign in (`auth`). */
+  readonly auth: AuthSettings;
   readonly worker: {
     readonly concurrency: number;
     readonly maxAttempts: number;
@@ -177,6 +180,8 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
     });
     if (problems.length > 0) throw new ConfigurationError(source, problems);
   }
+  const auth = validateAuthSection(file.auth, process.env[TEST_INSECURE_OIDC_ENV] === "1");
+  if (!auth.ok) throw new ConfigurationError(source, auth.error);
   return {
     drivers: {
       compute: file.drivers?.compute ?? "kubernetes",
@@ -231,6 +236,7 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
             networkPolicyResources: file.openshell.gateway?.networkPolicyResources ?? [],
           },
     executionCluster: { enabled: file.executionCluster?.enabled ?? false },
+    auth: auth.value,
     worker: {
       concurrency: file.worker?.concurrency ?? 4,
       maxAttempts: file.worker?.maxAttempts ?? 5,

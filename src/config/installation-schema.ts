@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { AuthSectionSchema } from "./auth-settings.js";
 
 const StringMap = Type.Record(Type.String(), Type.String());
 const Peer = Type.Object(
@@ -188,6 +189,8 @@ export const InstallationConfigSchema = Type.Object(
     executionCluster: Type.Optional(
       Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
     ),
+    /** How people sign in (auth-settings.ts); absent: password sign-in for everyone. */
+    auth: Type.Optional(AuthSectionSchema),
     worker: Type.Optional(
       Type.Object(
         {

@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   "KUBERNETES_OWNERSHIP_CONFLICT",
   "KUBERNETES_NAMESPACE_MISSING",
   "DATABASE_SCHEMA_OUTDATED",
+  "TOO_MANY_REQUESTS",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -39,3 +39,5 @@ export * from "./workloads/outcomes.js";
 export * from "./workloads/plans.js";
 export * from "./workloads/pods.js";
 export * from "./workloads/ids.js";
+export * from "./signin/allow-list.js";
+export * from "./signin/group-roles.js";

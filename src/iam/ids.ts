@@ -16,6 +16,7 @@ export const IAM_ID_PREFIXES = {
   binding: "bnd_",
   restriction: "rst_",
   installation: "inst_",
+  session: "ses_",
 } as const;
 export type IamRecordKind = keyof typeof IAM_ID_PREFIXES;
 
@@ -28,6 +29,7 @@ export type RoleId = IamId<"role">;
 export type BindingId = IamId<"binding">;
 export type RestrictionId = IamId<"restriction">;
 export type InstallationId = IamId<"installation">;
+export type SessionId = IamId<"session">;
 
 /** The body of every IAM ID after its prefix. Installation IDs are lowercase only. */
 const ID_BODY = "[a-zA-Z0-9_-]{1,64}";
@@ -54,6 +56,7 @@ export const isRoleId = isIamId("role");
 export const isBindingId = isIamId("binding");
 export const isRestrictionId = isIamId("restriction");
 export const isInstallationId = isIamId("installation");
+export const isSessionId = isIamId("session");
 
 /** Narrows `value` or throws: for values a schema has already checked. */
 export function asIamId<K extends IamRecordKind>(kind: K, value: string): IamId<K> {

@@ -8,3 +8,6 @@ export * from "./principals.js";
 export * from "./restrictions.js";
 export * from "./roles.js";
 export * from "./vocabulary.js";
+export * from "./external-identities.js";
+export * from "./group-bindings.js";
+export * from "./oidc-requests.js";

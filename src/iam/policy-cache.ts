@@ -20,6 +20,7 @@ import { hashApiKey } from "./api-key-secret.js";
 import { authenticateApiKey, type AuthenticationResult } from "./api-keys.js";
 import { authorize, type AuthorizationRequest, type Decision } from "./authorizer.js";
 import type { PrincipalId } from "./ids.js";
+import { authenticateSession, hashSessionToken, type AuthenticatedSession } from "./sessions.js";
 
 /** Default lifetime of an entry: the backstop if a notification is ever lost. */
 export const DEFAULT_POLICY_TTL_MS = 5_000;
@@ -46,6 +47,8 @@ export interface PolicyCache {
   /** Takes `q` (e.g. a guarded wrapper of the cached database) as that database. */
   accept(q: Queryable): void;
   authenticate(presented: string): Promise<AuthenticationResult>;
+  /** The live session `token` names (iam/sessions.ts), cached like a key. */
+  authenticateSession(token: string): Promise<AuthenticatedSession | undefined>;
   authorize(
     q: Queryable,
     principalId: PrincipalId,
@@ -73,6 +76,7 @@ export async function startPolicyCache(
   const now = opts.now ?? Date.now;
   const keys = new Map<string, Entry<Authenticated>>();
   const grants = new Map<string, Entry<Decision>>();
+  const sessions = new Map<string, Entry<AuthenticatedSession>>();
   const touched = new Map<string, number>();
   const pending = new Map<string, number>();
   let generation = 0;
@@ -86,6 +90,7 @@ export async function startPolicyCache(
     generation += 1;
     keys.clear();
     grants.clear();
+    sessions.clear();
   };
   const storable = (since: number): boolean => {
     if (subscription === undefined || generation !== since) return false;
@@ -166,6 +171,19 @@ export async function startPolicyCache(
         if (storable(since)) store(keys, hash, result, Math.min(now() + ttlMs, expires));
       }
       return result;
+    },
+    async authenticateSession(token) {
+      const hash = hashSessionToken(token);
+      const hit = fresh(sessions, hash);
+      if (hit !== undefined) return hit;
+      const since = generation;
+      const session = await authenticateSession(db, token);
+      // Kept at most a quarter of the idle timeout, so `last_seen_at` is refreshed in time.
+      if (session !== undefined && storable(since)) {
+        const quarter = (session.until.getTime() - Date.now()) / 4;
+        store(sessions, hash, session, now() + Math.max(0, Math.min(ttlMs, quarter)));
+      }
+      return session;
     },
     accept(q) {
       databases.add(q);

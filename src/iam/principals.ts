@@ -1,6 +1,6 @@
 /**
  * Principals: users and service principals (control-plane.md §3). Deleting one is a soft
- * delete that also revokes its API keys, so the frozen actor of queued work and of audit
+ * delete that also revokes its API keys and ends its sessions, so the frozen actor of queued work and of audit
  * events still names a row, while the principal can no longer authenticate or be authorized.
  */
 import { branded, defineTable, nullable, oneOf, text, timestamp } from "../store/columns.js";
@@ -84,7 +84,8 @@ export function listPrincipals(q: Queryable, opts: PageOptions): Promise<Page<Pr
 }
 
 /**
- * Soft-deletes a live principal and revokes its unrevoked API keys, in the caller's
+ * Soft-deletes a live principal, revokes its unrevoked API keys, ends its sessions and drops its
+ * password, in the caller's
  * transaction, announcing the change to the policy caches. `undefined` when there was no live
  * principal with `id`.
  */
@@ -103,6 +104,11 @@ export async function deletePrincipal(
     "UPDATE api_keys SET revoked_at = now() WHERE principal_id = $1 AND revoked_at IS NULL",
     [id],
   );
+  await q.query(
+    "UPDATE sessions SET revoked_at = now() WHERE principal_id = $1 AND revoked_at IS NULL",
+    [id],
+  );
+  await q.query("DELETE FROM password_credentials WHERE principal_id = $1", [id]);
   await announcePolicyChange(q);
   return principalsTable.decode(row);
 }

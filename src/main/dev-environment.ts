@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { InstallationConfig } from "../config/installation-config.js";
 import { installAdmissionPolicies } from "../devcluster/admission.js";
@@ -37,8 +38,37 @@ export interface DevEnvironment {
   readonly apiKeyFile: string;
   readonly devEnvFile: string;
   readonly logFile: string;
+  /** The administrator's user name and the file holding its generated password. */
+  readonly administratorName: string;
+  readonly passwordFile: string;
   /** Stops the worker, the API, the database and the cluster, in that order. */
   stop(): Promise<void>;
+}
+
+/**
+ * The development sign-in: a password for the administrator, generated once and kept in
+ * `admin-password` (mode 0600; set by bootstrap only when it was just generated, so a restart
+ * keeps signed-in sessions), and a session key kept in `session-key`, so sessions survive a
+ * restart. The password is never printed or logged: the file's path is.
+ */
+async function devSignIn(dir: string): Promise<{
+  readonly passwordFile: string;
+  readonly sessionKeyFile: string;
+  readonly newPassword: string | undefined;
+}> {
+  const passwordFile = join(dir, "admin-password");
+  const sessionKeyFile = join(dir, "session-key");
+  if (!existsSync(sessionKeyFile)) {
+    await writeFile(sessionKeyFile, `${randomBytes(48).toString("base64")}\n`, { mode: 0o600 });
+  }
+  if (existsSync(passwordFile)) return { passwordFile, sessionKeyFile, newPassword: undefined };
+  // Written aside first and moved into place once bootstrap has set it (see startDevEnvironment).
+  const pending = `${passwordFile}.pending`;
+  if (!existsSync(pending)) {
+    await writeFile(pending, `${randomBytes(18).toString("base64url")}\n`, { mode: 0o600 });
+  }
+  const newPassword = (await readFile(pending, "utf8")).trim();
+  return { passwordFile, sessionKeyFile, newPassword };
 }
 
 /** The chart's worker and API identities, as the local cluster's static users. */
@@ -107,7 +137,19 @@ export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<
       },
     };
     const apiKeyFile = join(dir, "admin-api-key");
-    const boot = await runBootstrap(db, config);
+    const signIn = await devSignIn(dir);
+    const devConfig: InstallationConfig = {
+      ...config,
+      auth: { ...config.auth, sessionKeyFile: config.auth.sessionKeyFile ?? signIn.sessionKeyFile },
+    };
+    const boot = await runBootstrap(
+      db,
+      devConfig,
+      signIn.newPassword === undefined ? {} : { administratorPassword: signIn.newPassword },
+    );
+    if (signIn.newPassword !== undefined) {
+      await rename(`${signIn.passwordFile}.pending`, signIn.passwordFile);
+    }
     if (boot.apiKey !== null) await writeFile(apiKeyFile, `${boot.apiKey}\n`, { mode: 0o600 });
     if (!existsSync(apiKeyFile)) {
       throw new Error(
@@ -118,7 +160,13 @@ export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config));
-    const server = await startApiProcess({ db, config, port: opts.port, logger, registry });
+    const server = await startApiProcess({
+      db,
+      config: devConfig,
+      port: opts.port,
+      logger,
+      registry,
+    });
     stops.push(() => server.close());
     const worker = await startWorkerProcess({ db, config, logger, metrics });
     stops.push(() => worker.stop());
@@ -135,7 +183,15 @@ export async function startDevEnvironment(opts: DevEnvironmentOptions): Promise<
       ].join("\n"),
       { mode: 0o600 },
     );
-    return { apiUrl: server.url, apiKeyFile, devEnvFile, logFile, stop };
+    return {
+      apiUrl: server.url,
+      apiKeyFile,
+      devEnvFile,
+      logFile,
+      administratorName: "admin",
+      passwordFile: signIn.passwordFile,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

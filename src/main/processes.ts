@@ -4,7 +4,7 @@ import type { Registry } from "prom-client";
 import type { InstallationConfig } from "../config/installation-config.js";
 import { startApiServer, type RunningServer } from "../api/server.js";
 import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
-import { bootstrap, type BootstrapResult } from "../services/bootstrap.js";
+import { bootstrap, type BootstrapOptions, type BootstrapResult } from "../services/bootstrap.js";
 import { agentIdsOf } from "../store/agents.js";
 import { startPolicyCache, type PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
@@ -17,6 +17,8 @@ import { agentQueueConfig } from "../work/agent-work.js";
 import { namespaceQueueConfig } from "../work/namespace-work.js";
 import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
+import { checkRecoveryAccount, loadAuthRuntime } from "./auth-runtime.js";
+import { loadExternalProviders } from "./external-providers.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { requireBoundNamespaceRecord } from "./preprovisioned-bound-record.js";
 import { createTenantDrivers } from "../drivers/factory.js";
@@ -32,14 +34,21 @@ import {
 type Environment = Readonly<Record<string, string | undefined>>;
 
 /** `occ bootstrap`: the same service path the API uses, with the configured Compute selection. */
-export function runBootstrap(db: Db, config: InstallationConfig): Promise<BootstrapResult> {
-  return bootstrap({
-    db,
-    queue: namespaceQueueConfig({ policy: workQueuePolicy(config) }),
-    compute: computeSelectionOf(config),
-    controllerNamespace: config.kubernetes.controllerNamespace,
-    contentChecks: [],
-  });
+export function runBootstrap(
+  db: Db,
+  config: InstallationConfig,
+  opts: BootstrapOptions = {},
+): Promise<BootstrapResult> {
+  return bootstrap(
+    {
+      db,
+      queue: namespaceQueueConfig({ policy: workQueuePolicy(config) }),
+      compute: computeSelectionOf(config),
+      controllerNamespace: config.kubernetes.controllerNamespace,
+      contentChecks: [],
+    },
+    opts,
+  );
 }
 
 /**
@@ -60,6 +69,17 @@ export async function startApiProcess(opts: {
 }): Promise<RunningServer> {
   const binding = startupProfile(opts.config, opts.env ?? process.env);
   if (binding !== null) await requireBoundNamespaceRecord(opts.db, binding);
+  const auth = await loadAuthRuntime(opts.config, opts.env ?? process.env);
+  if (auth.ephemeralKey) {
+    opts.logger.warn(
+      "auth.sessionKeyFile is not set: sessions are signed with a key of this process only and end when it stops",
+    );
+  }
+  await checkRecoveryAccount(opts.db, opts.config, (message) => {
+    opts.logger.warn(message);
+  });
+  const external = await loadExternalProviders(opts.config, opts.env ?? process.env);
+  for (const warning of external.warnings) opts.logger.warn(warning);
   const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
     timeoutMs: opts.config.kubernetes.requestTimeoutMs,
   });
@@ -90,6 +110,8 @@ export async function startApiProcess(opts: {
   const server = await startApiServer({
     db: opts.db,
     policyCache,
+    auth: auth.runtime,
+    externalProviders: external.providers,
     drivers,
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,

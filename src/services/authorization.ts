@@ -13,7 +13,8 @@ import { appendAuditEvent, type NewAuditEvent } from "../store/audit-events.js";
 import type { Db, Queryable } from "../store/db.js";
 import type { JsonObject } from "../store/columns.js";
 import { authorize, type AuthorizationRequest, type Decision } from "../iam/authorizer.js";
-import type { PrincipalId } from "../iam/ids.js";
+import type { PrincipalId, ApiKeyId, SessionId } from "../iam/ids.js";
+import type { SessionMethod } from "../iam/sessions.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
 import { formatPermission } from "../iam/vocabulary.js";
 import { ServiceError } from "./errors.js";
@@ -24,7 +25,19 @@ export interface Caller {
   readonly requestId?: string | undefined;
   /** The API process's policy cache, when it has one (see iam/policy-cache.ts). */
   readonly policy?: PolicyCache | undefined;
+  /** How the request authenticated: an API key or a session (absent: an internal caller). */
+  readonly credential?: CallerCredential | undefined;
 }
+
+/** The credential a request authenticated with. */
+export type CallerCredential =
+  | { readonly kind: "api_key"; readonly keyId: ApiKeyId }
+  | {
+      readonly kind: "session";
+      readonly sessionId: SessionId;
+      readonly method: SessionMethod;
+      readonly expiresAt: Date;
+    };
 
 /** What an audit event about the request names: `namespaces.create` on `namespace` ns_…. */
 export interface AuditSubject {

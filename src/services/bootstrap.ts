@@ -11,6 +11,7 @@
  * 3. One API key for the administrator, issued only if it never had one, and returned — the
  *    only time it is ever available. Issuing it last means a run that failed earlier is simply
  *    run again, and the key is not lost with it.
+ * 4. With `administratorPassword`, the administrator's (the recovery account's) password.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
@@ -26,6 +27,8 @@ import { isInstallationId, newIamId, type InstallationId, type PrincipalId } fro
 import { createPrincipal, findPrincipalByName, getPrincipal } from "../iam/principals.js";
 import { addRolePermissions, createRole, findRoleByName } from "../iam/roles.js";
 import { ALL_PERMISSIONS } from "../iam/vocabulary.js";
+import { setPassword } from "../iam/passwords.js";
+import { revokePrincipalSessions } from "../iam/sessions.js";
 
 /** The actor of bootstrap's own audit events (not a principal: none exists before it runs). */
 export const BOOTSTRAP_ACTOR = "system:bootstrap";
@@ -35,6 +38,11 @@ export const DEFAULT_NAMESPACE_NAME = "default";
 export interface BootstrapOptions {
   /** The administrator principal's name; default `admin`. */
   readonly administratorName?: string;
+  /**
+   * Sets (or resets) the administrator's password — the recovery account's — on this run;
+   * its sessions end. Absent: the password is left as it is.
+   */
+  readonly administratorPassword?: string;
 }
 
 export interface BootstrapResult {
@@ -117,6 +125,20 @@ export async function bootstrap(
     });
     return issued.key;
   });
+
+  if (opts.administratorPassword !== undefined) {
+    const password = opts.administratorPassword;
+    await deps.db.transaction(async (tx) => {
+      if ((await getPrincipal(tx, base.administratorId, { forUpdate: true })) === undefined) {
+        throw new Error("bootstrap: the administrator principal was deleted meanwhile; run again");
+      }
+      await setPassword(tx, base.administratorId, password);
+      const ended = await revokePrincipalSessions(tx, base.administratorId);
+      await audit(tx, "principals.set_password", "principal", base.administratorId, {
+        sessionsEnded: ended,
+      });
+    });
+  }
 
   return { ...base, apiKey, defaultNamespace };
 }

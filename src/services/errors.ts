@@ -10,7 +10,8 @@ import { MAX_MESSAGE_LENGTH, type ErrorCode, type ErrorDetail } from "../contrac
 /** Messages for errors that carry nothing more specific. */
 export const DEFAULT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   INVALID_REQUEST: "The request is invalid.",
-  UNAUTHENTICATED: "A valid API key is required: send Authorization: Bearer <api key>.",
+  UNAUTHENTICATED:
+    "Sign in first (occ login, or the console), or send Authorization: Bearer <api key>.",
   FORBIDDEN: "The caller is not permitted to do this.",
   NOT_FOUND: "No such resource.",
   METHOD_NOT_ALLOWED: "This method is not allowed on this resource.",
@@ -32,6 +33,7 @@ export const DEFAULT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
     "A Kubernetes object is not the one OCC wrote; it is never repaired silently.",
   KUBERNETES_NAMESPACE_MISSING: "The tenant's Kubernetes namespace does not exist yet.",
   DATABASE_SCHEMA_OUTDATED: "The database lacks a migration of this release: run `occ migrate`.",
+  TOO_MANY_REQUESTS: "Too many attempts; wait a minute and try again.",
 };
 
 /** Cuts `message` to {@link MAX_MESSAGE_LENGTH} code points, marking the cut with "…". */

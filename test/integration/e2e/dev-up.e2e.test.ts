@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -45,6 +45,17 @@ async function upAndReady(stateDir: string) {
   return { proc, env, call };
 }
 
+/** Signs in as the administrator; the session cookie (`occ_session=…`). */
+async function signIn(apiUrl: string, password: string): Promise<string> {
+  const res = await fetch(`${apiUrl}/auth/password`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ user: "admin", password }),
+  });
+  expect(res.status).toBe(204);
+  return res.headers.getSetCookie()[0]?.split(";")[0] ?? "";
+}
+
 describe("occ dev up", () => {
   it("starts everything, makes a Namespace ready, stops cleanly on SIGTERM and resumes from its state", async () => {
     dir = await mkdtemp(join(tmpdir(), "occ-devup-"));
@@ -70,6 +81,14 @@ describe("occ dev up", () => {
       "name",
     ]).toString();
     expect(names.trim()).toMatch(/^namespace\/oce-[0-9a-f]{15}$/);
+    // The administrator can sign in with the password dev up generated (kept, 0600; its path
+    // is printed, never the password).
+    const passwordFile = join(dir, "admin-password");
+    expect((await stat(passwordFile)).mode & 0o777).toBe(0o600);
+    const password = (await readFile(passwordFile, "utf8")).trim();
+    expect(first.proc.output.join("\n")).toContain(`user admin, password in ${passwordFile}`);
+    const session = await signIn(first.env.OCC_API_URL ?? "", password);
+    expect(session).toMatch(/^occ_session=/);
     // The chart's admission policies are installed, and the managed namespace bound its own
     // tenant roles (marked as OCC's) — no hand-made RoleBinding.
     const get = (...args: string[]) =>
@@ -106,6 +125,18 @@ describe("occ dev up", () => {
     ).toThrow();
 
     const second = await upAndReady(dir);
+    // Restarted: the same password, and the session signed before the restart still works.
+    expect((await readFile(passwordFile, "utf8")).trim()).toBe(password);
+    const me = await fetch(`${second.env.OCC_API_URL}/auth/whoami`, {
+      headers: { cookie: session },
+    });
+    expect(me.status).toBe(200);
+    const logged = [
+      first.proc.output.join("\n"),
+      second.proc.output.join("\n"),
+      await readFile(join(dir, "occ.log"), "utf8"),
+    ].join("\n");
+    expect(logged).not.toContain(password);
     const list = await second.call("GET", "/namespaces");
     expect(list.data.find((n) => n.id === id)?.status).toBe("ready");
     await second.proc.stop();

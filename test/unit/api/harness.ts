@@ -9,6 +9,7 @@ import { Value } from "@sinclair/typebox/value";
 import pino from "pino";
 import type { Registry } from "prom-client";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
+import type { AuthRuntime } from "../../../src/services/signin/runtime.js";
 import { IssuedApiKeySchema, PrincipalSchema, RoleSchema } from "../../../src/contract/iam.js";
 import { registerFormats } from "../../../src/contract/formats.js";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
@@ -53,6 +54,8 @@ export interface FixtureOptions {
   readonly preprovisionDefaultNamespace?: boolean;
   /** The app's request timeout (default the app's 30 s). */
   readonly requestTimeoutMs?: number;
+  /** Sign-in settings and tunables (default the app's development settings). */
+  readonly auth?: AuthRuntime;
 }
 
 export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
@@ -77,6 +80,7 @@ export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
     ...(opts.contentChecks === undefined ? {} : { contentChecks: opts.contentChecks }),
     ...(opts.registry === undefined ? {} : { registry: opts.registry }),
     ...(opts.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: opts.requestTimeoutMs }),
+    ...(opts.auth === undefined ? {} : { auth: opts.auth }),
     ...(opts.preprovisionDefaultNamespace === true
       ? { preprovisionedNamespaceId: boot.defaultNamespace.id }
       : {}),

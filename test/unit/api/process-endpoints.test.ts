@@ -51,6 +51,13 @@ describe("process endpoints", () => {
         "get /healthz",
         "get /readyz",
         "get /metrics",
+        "post /auth/password",
+        "post /auth/logout",
+        "get /auth/whoami",
+        "get /auth/providers",
+        "put /principals/{id}/password",
+        "get /principals/{id}/sessions",
+        "delete /sessions/{id}",
       ]),
     );
     for (const { op } of ops) {

@@ -12,9 +12,9 @@ import { isPreprovisionedNamespaceId } from "../../../src/domain/placement/ids.j
 
 describe("the error table", () => {
   it("maps every code to one of the spec's statuses", () => {
-    expect(ERROR_CODES).toHaveLength(20);
+    expect(ERROR_CODES).toHaveLength(21);
     for (const code of ERROR_CODES) {
-      expect([400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 431, 500, 503]).toContain(
+      expect([400, 401, 403, 404, 405, 408, 409, 413, 415, 417, 429, 431, 500, 503]).toContain(
         ERROR_STATUS[code],
       );
     }

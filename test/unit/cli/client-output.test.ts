@@ -1,9 +1,13 @@
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { NamespaceView } from "../../../src/contract/namespaces.js";
 import type { RevisionView } from "../../../src/contract/agents.js";
 import { revisionVerdict } from "../../../src/cli/agents-command.js";
 import { apiClientFrom } from "../../../src/cli/api-client.js";
+import { storeSession } from "../../../src/cli/session-store.js";
 import { grantsManifest, parseSubject, readyVerdict } from "../../../src/cli/namespaces-command.js";
 import { printable, render, table } from "../../../src/cli/output.js";
 import { parseDuration, waitFor, WaitFailed } from "../../../src/cli/wait.js";
@@ -197,10 +201,28 @@ describe("wait", () => {
 
 describe("apiClientFrom", () => {
   it("names the missing server and key with the fix", async () => {
-    await expect(apiClientFrom({}, {})).rejects.toThrow(/set OCC_API_URL or pass --server/);
-    await expect(apiClientFrom({}, { OCC_API_URL: "http://x" })).rejects.toThrow(
-      /set OCC_API_KEY or pass --api-key-file/,
+    const none = { XDG_CONFIG_HOME: join(tmpdir(), `occ-no-config-${process.pid}`) };
+    await expect(apiClientFrom({}, none)).rejects.toThrow(
+      /set OCC_API_URL, pass --server, or occ login/,
     );
+    await expect(apiClientFrom({}, { ...none, OCC_API_URL: "http://x" })).rejects.toThrow(
+      /not signed in to http:\/\/x: run occ login, or set OCC_API_KEY or pass --api-key-file/,
+    );
+  });
+
+  it("uses the session occ login stored, unless an API key is given", async () => {
+    const env = { XDG_CONFIG_HOME: await mkdtemp(join(tmpdir(), "occ-config-")) };
+    await storeSession(
+      "http://127.0.0.1:1",
+      { session: "occs_x.sig", user: "u", expiresAt: "" },
+      env,
+    );
+    const stored = await apiClientFrom({}, env);
+    expect(stored.server).toBe("http://127.0.0.1:1");
+    const mode = (await stat(join(env.XDG_CONFIG_HOME, "occ", "sessions.json"))).mode & 0o777;
+    expect(mode).toBe(0o600);
+    await expect(apiClientFrom({}, { ...env, OCC_API_KEY: "k" })).resolves.toBeDefined();
+    await rm(env.XDG_CONFIG_HOME, { recursive: true, force: true });
   });
 
   it("says the server is unreachable instead of a bare fetch error", async () => {

@@ -1,0 +1,94 @@
+/**
+ * The administrator's sign-in routes (issue 42): set or reset a user's password, list a
+ * principal's live sessions, revoke one. Each needs `installation:administer`, like every IAM
+ * route, and is audited.
+ */
+import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
+import { asIamId } from "../../iam/ids.js";
+import { listLiveSessions, type SessionRecord } from "../../iam/sessions.js";
+import type { Db } from "../../store/db.js";
+import { SessionIdSchema, SessionSchema, SetPasswordBodySchema } from "../../contract/auth.js";
+import type { SessionView } from "../../contract/auth.js";
+import { IdParams, PrincipalIdSchema } from "../../contract/iam.js";
+import { setPasswordAsAdministrator } from "../../services/signin/password.js";
+import { revokeSessionStep } from "../../services/signin/sessions.js";
+import { errorResponses } from "../schemas.js";
+import { callerOf } from "../request-context.js";
+import {
+  deleteOneRoute,
+  listPageRoute,
+  security,
+  tags,
+  type IamResource,
+} from "../iam/resource-routes.js";
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+function presentSession(s: SessionRecord): SessionView {
+  return {
+    id: s.id,
+    principalId: s.principalId,
+    method: s.method,
+    clientAddress: s.clientAddress,
+    userAgent: s.userAgent,
+    createdAt: s.createdAt.toISOString(),
+    lastSeenAt: s.lastSeenAt.toISOString(),
+    expiresAt: s.expiresAt.toISOString(),
+    revokedAt: iso(s.revokedAt),
+  };
+}
+
+const session: IamResource<"session", SessionRecord, typeof SessionSchema> = {
+  idKind: "session",
+  idSchema: SessionIdSchema,
+  resourceKind: "session",
+  schema: SessionSchema,
+  present: presentSession,
+};
+
+export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
+  app,
+  { db },
+  done,
+) => {
+  app.put(
+    "/principals/:id/password",
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          "Set or reset a user's password (stored as an argon2id hash); the user's sessions end.",
+        params: IdParams(PrincipalIdSchema),
+        body: SetPasswordBodySchema,
+        response: { 204: { type: "null" }, ...errorResponses(403, 404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await setPasswordAsAdministrator(
+        db,
+        callerOf(request),
+        asIamId("principal", request.params.id),
+        request.body.password,
+      );
+      return reply.status(204).send();
+    },
+  );
+
+  listPageRoute(app, db, session, {
+    url: "/principals/:id/sessions",
+    summary: "List a principal's live sessions (never their tokens).",
+    action: "sessions.list",
+    params: IdParams(PrincipalIdSchema),
+    list: (q, page, { params }) => listLiveSessions(q, asIamId("principal", params.id), page),
+  });
+
+  deleteOneRoute(app, db, session, {
+    url: "/sessions/:id",
+    summary: "Revoke a session: every API process refuses it within a second.",
+    action: "sessions.revoke",
+    statuses: [403, 404],
+    remove: revokeSessionStep,
+  });
+  done();
+};
