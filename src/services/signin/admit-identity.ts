@@ -99,7 +99,10 @@ async function principalFor(
   id: ValidatedIdentity,
 ): Promise<{ principalId: PrincipalId; created: boolean }> {
   const key = { issuer: id.issuer, subject: id.subject };
-  const email = id.claims.email ?? null;
+  // Recorded only when it is a plausible address (the column's CHECK); it already passed the
+  // allow-lists, which matched it exactly.
+  const claimed = id.claims.email;
+  const email = claimed !== undefined && /^[^\s\p{Cc}]{3,320}$/u.test(claimed) ? claimed : null;
   // Two first sign-ins of one identity at once: the second waits and then finds the first's.
   await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`${id.issuer} ${id.subject}`]);
   const known = await findIdentity(tx, key, { forUpdate: true });

@@ -107,6 +107,25 @@ describe("password sign-in", () => {
     expect(answers[2]).toEqual(answers[0]);
   });
 
+  it("takes as long for an unknown user as for a wrong password (one argon2id verification each)", async () => {
+    await user(fx, "timing");
+    const time = async (name: string) => {
+      const t0 = performance.now();
+      expect((await signIn(fx, name, "not the password")).reply.status).toBe(401);
+      return performance.now() - t0;
+    };
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? 0;
+    const wrong: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      wrong.push(await time("timing"));
+      unknown.push(await time(`nobody-${i}`));
+    }
+    // Without the dummy hash an unknown user would answer in a fraction of the time.
+    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+    expect(median(unknown)).toBeLessThan(median(wrong) * 2);
+  });
+
   it("rate-limits per account: the attempt beyond the limit is 429 in the envelope", async () => {
     await user(fx, "carol");
     for (let i = 0; i < 5; i += 1) {
@@ -118,6 +137,38 @@ describe("password sign-in", () => {
     // Another account is not limited by carol's attempts.
     await user(fx, "dave");
     expect((await signIn(fx, "dave")).reply.status).toBe(204);
+  });
+
+  it("rate-limits per client address, whatever the account", async () => {
+    const app = await buildApp({
+      db: fx.raw,
+      controllerNamespace: "occ-system",
+      auth: runtime({
+        limits: {
+          perAccount: { max: 100, windowMs: 60_000 },
+          perAddress: { max: 2, windowMs: 60_000 },
+        },
+      }),
+    });
+    try {
+      const attempt = (user: string, remoteAddress: string) =>
+        app.inject({
+          method: "POST",
+          url: "/auth/password",
+          remoteAddress,
+          payload: { user, password: "whatever it is" },
+        });
+      expect((await attempt("u1", "10.0.0.1")).statusCode).toBe(401);
+      expect((await attempt("u2", "10.0.0.1")).statusCode).toBe(401);
+      const third = await attempt("u3", "10.0.0.1");
+      expect(third.statusCode).toBe(429);
+      expect((JSON.parse(third.body) as { error: { code: string } }).error.code).toBe(
+        "TOO_MANY_REQUESTS",
+      );
+      expect((await attempt("u3", "10.0.0.2")).statusCode).toBe(401);
+    } finally {
+      await app.close();
+    }
   });
 
   it("refuses a sign-in form posted from a foreign origin (login CSRF)", async () => {
