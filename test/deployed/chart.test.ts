@@ -166,6 +166,7 @@ beforeAll(async () => {
   // Sign-in: the provider on the node's address over https (pods reach it there), the API's
   // https front on loopback (only this process, the person's browser, opens it), one throwaway
   // CA for both, trusted by the browser and, through the chart, by the API.
+  const signInSetup = Date.now();
   const pki = await makeTestPki([env.nodeAddress, "127.0.0.1"]);
   ca = pki.ca;
   front = await startTlsFront(pki, "127.0.0.1");
@@ -200,6 +201,9 @@ beforeAll(async () => {
         secret("occ-oidc-ca", { "ca.crt": pki.ca }),
       ],
     }),
+  );
+  console.log(
+    `[deployed] sign-in setup (CA, provider, Secrets) took ${Date.now() - signInSetup} ms`,
   );
   // A short resync keeps the worker looking at ready Namespaces during the upgrade.
   values = {
@@ -345,11 +349,16 @@ describe("the chart on a real node (normal profile)", () => {
     );
     console.log(`[deployed] OIDC sign-in took ${Date.now() - started} ms`);
     // Through the provider's own login page (pods reached it for discovery and the code).
-    expect(
-      browser.visited.some((u) => u.startsWith(`${idp?.issuers.idp ?? "?"}/interaction/`)),
-    ).toBe(true);
-    expect(browser.visited).toContain(page.url);
-    expect(page.url, `${page.status} ${page.text}\n${await why()}`).toBe(`${base}/auth/whoami`);
+    const reached = browser.visited.some((u) =>
+      u.startsWith(`${idp?.issuers.idp ?? "?"}/interaction/`),
+    );
+    const back = page.url === `${base}/auth/whoami`;
+    const trail =
+      reached && back
+        ? ""
+        : `${browser.visited.join("\n")}\n${page.status} ${page.text}\n${await why()}`;
+    expect(reached, trail).toBe(true);
+    expect(back, trail).toBe(true);
     expect(page.status).toBe(200);
     // The session cookie read back: whoami again with it alone names the OIDC user.
     expect(browser.cookie(base, "occ_session")).toBeDefined();
