@@ -1,6 +1,8 @@
 /**
  * The chart on a real node, normal profile: `helm install --wait` of the image `npm run image`
- * built, then what an operator does with it — a managed Namespace through the API Service, an
+ * built, with `auth.oidc` enabled against a real OpenID Provider (`oidc-provider`, https with a
+ * throwaway CA the API trusts through `auth.oidc.caSecretName`), then what an operator does with
+ * it — a person signing in through the API Service, a managed Namespace through it, an
  * external one on a namespace prepared and granted as docs/operations.md says, a Configuration
  * in it, one of the two worker pods killed, `helm upgrade` to another image, `helm uninstall` — each result
  * read back from the API server, the API and the database. The steps run in order on one
@@ -50,6 +52,8 @@ import {
   type NamespaceView,
 } from "../harness/node/chart.js";
 import { eventually, kubectl, kubectlOk, runCommand } from "../harness/node/kubectl.js";
+import { Browser, startOidcProvider, type OidcProviderProcess } from "../harness/oidc-provider.js";
+import { fetchTrusting, makeTestPki, startTlsFront } from "../harness/oidc-provider-tls.js";
 import { operatorShell } from "../harness/node/operator.js";
 import "../harness/node/environment.js";
 
@@ -61,6 +65,18 @@ let db: pg.Client;
 let api: Api;
 let operator: RunOptions;
 let values: Record<string, unknown>;
+let idp: OidcProviderProcess | undefined;
+/** The throwaway CA of the provider's and the front's certificates (the browser trusts it). */
+let ca = "";
+/** The API's https front (an Ingress's part): `auth.baseUrl`, where people open OCC. */
+let front: Awaited<ReturnType<typeof startTlsFront>> | undefined;
+/** The person who signs in through the provider (allowed by their e-mail domain). */
+const PERSON = {
+  login: "dana",
+  password: "deployed sign-in password",
+  sub: "sub-dana",
+  email: "dana@example.com",
+};
 const why = () => describeRelease(env, ns);
 const CLIENTS = "gateway-clients";
 /** The operator's namespace for the external Namespace (the docs' `customer-support-prod`). */
@@ -147,12 +163,70 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: database.url });
   await db.connect();
   await prepareReleaseNamespace(env, ns, database.urlForPods);
+  // Sign-in: the provider on the node's address over https (pods reach it there), the API's
+  // https front on loopback (only this process, the person's browser, opens it), one throwaway
+  // CA for both, trusted by the browser and, through the chart, by the API.
+  const signInSetup = Date.now();
+  const pki = await makeTestPki([env.nodeAddress, "127.0.0.1"]);
+  ca = pki.ca;
+  front = await startTlsFront(pki, "127.0.0.1");
+  const client = { client_id: "occ", client_secret: "occ-deployed-client-secret-0123456789" };
+  idp = await startOidcProvider([
+    {
+      name: "idp",
+      host: env.nodeAddress,
+      tls: { cert: pki.cert, key: pki.key },
+      accounts: [PERSON],
+      clients: [{ ...client, redirect_uris: [`${front.url}/auth/oidc/callback`] }],
+    },
+  ]);
+  const secret = (name: string, data: Record<string, string>) => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace: ns },
+    stringData: data,
+  });
+  await kubectlOk(
+    env.kubeconfig,
+    ["apply", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "List",
+      items: [
+        secret("occ-session", { "session-key": "deployed-session-key-".repeat(3) }),
+        secret("occ-oidc-client", {
+          "client-id": client.client_id,
+          "client-secret": client.client_secret,
+        }),
+        secret("occ-oidc-ca", { "ca.crt": pki.ca }),
+      ],
+    }),
+  );
+  console.log(
+    `[deployed] sign-in setup (CA, provider, Secrets) took ${Date.now() - signInSetup} ms`,
+  );
   // A short resync keeps the worker looking at ready Namespaces during the upgrade.
   values = {
     ...nodeValues(env),
     worker: { queue: { resyncSeconds: 30 } },
     // Who may reach the Agent gateway pods (tenant NetworkPolicy allow-gateway-ingress).
     network: { gatewayClients: [{ namespace: CLIENTS, podLabels: { app: "gateway-client" } }] },
+    auth: {
+      baseUrl: front.url,
+      secretName: "occ-session",
+      // The break-glass principal: bootstrap makes it during the install (the upgrade below
+      // names it); until then this ID names no one, which the API only warns about.
+      recoveryUserId: "prn_recovery-before-bootstrap",
+      oidc: {
+        enabled: true,
+        issuer: idp.issuers.idp,
+        displayName: "Deployed test SSO",
+        clientSecretName: "occ-oidc-client",
+        caSecretName: "occ-oidc-ca",
+        allowedDomains: ["example.com"],
+        egressCidrs: [`${env.nodeAddress}/32`],
+      },
+    },
   };
 });
 
@@ -168,6 +242,7 @@ afterAll(async () => {
     "app.kubernetes.io/component=init",
   ]);
   await db.end();
+  await Promise.allSettled([idp?.stop(), front?.stop()]);
 });
 
 describe("the chart on a real node (normal profile)", () => {
@@ -207,6 +282,7 @@ describe("the chart on a real node (normal profile)", () => {
     expect(await readyPods(env, ns, "worker")).toHaveLength(2);
     const key = await bootstrapKey(env, ns, names.init);
     const url = await apiServiceUrl(env, ns, names.api);
+    front?.forwardTo(url);
     api = apiClient(url, key);
     operator = await operatorShell(env, { url, key });
     const ready = await fetch(`${await apiServiceUrl(env, ns, names.api)}/readyz`);
@@ -260,6 +336,44 @@ describe("the chart on a real node (normal profile)", () => {
       "worker Running true RuntimeDefault",
       "worker Running true RuntimeDefault",
     ]);
+  });
+
+  it("a person signs in through the API Service with auth.oidc: the provider's pages, then whoami names them", async () => {
+    const base = front?.url ?? "";
+    const browser = new Browser(fetchTrusting(ca));
+    const started = Date.now();
+    const page = await browser.signIn(
+      `${base}/auth/oidc/start?provider=oidc&redirect=${encodeURIComponent("/auth/whoami")}`,
+      PERSON.login,
+      PERSON.password,
+    );
+    console.log(`[deployed] OIDC sign-in took ${Date.now() - started} ms`);
+    // Through the provider's own login page (pods reached it for discovery and the code).
+    const reached = browser.visited.some((u) =>
+      u.startsWith(`${idp?.issuers.idp ?? "?"}/interaction/`),
+    );
+    const back = page.url === `${base}/auth/whoami`;
+    const trail =
+      reached && back
+        ? ""
+        : `${browser.visited.join("\n")}\n${page.status} ${page.text}\n${await why()}`;
+    expect(reached, trail).toBe(true);
+    expect(back, trail).toBe(true);
+    expect(page.status).toBe(200);
+    // The session cookie read back: whoami again with it alone names the OIDC user.
+    expect(browser.cookie(base, "occ_session")).toBeDefined();
+    const who = await browser.request(`${base}/auth/whoami`);
+    expect(who.status).toBe(200);
+    const body = JSON.parse(who.text) as {
+      data: { principal: { name: string; kind: string }; credential: { method: string } };
+    };
+    expect(body.data.principal).toMatchObject({ name: PERSON.email, kind: "user" });
+    expect(body.data.credential.method).toBe("oidc");
+    const identity = await db.query<{ email: string }>(
+      "SELECT email FROM external_identities WHERE subject = $1",
+      [PERSON.sub],
+    );
+    expect(identity.rows).toEqual([{ email: PERSON.email }]);
   });
 
   it("a managed Namespace created through the API Service becomes ready, its namespace read back", async () => {
@@ -575,10 +689,15 @@ describe("the chart on a real node (normal profile)", () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     })();
+    const admin = await db.query<{ principal_id: string }>(
+      "SELECT principal_id FROM api_keys ORDER BY created_at LIMIT 1",
+    );
     const upgraded = {
       ...values,
       ...nodeValues(env, next),
       worker: { queue: { resyncSeconds: 20 } },
+      // The recovery principal now that bootstrap made it.
+      auth: { ...(values.auth as object), recoveryUserId: admin.rows[0]?.principal_id },
     };
     const up = await helm(env, [
       "upgrade",

@@ -2,7 +2,7 @@
  * A real OpenID Provider (`oidc-provider`, a certified implementation) as its own process, for
  * the sign-in tests: started by test/harness/oidc-provider.ts, never imported. It reads its
  * issuers from `OIDC_TEST_PROVIDERS` (JSON, {@link ProviderSpec}[]), serves each on its own
- * loopback port, and prints one line `oidc-provider ready <JSON of name → issuer URL>`.
+ * port (loopback unless the spec names a host; https when it carries a certificate), and prints one line `oidc-provider ready <JSON of name → issuer URL>`.
  *
  * The login page is the provider's own (its development interactions: a login form, then a
  * consent form), with one addition: the password posted to the login form must be the test
@@ -11,6 +11,7 @@
  * provider runs (a person leaving a group); it exists only in this test process.
  */
 import { createServer, type IncomingMessage } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import Provider, { type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 
@@ -26,6 +27,10 @@ export interface TestAccount {
 
 export interface ProviderSpec {
   readonly name: string;
+  /** The address to listen on (default 127.0.0.1), e.g. one that pods on a test node reach. */
+  readonly host?: string;
+  /** PEM certificate and key: served over https (the issuer is then `https://…`). */
+  readonly tls?: { readonly cert: string; readonly key: string };
   /** Claims only from userinfo, none in the ID token but `sub` (as many providers do). */
   readonly claimsInUserinfoOnly?: boolean;
   readonly accounts: readonly TestAccount[];
@@ -45,9 +50,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
 async function serve(spec: ProviderSpec): Promise<string> {
   const accounts = new Map(spec.accounts.map((a) => [a.login, { ...a }]));
   const bySub = (sub: string) => [...accounts.values()].find((a) => a.sub === sub);
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = spec.tls === undefined ? createServer() : createHttpsServer(spec.tls);
+  const host = spec.host ?? "127.0.0.1";
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const scheme = spec.tls === undefined ? "http" : "https";
+  const issuer = `${scheme}://${host}:${(server.address() as AddressInfo).port}`;
   const configuration: Configuration = {
     clients: spec.clients.map((c) => ({
       client_id: c.client_id,

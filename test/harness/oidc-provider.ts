@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { REPO_ROOT } from "./helm.js";
 import type { ProviderSpec, TestAccount } from "./oidc-provider-process.js";
+import type { Fetch } from "./oidc-provider-tls.js";
 
 export type { ProviderSpec, TestAccount };
 
@@ -86,6 +87,11 @@ const decode = (s: string) =>
  * redirects followed one by one, forms parsed from the HTML.
  */
 export class Browser {
+  /** `send`: how requests go out (default `fetch`; e.g. one that trusts a test CA). */
+  constructor(
+    private readonly send: Fetch = (url, init) => fetch(url, { ...init, redirect: "manual" }),
+  ) {}
+
   private readonly jar = new Map<string, Map<string, string>>();
   /** Every URL visited, in order (redirects included). */
   readonly visited: string[] = [];
@@ -117,9 +123,8 @@ export class Browser {
     const cookies = [...(this.jar.get(new URL(url).hostname) ?? new Map<string, string>())]
       .map(([k, v]) => `${k}=${v}`)
       .join("; ");
-    const res = await fetch(url, {
+    const res = await this.send(url, {
       method: init.method ?? (init.form === undefined ? "GET" : "POST"),
-      redirect: "manual",
       headers: {
         ...(cookies === "" ? {} : { cookie: cookies }),
         ...(init.form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" }),

@@ -397,4 +397,28 @@ describe("normal profile with OIDC and Google enabled: what is rendered", () => 
   it("the API server accepts every rendered object", async () => {
     await expectAllAccepted(objects);
   });
+
+  it("auth.oidc.caSecretName: the API alone mounts the CA key and trusts it (NODE_EXTRA_CA_CERTS)", async () => {
+    const withCa = await renderChart({
+      values: withAuth(signIn(), "oidc.caSecretName", "idp-ca"),
+    });
+    const api = podOf(withCa, "api");
+    expect(authMounts(api.mounts).at(-1)).toEqual({
+      name: "auth-oidc-ca",
+      mountPath: "/etc/occ/auth/oidc-ca",
+      readOnly: true,
+    });
+    expect(api.volumes.find((v) => v.name === "auth-oidc-ca")?.secret).toEqual({
+      secretName: "idp-ca",
+      items: [{ key: "ca.crt", path: "ca.crt" }],
+      defaultMode: 0o444,
+    });
+    const rendered = (c: "api" | "worker", from: readonly RenderedObject[]) =>
+      JSON.stringify(deploymentOf(from, c));
+    expect(rendered("api", withCa)).toContain(
+      '{"name":"NODE_EXTRA_CA_CERTS","value":"/etc/occ/auth/oidc-ca/ca.crt"}',
+    );
+    expect(rendered("worker", withCa)).not.toContain("NODE_EXTRA_CA_CERTS");
+    expect(rendered("api", objects)).not.toContain("NODE_EXTRA_CA_CERTS");
+  });
 });

@@ -125,6 +125,23 @@ no section, which the API reads as exactly that.
 - { name: auth-{{ $name }}, mountPath: /etc/occ/auth/{{ $name }}, readOnly: true }
 {{- end }}
 {{- end }}
+{{- if include "occ.oidcCa" . }}
+- { name: auth-oidc-ca, mountPath: /etc/occ/auth/oidc-ca, readOnly: true }
+{{- end }}
+{{- end -}}
+
+{{/* "true" when auth.oidc is enabled with a private CA (auth.oidc.caSecretName). */}}
+{{- define "occ.oidcCa" -}}
+{{- $p := .Values.auth.oidc -}}
+{{- if and $p.enabled $p.caSecretName }}true{{ end -}}
+{{- end -}}
+
+{{/* The API container's environment for sign-in: the OIDC issuer's private CA, if any. */}}
+{{- define "occ.authEnv" -}}
+{{- if include "occ.oidcCa" . }}
+- name: NODE_EXTRA_CA_CERTS
+  value: {{ printf "/etc/occ/auth/oidc-ca/%s" .Values.auth.oidc.caKey | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* The API pod's sign-in Secret volumes: only the keys the configuration names. */}}
@@ -148,6 +165,13 @@ no section, which the API reads as exactly that.
       - { key: {{ $p.clientSecretKey | quote }}, path: {{ $p.clientSecretKey | quote }} }
     defaultMode: 288 # 0440
 {{- end }}
+{{- end }}
+{{- if include "occ.oidcCa" . }}
+- name: auth-oidc-ca
+  secret:
+    secretName: {{ $a.oidc.caSecretName | quote }}
+    items: [{ key: {{ $a.oidc.caKey | quote }}, path: {{ $a.oidc.caKey | quote }} }]
+    defaultMode: 292 # 0444: certificates, not secrets
 {{- end }}
 {{- end -}}
 
