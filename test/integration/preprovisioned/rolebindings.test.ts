@@ -8,7 +8,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import { inject } from "vitest";
 import {
@@ -152,8 +152,17 @@ describe("missing tenant RoleBindings", () => {
       // The manifest names the worker's own ServiceAccount (from its SelfSubjectReview).
       expect(workerLog()).toContain("kind: RoleBinding");
       expect(workerLog()).toContain(`name: ${s.p.identities.worker.subject.name}`);
+      // The warning is logged before "listening" but through the buffered logger (flushed
+      // within 100 ms), while the listening line is written at once: wait for the flush.
+      await vi.waitFor(
+        () => {
+          expect(api.output.join("\n")).toContain(
+            `The tenant RoleBindings of namespace ${s.p.name} are missing:`,
+          );
+        },
+        { timeout: 5_000 },
+      );
       const apiLog = api.output.join("\n");
-      expect(apiLog).toContain(`The tenant RoleBindings of namespace ${s.p.name} are missing:`);
       expect(apiLog).toContain(holds(TENANT_CLUSTER_ROLES.api));
       expect(apiLog).toContain(`name: ${s.p.identities.api.subject.name}`);
 
