@@ -134,11 +134,18 @@ describe("npm run image builds what the Dockerfile describes", () => {
   it("has in node_modules exactly the production packages of package-lock.json", () => {
     expect(stage.copies.get("node_modules")).toBe("deps:/app/node_modules");
     const lock = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
-      packages: Record<string, { dev?: boolean; optional?: boolean; os?: string[] }>;
+      packages: Record<
+        string,
+        { dev?: boolean; optional?: boolean; os?: string[]; cpu?: string[]; libc?: string[] }
+      >;
     };
+    // npm installs a platform package (e.g. @node-rs/argon2's prebuilt binaries) only where its
+    // os, cpu and libc match: the image is linux, x64 (tools/node.sh refuses other machines), glibc.
     const production = Object.entries(lock.packages)
       .filter(([path, p]) => path.startsWith("node_modules/") && p.dev !== true)
       .filter(([, p]) => p.os === undefined || p.os.includes(process.platform))
+      .filter(([, p]) => p.cpu === undefined || p.cpu.includes("x64"))
+      .filter(([, p]) => p.libc === undefined || p.libc.includes("glibc"))
       .map(([path]) => path)
       .sort();
     const installed = appFiles
