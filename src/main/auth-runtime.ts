@@ -13,6 +13,8 @@ import { readFile } from "node:fs/promises";
 import { ConfigurationError, type InstallationConfig } from "../config/installation-config.js";
 import type { Queryable } from "../store/db.js";
 import { installationSessionKey } from "../iam/session-signing-key.js";
+import { isPrincipalId } from "../iam/ids.js";
+import { getPrincipal } from "../iam/principals.js";
 import { DEFAULT_SIGN_IN_LIMITS, type AuthRuntime } from "../services/signin/runtime.js";
 import { DEFAULT_SESSION_LIFETIMES } from "../services/signin/sessions.js";
 
@@ -110,11 +112,8 @@ export async function checkRecoveryAccount(
 ): Promise<void> {
   const id = config.auth.recoveryUserId;
   if (id === null) return;
-  const res = await db.query<{ kind: string }>(
-    "SELECT kind FROM principals WHERE id = $1 AND deleted_at IS NULL",
-    [id],
-  );
-  const kind = res.rows[0]?.kind;
+  // The schema holds the ID to the principal pattern; a value that is not one names no principal.
+  const kind = isPrincipalId(id) ? (await getPrincipal(db, id))?.kind : undefined;
   if (kind !== "user") {
     warn(
       `auth.recoveryUserId ${id} ${kind === undefined ? "names no live principal" : "is not a user"}: the recovery account cannot sign in; set it to the administrator bootstrap created`,
