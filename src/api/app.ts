@@ -54,6 +54,8 @@ import {
   type NamespaceContentCheck,
 } from "../services/namespaces/contents.js";
 import { namespaceRoutes } from "./namespaces/routes.js";
+import { orphanRoutes } from "./namespaces/orphan-routes.js";
+import type { MarkedNamespaces } from "../drivers/marked-namespaces.js";
 import { namespaceQueueConfig, type NamespaceWorkKind } from "../work/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";
 import { registerNotFound } from "./not-found.js";
@@ -104,6 +106,8 @@ export interface AppOptions {
    * `occ-api` identity); without them their routes answer 503.
    */
   readonly drivers?: TenantDrivers;
+  /** Lists the tenant-labelled namespaces for the orphan report; without it that answers 503. */
+  readonly markedNamespaces?: MarkedNamespaces;
   /** A pino logger; default no logging. Requests are logged without their query string. */
   readonly logger?: FastifyBaseLogger;
   /** How long a whole request may take to arrive before 408; default 30 s. */
@@ -186,6 +190,7 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     await app.register(healthRoutes, { db, registry, schema: options.schema });
     await app.register(openApiRoutes);
     await app.register(namespaceRoutes, deps);
+    await app.register(orphanRoutes, { ...deps, markedNamespaces: options.markedNamespaces });
     for (const iam of [
       principalRoutes,
       apiKeyRoutes,

@@ -24,6 +24,7 @@ import {
 import type { ApiClient } from "./api-client.js";
 import { outputOption, print, render, say, type Column, type OutputFormat } from "./output.js";
 import { registerPreflightCommand } from "./preflight-command.js";
+import { registerOrphanCommands } from "./orphans-command.js";
 import { grantHintOf } from "./grant-hint.js";
 import { existingNamespaceFlag } from "./namespace-flags.js";
 import { parseSubject } from "./subjects.js";
@@ -140,6 +141,7 @@ export function registerNamespacesCommands(program: Command): void {
     .description("platform Namespaces: where each tenant is placed and why it is not ready");
   const client = (flags: ClientFlags) => apiClientFrom(flags);
   registerPreflightCommand(ns);
+  registerOrphanCommands(ns, untilReady);
 
   withApiClientOptions(ns.command("list").description("list the Namespaces you may read"))
     .addOption(outputOption())

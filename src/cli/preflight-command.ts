@@ -13,7 +13,9 @@ import { loadInstallationConfig, type InstallationConfig } from "../config/insta
 import {
   preflightExternal,
   type ExternalCandidate,
+  type PreflightContext,
 } from "../domain/placement/external-preflight.js";
+import type { Violation } from "../domain/placement/violations.js";
 import { LABELS, type K8sNamespace, type RequiredGrant } from "../domain/index.js";
 import {
   createObjectClient,
@@ -31,7 +33,7 @@ import { parseSubject } from "./subjects.js";
 /** Stands in for a tenant that does not exist yet: any existing tenant marker is foreign. */
 const NEW_TENANT = "ns_preflight-candidate";
 
-interface PreflightFlags {
+export interface PreflightFlags {
   namespaceId?: string;
   kubeconfig?: string;
   config?: string;
@@ -39,7 +41,7 @@ interface PreflightFlags {
   api?: string;
 }
 
-async function readCandidate(
+export async function readCandidate(
   client: ObjectClient,
   name: string,
   tenantId: string | undefined,
@@ -77,8 +79,39 @@ async function readCandidate(
   };
 }
 
+/** The checks' context: the Installation's routing, reserved namespace and required labels. */
+export function preflightContext(
+  config: InstallationConfig,
+  grants: readonly RequiredGrant[],
+  tenantId: string = NEW_TENANT,
+): PreflightContext {
+  return {
+    tenantId,
+    routing: config.compute.gatewayRouting,
+    controllerNamespace: config.kubernetes.controllerNamespace,
+    grants,
+    labels: {
+      required:
+        openshellInUse(config) && config.openshell !== null
+          ? config.openshell.operatorNamespaceLabels
+          : {},
+      setting: "openshell.gateway.operatorNamespaceLabels",
+    },
+  };
+}
+
+/** Every failing requirement of `name`, one line each with its check, key and fix. */
+export function failureReport(name: string, failures: readonly Violation[]): string {
+  return (
+    `${name}: ${failures.length} requirement(s) not met:\n` +
+    failures
+      .map((f) => `  ✗ [${f.check}${f.key === null ? "" : ` ${f.key}`}] ${f.message}\n`)
+      .join("")
+  );
+}
+
 /** The tenant RoleBindings adoption needs, for the given (or configured) identities. */
-function requiredGrants(
+export function requiredGrants(
   name: string,
   config: InstallationConfig,
   flags: PreflightFlags,
@@ -150,29 +183,15 @@ export function registerPreflightCommand(namespaces: Command): void {
       );
       try {
         const candidate = await readCandidate(client, name, flags.namespaceId);
-        const failures = preflightExternal(candidate, {
-          tenantId: flags.namespaceId ?? NEW_TENANT,
-          routing: config.compute.gatewayRouting,
-          controllerNamespace: config.kubernetes.controllerNamespace,
-          grants,
-          labels: {
-            required:
-              openshellInUse(config) && config.openshell !== null
-                ? config.openshell.operatorNamespaceLabels
-                : {},
-            setting: "openshell.gateway.operatorNamespaceLabels",
-          },
-        });
+        const failures = preflightExternal(
+          candidate,
+          preflightContext(config, grants, flags.namespaceId ?? NEW_TENANT),
+        );
         if (failures.length === 0) {
           process.stdout.write(`ok: ${name} can be selected as existingNamespace\n`);
           return;
         }
-        process.stdout.write(
-          `${name}: ${failures.length} requirement(s) not met:\n` +
-            failures
-              .map((f) => `  ✗ [${f.check}${f.key === null ? "" : ` ${f.key}`}] ${f.message}\n`)
-              .join(""),
-        );
+        process.stdout.write(failureReport(name, failures));
         process.exitCode = 1;
       } finally {
         client.close();

@@ -11,6 +11,7 @@ export * from "./placement/metadata-patch.js";
 export * from "./placement/namespace-checks.js";
 export * from "./placement/namespace-deletion.js";
 export * from "./placement/operator-requirements.js";
+export * from "./placement/orphans.js";
 export * from "./placement/naming.js";
 export * from "./isolation/dns-grant.js";
 export * from "./isolation/network-policies.js";

@@ -14,6 +14,7 @@ import { driverProfileOf } from "../drivers/profile.js";
 import type { WorkloadDriver } from "../drivers/workloads.js";
 import { createOpenShellGateway } from "../drivers/openshell/gateway-client.js";
 import type { PreprovisionedBinding } from "../domain/preprovisioned/binding.js";
+import { markedNamespacesOf, type MarkedNamespaces } from "../drivers/marked-namespaces.js";
 import { recordNamespaceEvent, type NamespaceEvent } from "../drivers/kubernetes/events.js";
 
 /** What the API needs to know of the Compute selection. */
@@ -49,6 +50,8 @@ export interface ComputeRuntime {
   readonly requests?: RequestCounter;
   /** Best-effort Events on tenant namespaces (bundled driver only). */
   readonly events?: (namespace: string, event: NamespaceEvent) => Promise<boolean>;
+  /** The tenant-labelled namespaces, through the watch caches (bundled driver only). */
+  readonly marked?: MarkedNamespaces;
   close(): void;
 }
 
@@ -91,6 +94,7 @@ export async function createComputeRuntime(
       workloads: drivers.workloads,
       requests: client.counter,
       events: (namespace, event) => recordNamespaceEvent(direct, namespace, event),
+      marked: markedNamespacesOf(client),
       close: () => {
         gateway?.close();
         direct.close();

@@ -27,6 +27,8 @@ export interface ControlPlaneMetrics {
   driftRepaired(kind: string): void;
   /** One full resync took this long. */
   observeResync(seconds: number): void;
+  /** The orphans the worker's last scan found, counted by placement (a restore's leftovers). */
+  orphanNamespaces(byPlacement: Readonly<Record<string, number>>): void;
 }
 
 export function registerControlPlaneMetrics(
@@ -146,7 +148,18 @@ export function registerControlPlaneMetrics(
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
+  // Set by the worker's orphan scan only, so an API process exports no series.
+  const orphans = new Gauge({
+    name: "occ_orphan_namespaces",
+    help: "Kubernetes namespaces whose tenant markers name a platform Namespace the database does not know (never deleted, adopted or modified), by placement, as of the worker's last scan.",
+    labelNames: ["placement"] as const,
+    registers: [registry],
+  });
   return {
+    orphanNamespaces(byPlacement) {
+      orphans.reset();
+      for (const [placement, n] of Object.entries(byPlacement)) orphans.set({ placement }, n);
+    },
     driftRepaired(kind) {
       repairs.inc({ kind });
     },

@@ -22,6 +22,8 @@ import { loadExternalProviders } from "./external-providers.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { requireBoundNamespaceRecord } from "./preprovisioned-bound-record.js";
 import { createTenantDrivers } from "../drivers/factory.js";
+import { markedNamespacesOf } from "../drivers/marked-namespaces.js";
+import { startOrphanScan } from "../worker/orphan-scan.js";
 import { driverProfileOf } from "../drivers/profile.js";
 import {
   apiGrantFailuresAtStartup,
@@ -113,6 +115,9 @@ export async function startApiProcess(opts: {
     auth: auth.runtime,
     externalProviders: external.providers,
     drivers,
+    ...(binding === null && opts.config.drivers.compute === "kubernetes"
+      ? { markedNamespaces: markedNamespacesOf(kubernetes) }
+      : {}),
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
     preprovisionedNamespaceId: binding?.namespaceId,
@@ -219,8 +224,23 @@ export async function startWorkerProcess(opts: {
     owner: `${hostname()}:${process.pid}`,
     logger: opts.logger,
   });
+  // Normal profile only: the preprovisioned one may not list namespaces.
+  const orphans =
+    binding === null && compute.marked !== undefined
+      ? startOrphanScan({
+          db: opts.db,
+          marked: compute.marked,
+          everyMs: opts.config.worker.resyncSeconds * 1_000,
+          logger: opts.logger,
+          ...(compute.events !== undefined ? { events: compute.events } : {}),
+          ...(opts.metrics !== undefined
+            ? { onScan: (counts) => opts.metrics?.orphanNamespaces(counts) }
+            : {}),
+        })
+      : null;
   return {
     async stop() {
+      await orphans?.stop();
       await worker.stop();
       await watches.stop();
       compute.close();

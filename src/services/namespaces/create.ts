@@ -43,14 +43,21 @@ export const CREATE_CONFLICT_MESSAGES: Readonly<Record<NamespaceInsertConflict, 
     "The selected existing namespace is already used by another Namespace",
 };
 
-/** Creates a Namespace as described in the module comment; throws `ServiceError` on refusal. */
+/**
+ * Creates a Namespace as described in the module comment; throws `ServiceError` on refusal.
+ * `audit` names another action and adds details (an import of an orphan, `orphans.ts`).
+ */
 export async function createNamespace(
   deps: NamespaceServiceDeps,
   caller: Caller,
   input: CreateNamespaceInput,
+  audit?: { readonly action: string; readonly details: JsonObject },
 ): Promise<NamespaceRecord> {
   const valid = validateCreateNamespace(input, deps.controllerNamespace);
-  const subject: AuditSubject = { action: "namespaces.create", resourceKind: "namespace" };
+  const subject: AuditSubject = {
+    action: audit?.action ?? "namespaces.create",
+    resourceKind: "namespace",
+  };
   return recordingDenials(deps.db, caller, async () => {
     const [create, ...selectExisting] = placementPermissions(valid.placement);
     const grant = await requirePermission(deps.db, caller, create, subject);
@@ -67,6 +74,7 @@ export async function createNamespace(
       ...(valid.placement.mode === "external"
         ? { existingNamespace: valid.placement.existingNamespace }
         : {}),
+      ...audit?.details,
     };
     // One statement: the row, and only when it was inserted, its work item with the NOTIFY
     // and the audit event (store/composed.ts).

@@ -1,0 +1,84 @@
+/**
+ * The worker's orphan scan (quality.md R9, docs/operations.md "Backup and restore"): at start
+ * and then once per resync period it lists the tenant-labelled namespaces (from the namespace
+ * watch cache: no request once synced) and asks the database which of the IDs they name it
+ * knows. Each orphan is logged and gets one Kubernetes Event per worker process
+ * (`KUBERNETES_NAMESPACE_ORPHANED`, best effort); the count by placement goes to the
+ * `occ_orphan_namespaces` gauge. Read-only: nothing is queued, written or deleted for an
+ * orphan — only an administrator's import or an operator's release ends it.
+ */
+import type { Logger } from "pino";
+import {
+  ORPHAN_EVENT_MESSAGE,
+  ORPHAN_EVENT_REASON,
+  type OrphanNamespace,
+} from "../domain/placement/orphans.js";
+import type { MarkedNamespaces } from "../drivers/marked-namespaces.js";
+import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
+import { findOrphans } from "../services/namespaces/orphans.js";
+import type { Db } from "../store/db.js";
+
+export interface OrphanScanOptions {
+  readonly db: Db;
+  readonly marked: MarkedNamespaces;
+  readonly everyMs: number;
+  readonly logger: Logger;
+  /** The first scan, after start; default 1 s (the watch caches are syncing meanwhile). */
+  readonly firstAfterMs?: number;
+  readonly onScan?: (byPlacement: Readonly<Record<string, number>>) => void;
+  readonly events?: (namespace: string, event: NamespaceEvent) => Promise<boolean>;
+}
+
+export function startOrphanScan(opts: OrphanScanOptions): { stop(): Promise<void> } {
+  const reported = new Set<string>();
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const report = async (orphan: OrphanNamespace): Promise<void> => {
+    const key = `${orphan.kubernetesNamespace}/${orphan.uid ?? ""}`;
+    if (reported.has(key)) return;
+    reported.add(key);
+    opts.logger.warn(
+      {
+        kubernetesNamespace: orphan.kubernetesNamespace,
+        placement: orphan.placement,
+        namespaceIds: orphan.namespaceIds,
+      },
+      "orphaned namespace: its tenant markers name a platform Namespace the database does not know; never deleted, adopted or modified",
+    );
+    if (!orphan.terminating) {
+      await opts.events?.(orphan.kubernetesNamespace, {
+        type: "Warning",
+        reason: ORPHAN_EVENT_REASON,
+        message: ORPHAN_EVENT_MESSAGE,
+      });
+    }
+  };
+  const scan = async (): Promise<void> => {
+    try {
+      const orphans = await findOrphans(opts.db, opts.marked);
+      const byPlacement: Record<string, number> = {};
+      for (const o of orphans) byPlacement[o.placement] = (byPlacement[o.placement] ?? 0) + 1;
+      opts.onScan?.(byPlacement);
+      for (const o of orphans) await report(o);
+    } catch (err) {
+      opts.logger.warn({ err }, "orphan scan failed; the next one tries again");
+    }
+  };
+  const schedule = (ms: number): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = scan().then(() => {
+        schedule(opts.everyMs);
+      });
+    }, ms);
+  };
+  schedule(opts.firstAfterMs ?? 1_000);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+      await running;
+    },
+  };
+}
