@@ -61,6 +61,11 @@ export interface ControlPlane {
    * one more worker when `index` is the number of workers.
    */
   startWorker(index?: number): Promise<void>;
+  /**
+   * Stops every API and worker (SIGTERM, waiting for each exit), runs `whileDown` (e.g. a
+   * database restore), and starts as many again on the same database; the URLs change.
+   */
+  restart(whileDown: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -130,10 +135,15 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     occ(["bootstrap", ...common, "--api-key-file", apiKeyFile]);
     const apiKey = (await readFile(apiKeyFile, "utf8")).trim();
     const apis: (OccProcess & { match: RegExpMatchArray })[] = [];
-    for (let i = 0; i < (opts.apis ?? 1); i++) {
-      apis.push(await startOcc(["api", ...common, "--port", "0"], /listening on (http:\/\/\S+)/));
-      processes.push(apis[i] as OccProcess);
-    }
+    const launchApi = async () => {
+      const started = await startOcc(
+        ["api", ...common, "--port", "0"],
+        /listening on (http:\/\/\S+)/,
+      );
+      processes.push(started);
+      return started;
+    };
+    for (let i = 0; i < (opts.apis ?? 1); i++) apis.push(await launchApi());
     const launchWorker = async (index: number) => {
       const own = opts.workerKubeconfigs?.[index];
       const args =
@@ -159,16 +169,26 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       if (found === undefined) throw new Error(`no worker ${index}`);
       return found;
     };
-    const api = apis[0];
-    if (api === undefined) throw new Error("at least one API process is needed");
+    const api = () => {
+      const first = apis[0];
+      if (first === undefined) throw new Error("at least one API process is needed");
+      return first;
+    };
+    api();
     return {
       dir,
-      apiUrl: api.match[1] ?? "",
-      apiUrls: apis.map((a) => a.match[1] ?? ""),
+      get apiUrl() {
+        return api().match[1] ?? "";
+      },
+      get apiUrls() {
+        return apis.map((a) => a.match[1] ?? "");
+      },
       apiKey,
       apiKeyFile,
       databaseUrl: database.url,
-      apiOutput: api.output,
+      get apiOutput() {
+        return api().output;
+      },
       db: database.db,
       get workerMetricsUrl() {
         return worker(0).match[1] ?? "";
@@ -184,6 +204,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       async startWorker(index = 0) {
         if (index !== workers.length) worker(index);
         workers[index] = await launchWorker(index);
+      },
+      async restart(whileDown) {
+        await Promise.all([...apis, ...workers].map((p) => p.stop()));
+        await whileDown();
+        for (let i = 0; i < apis.length; i++) apis[i] = await launchApi();
+        for (let i = 0; i < workers.length; i++) workers[i] = await launchWorker(i);
       },
       stop,
     };
