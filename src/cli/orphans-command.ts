@@ -7,7 +7,8 @@
  * external-adoption checks: it confirms with the API that the namespace is an orphan of exactly
  * `--stale-id`, reads it with the operator's kubeconfig, runs the preflight (the worker's own
  * checks) on the namespace as it will be once released — the stale tenant markers removed, and
- * the stale tenant's own NetworkPolicies gone, which the checks would count as foreign — and
+ * the stale tenant's own NetworkPolicies, ResourceQuota and LimitRange gone (foreign to the
+ * checks, and named like the new tenant's) — and
  * only if everything passes releases exactly that (guarded by resourceVersion and UID) and asks
  * the API to create the Namespace with `existingNamespace` (audited as `namespaces.import`).
  * Anything else is left for the operator: nothing is changed when a check fails.
@@ -16,6 +17,7 @@ import type { Command } from "commander";
 import { loadInstallationConfig } from "../config/installation-config.js";
 import { preflightExternal } from "../domain/placement/external-preflight.js";
 import type { HasMetadata } from "../domain/placement/k8s-objects.js";
+import { isOwnedBy } from "../domain/placement/markers.js";
 import {
   orphanRelease,
   releasedNamespace,
@@ -84,12 +86,34 @@ async function orphanOf(api: ApiClient, name: string, staleId: string): Promise<
   }
 }
 
-/** Removes the stale markers (guarded by resourceVersion) and the stale tenant's policies. */
+/** The kinds of the placement's own objects, whose fixed names a new tenant's would collide with. */
+const PLACEMENT_KINDS = ["NetworkPolicy", "ResourceQuota", "LimitRange"] as const;
+
+type StaleObject = {
+  readonly kind: (typeof PLACEMENT_KINDS)[number];
+  readonly object: HasMetadata;
+};
+
+/** The stale tenant's own placement objects in `name` (its exact ownership markers). */
+async function staleObjectsIn(
+  client: ObjectClient,
+  name: string,
+  staleId: string,
+): Promise<StaleObject[]> {
+  const found: StaleObject[] = [];
+  for (const kind of PLACEMENT_KINDS) {
+    const objects: HasMetadata[] = await client.list(kind, { namespace: name });
+    for (const object of staleOwnedObjects(objects, staleId)) found.push({ kind, object });
+  }
+  return found;
+}
+
+/** Removes the stale markers (guarded by resourceVersion) and the stale tenant's objects (UID). */
 async function release(
   client: ObjectClient,
   name: string,
   markers: OrphanRelease,
-  policies: readonly HasMetadata[],
+  stale: readonly StaleObject[],
 ): Promise<void> {
   const removed = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, null]));
   await client.patch(
@@ -104,14 +128,14 @@ async function release(
     },
     { type: "merge" },
   );
-  for (const p of policies) {
+  for (const { kind, object } of stale) {
     await client.delete(
-      "NetworkPolicy",
-      { namespace: name, name: p.metadata?.name ?? "" },
+      kind,
+      { namespace: name, name: object.metadata?.name ?? "" },
       {
-        uid: p.metadata?.uid ?? "",
-        ...(p.metadata?.resourceVersion !== undefined
-          ? { resourceVersion: p.metadata.resourceVersion }
+        uid: object.metadata?.uid ?? "",
+        ...(object.metadata?.resourceVersion !== undefined
+          ? { resourceVersion: object.metadata.resourceVersion }
           : {}),
       },
     );
@@ -162,12 +186,12 @@ export function registerOrphanCommands(ns: Command, untilReady: UntilReady): voi
         if (candidate.namespace === null) throw new Error(`namespace ${name} does not exist`);
         const markers = orphanRelease(candidate.namespace, flags.staleId);
         if (!markers.ok) throw new Error(`${markers.reason}; nothing was changed`);
-        const stale = staleOwnedObjects(candidate.policies, flags.staleId);
+        const stale = await staleObjectsIn(client, name, flags.staleId);
         const failures = preflightExternal(
           {
             ...candidate,
             namespace: releasedNamespace(candidate.namespace, markers.release),
-            policies: candidate.policies.filter((p) => !stale.includes(p)),
+            policies: candidate.policies.filter((p) => !isOwnedBy(p.metadata, flags.staleId)),
           },
           preflightContext(config, requiredGrants(name, config, flags)),
         );
@@ -178,7 +202,7 @@ export function registerOrphanCommands(ns: Command, untilReady: UntilReady): voi
         }
         await release(client, name, markers.release, stale);
         say(
-          `released ${name} from ${flags.staleId}: ${[...markers.release.labels, ...markers.release.annotations].join(", ")}; ${stale.length} NetworkPolicy(ies) of the stale tenant deleted`,
+          `released ${name} from ${flags.staleId}: ${[...markers.release.labels, ...markers.release.annotations].join(", ")}; ${stale.length} object(s) of the stale tenant deleted (${stale.map((o) => o.kind).join(", ")})`,
         );
         body = {
           name: flags.name,
@@ -187,7 +211,7 @@ export function registerOrphanCommands(ns: Command, untilReady: UntilReady): voi
           released: {
             labels: [...markers.release.labels],
             annotations: [...markers.release.annotations],
-            networkPolicies: stale.length,
+            ownedObjects: stale.length,
           },
         };
       } finally {

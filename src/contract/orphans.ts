@@ -43,7 +43,12 @@ export type OrphanList = Static<typeof OrphanListSchema>;
 export const ReleasedMarkersSchema = Closed({
   labels: Type.Array(Type.String({ maxLength: 253 }), { maxItems: 8 }),
   annotations: Type.Array(Type.String({ maxLength: 253 }), { maxItems: 8 }),
-  networkPolicies: Type.Integer({ minimum: 0, maximum: 10_000 }),
+  ownedObjects: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    description:
+      "The stale tenant's own NetworkPolicies, ResourceQuota and LimitRange deleted (a new tenant's have the same names).",
+  }),
 });
 
 /** `name` and `existingNamespace` exactly as `POST /namespaces` takes them, both required. */
@@ -69,7 +74,7 @@ export const ImportNamespaceBodySchema = Closed(
         released: {
           labels: ["openclaw.dev/namespace", "openclaw.dev/gateway-namespace"],
           annotations: ["openclaw.dev/namespace-id"],
-          networkPolicies: 2,
+          ownedObjects: 5,
         },
       },
     ],

@@ -148,7 +148,7 @@ export function releasedNamespace(namespace: K8sNamespace, release: OrphanReleas
 
 /**
  * The objects OCC created for the stale tenant (its exact ownership markers) — e.g. its
- * NetworkPolicies, which the adoption check counts as foreign for the new tenant.
+ * NetworkPolicies (foreign to a new tenant for the adoption checks), ResourceQuota and LimitRange.
  */
 export function staleOwnedObjects<T extends HasMetadata>(
   objects: readonly T[],

@@ -103,7 +103,7 @@ export async function importOrphan(
         released: {
           labels: [...body.released.labels],
           annotations: [...body.released.annotations],
-          networkPolicies: body.released.networkPolicies,
+          ownedObjects: body.released.ownedObjects,
         },
       },
     },

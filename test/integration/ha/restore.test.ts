@@ -36,7 +36,7 @@ import {
 } from "../../harness/doc-blocks.js";
 import { eventually } from "../../harness/kube.js";
 import { postgresBinDir } from "../../harness/postgres.js";
-import { bindTenantRole } from "../../harness/rbac.js";
+import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
 
@@ -47,6 +47,7 @@ let folder: Awaited<ReturnType<typeof operatorFolder>>;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "occ-restore-"));
   folder = await operatorFolder(dir);
+  await grantChartClusterRoles();
   plane = await startControlPlane({ workerConfig: { resyncSeconds: 5, leaseSeconds: 5 } });
 }, 180_000);
 
