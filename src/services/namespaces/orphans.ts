@@ -68,13 +68,14 @@ export async function importOrphan(
   caller: Caller,
   body: ImportNamespaceBody,
 ): Promise<NamespaceRecord> {
-  const reader = readerOf(deps);
+  // Authorized first, so a non-administrator learns nothing about the Installation.
   await recordingDenials(deps.db, caller, () =>
     requirePermission(deps.db, caller, SELECT_EXISTING_NAMESPACE, {
       action: "namespaces.import",
       resourceKind: "namespace",
     }),
   );
+  const reader = readerOf(deps);
   const stale = body.staleNamespaceId;
   if ((await knownNamespaceIds(deps.db, [stale])).has(stale)) {
     throw new ServiceError(
