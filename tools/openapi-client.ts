@@ -16,6 +16,7 @@ import {
   ExternalProviders,
   type ExternalProviderSettings,
 } from "../src/services/signin/external-providers.js";
+import type { Db } from "../src/store/db.js";
 import { openPglite } from "../src/store/pglite-db.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -38,9 +39,12 @@ const provider = (name: "oidc" | "google"): ExternalProviderSettings => ({
   insecureLoopbackForTests: false,
 });
 
-/** The document `GET /openapi.json` answers on an API with single sign-on configured. */
-export async function openApiDocument(): Promise<OpenAPI3> {
-  const db = await openPglite();
+/**
+ * The document `GET /openapi.json` answers on an API with single sign-on configured, built on
+ * `db` (never queried), or on an in-memory PGlite opened and closed here.
+ */
+export async function openApiDocument(given?: Db): Promise<OpenAPI3> {
+  const db = given ?? (await openPglite());
   try {
     const dev = developmentAuthRuntime();
     const app = await buildApp({
@@ -57,7 +61,7 @@ export async function openApiDocument(): Promise<OpenAPI3> {
       await app.close();
     }
   } finally {
-    await db.close();
+    if (given === undefined) await db.close();
   }
 }
 
