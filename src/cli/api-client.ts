@@ -1,10 +1,13 @@
 /**
- * The CLI's client for the OCC HTTP API. The server and key come from flags or the
+ * The CLI's client for the OCC HTTP API, over the client generated from the API's OpenAPI
+ * document (openapi-client.ts): every request names a path template of the document with its
+ * parameters and body, checked by the typecheck. The server and key come from flags or the
  * environment `occ dev up` writes to `dev.env` (`OCC_API_URL`, `OCC_API_KEY`); without a key,
- * the session `occ login` stored for the server is used; a missing one is named with the fix. Every error envelope becomes an {@link ApiRequestError}
- * carrying the API's stable code, so a caller can branch on the code, never on text. Every
- * answer is parsed with the contract's schemas (`src/contract`), the same ones the server
- * declares; an answer that does not match is an error, never a cast.
+ * the session `occ login` stored for the server is used; a missing one is named with the fix.
+ * Every error envelope becomes an {@link ApiRequestError} carrying the API's stable code, so a
+ * caller can branch on the code, never on text. Every answer is parsed with the contract's
+ * schemas (`src/contract`), the same ones the server declares; an answer that does not match is
+ * an error, never a cast.
  */
 import { readFile } from "node:fs/promises";
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
@@ -164,13 +167,13 @@ export async function apiClientFrom(
 
 /** The path and query a request was sent to, as error messages name it (`GET /namespaces?limit=100`). */
 function requestPath(res: Response, server: string): string {
-  if (res.url.startsWith(server)) return res.url.slice(server.length);
+  if (res.url === "" || res.url.startsWith(server)) return res.url.slice(server.length);
   const url = new URL(res.url);
   return `${url.pathname}${url.search}`;
 }
 
 /** The refusal an error envelope (or a status without one) stands for. */
-export function apiErrorOf(res: Response, json: unknown): ApiRequestError {
+function apiErrorOf(res: Response, json: unknown): ApiRequestError {
   const error = Value.Check(ErrorBodySchema, json) ? json.error : undefined;
   return new ApiRequestError(
     res.status,
