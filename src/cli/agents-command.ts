@@ -3,9 +3,9 @@
  * create, deploy (`--wait` until the revision is active, showing why it is not yet), delete
  * (`--wait` until teardown removed every object and claim) and the revision history.
  */
-import type { Static, TSchema } from "@sinclair/typebox";
 import { Option, type Command } from "commander";
 import { AgentSchema, RevisionSchema } from "../contract/agents.js";
+import type { ExecutionModeValue } from "../domain/workloads/inputs.js";
 import type { AgentView, RevisionView } from "../contract/agents.js";
 import {
   apiClientFrom,
@@ -42,8 +42,10 @@ interface Flags {
   timeout: string;
 }
 
-const agentsPath = (ns: string) => `/namespaces/${encodeURIComponent(ns)}/agents`;
-const agentPath = (ns: string, id: string) => `${agentsPath(ns)}/${encodeURIComponent(id)}`;
+/** The path parameters of a Namespace's Agent routes, and of one Agent's. */
+const inNamespace = (ns: string) => ({ params: { path: { id: ns } } });
+const ofAgent = (ns: string, agentId: string) => ({ params: { path: { id: ns, agentId } } });
+const AGENT = "/namespaces/{id}/agents/{agentId}";
 
 /** active → done; failed/superseded → failed with the reason; else keep waiting. */
 export function revisionVerdict(r: RevisionView | null): WaitVerdict {
@@ -61,16 +63,14 @@ function revisionProgress(r: RevisionView | null): string {
   return `revision ${r.number}: ${r.status}${why}`;
 }
 
-async function found<S extends TSchema>(
-  api: ApiClient,
-  schema: S,
-  path: string,
-  what: string,
-): Promise<Static<S>> {
-  const value = await getOrNull(api, schema, path);
+async function found<T>(answer: Promise<T | null>, what: string): Promise<T> {
+  const value = await answer;
   if (value === null) throw new Error(`${what} not found (or deleted)`);
   return value;
 }
+
+const getAgent = (api: ApiClient, ns: string, id: string) =>
+  getOrNull(api, AgentSchema, AGENT, ofAgent(ns, id));
 
 export function registerAgentsCommands(program: Command): void {
   const agents = program.command("agents").description("a Namespace's Agents and their revisions");
@@ -86,7 +86,12 @@ export function registerAgentsCommands(program: Command): void {
       print(
         render(
           flags.output,
-          await listAll(await client(flags), AgentSchema, agentsPath(ns)),
+          await listAll(
+            await client(flags),
+            AgentSchema,
+            "/namespaces/{id}/agents",
+            inNamespace(ns),
+          ),
           AGENT_COLUMNS,
         ),
       );
@@ -97,7 +102,7 @@ export function registerAgentsCommands(program: Command): void {
   )
     .addOption(outputOption())
     .action(async (ns: string, id: string, flags: Flags) => {
-      const agent = await found(await client(flags), AgentSchema, agentPath(ns, id), `Agent ${id}`);
+      const agent = await found(getAgent(await client(flags), ns, id), `Agent ${id}`);
       print(render(flags.output, agent, AGENT_COLUMNS));
     });
 
@@ -116,7 +121,11 @@ export function registerAgentsCommands(program: Command): void {
       async (
         ns: string,
         name: string,
-        flags: Flags & { configuration: string; mode: string; serviceAccount?: string },
+        flags: Flags & {
+          configuration: string;
+          mode: ExecutionModeValue;
+          serviceAccount?: string;
+        },
       ) => {
         const body = {
           name,
@@ -128,8 +137,8 @@ export function registerAgentsCommands(program: Command): void {
           await client(flags),
           AgentSchema,
           "POST",
-          agentsPath(ns),
-          body,
+          "/namespaces/{id}/agents",
+          { ...inNamespace(ns), body },
         );
         print(render(flags.output, created, AGENT_COLUMNS));
       },
@@ -146,13 +155,19 @@ export function registerAgentsCommands(program: Command): void {
     .addOption(outputOption())
     .action(async (ns: string, id: string, flags: Flags) => {
       const api = await client(flags);
-      let revision = await requestAs(api, RevisionSchema, "POST", `${agentPath(ns, id)}/deploy`);
+      let revision = await requestAs(
+        api,
+        RevisionSchema,
+        "POST",
+        `${AGENT}/deploy`,
+        ofAgent(ns, id),
+      );
       if (flags.wait === true) {
-        const path = `${agentPath(ns, id)}/revisions/${encodeURIComponent(revision.id)}`;
+        const path = { params: { path: { id: ns, agentId: id, revisionId: revision.id } } };
         revision =
           (await waitFor({
             what: `revision ${revision.number} of ${id} to become active`,
-            poll: () => getOrNull(api, RevisionSchema, path),
+            poll: () => getOrNull(api, RevisionSchema, `${AGENT}/revisions/{revisionId}`, path),
             judge: revisionVerdict,
             progress: revisionProgress,
             timeoutMs: parseDuration(flags.timeout),
@@ -169,12 +184,12 @@ export function registerAgentsCommands(program: Command): void {
     "every object and claim is removed",
   ).action(async (ns: string, id: string, flags: Flags) => {
     const api = await client(flags);
-    await api.request("DELETE", agentPath(ns, id));
+    await api.request("DELETE", AGENT, ofAgent(ns, id));
     say(`${id}: deletion accepted`);
     if (flags.wait !== true) return;
     await waitFor({
       what: `${id} to be torn down`,
-      poll: () => getOrNull(api, AgentSchema, agentPath(ns, id)),
+      poll: () => getAgent(api, ns, id),
       judge: (a) => (a === null ? { kind: "done" } : { kind: "waiting" }),
       progress: (a) =>
         a === null
@@ -195,7 +210,8 @@ export function registerAgentsCommands(program: Command): void {
       const list = await listAll(
         await client(flags),
         RevisionSchema,
-        `${agentPath(ns, id)}/revisions`,
+        `${AGENT}/revisions`,
+        ofAgent(ns, id),
       );
       print(render(flags.output, list, REVISION_COLUMNS));
     });

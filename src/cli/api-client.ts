@@ -1,16 +1,29 @@
 /**
- * The CLI's client for the OCC HTTP API. The server and key come from flags or the
+ * The CLI's client for the OCC HTTP API, over the client generated from the API's OpenAPI
+ * document (openapi-client.ts): every request names a path template of the document with its
+ * parameters and body, checked by the typecheck. The server and key come from flags or the
  * environment `occ dev up` writes to `dev.env` (`OCC_API_URL`, `OCC_API_KEY`); without a key,
- * the session `occ login` stored for the server is used; a missing one is named with the fix. Every error envelope becomes an {@link ApiRequestError}
- * carrying the API's stable code, so a caller can branch on the code, never on text. Every
- * answer is parsed with the contract's schemas (`src/contract`), the same ones the server
- * declares; an answer that does not match is an error, never a cast.
+ * the session `occ login` stored for the server is used; a missing one is named with the fix.
+ * Every error envelope becomes an {@link ApiRequestError} carrying the API's stable code, so a
+ * caller can branch on the code, never on text. Every answer is parsed with the contract's
+ * schemas (`src/contract`), the same ones the server declares; an answer that does not match is
+ * an error, never a cast.
  */
 import { readFile } from "node:fs/promises";
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { Command } from "commander";
 import { registerFormats } from "../contract/formats.js";
+import {
+  bodyOf,
+  NOT_JSON,
+  occHttpClient,
+  sendText,
+  type ApiInit,
+  type ApiPath,
+  type InitArgs,
+  type Method,
+} from "./openapi-client.js";
 import { currentServer, storedSession } from "./session-store.js";
 
 export interface ApiClientOptions {
@@ -39,14 +52,23 @@ export class ApiRequestError extends Error {
 
 export interface ApiClient {
   readonly server: string;
-  /** Sends one request and returns the envelope's `data`, unparsed, and `meta`. */
-  request(method: string, path: string, body?: unknown): Promise<ApiResponse<unknown>>;
+  /**
+   * Sends one request through the generated client (`path` a template of the document, `init`
+   * its parameters and body) and returns the envelope's `data`, unparsed, and its cursor.
+   */
+  request<M extends Method, P extends ApiPath<M>>(
+    method: M,
+    path: P,
+    ...init: InitArgs<ApiInit<M, P>>
+  ): Promise<ApiResponse<unknown>>;
 }
 
 export interface ApiResponse<T> {
   readonly status: number;
   readonly data: T;
   readonly nextCursor: string | null;
+  /** The request as messages name it: method, path and query (`GET /namespaces?limit=100`). */
+  readonly sent: string;
 }
 
 /** What the client reads of a success envelope: `data` (parsed later) and the paging cursor. */
@@ -114,92 +136,105 @@ export async function apiClientFrom(
       "no API server: set OCC_API_URL, pass --server, or occ login (with `occ dev up`, source .occ/dev/dev.env)",
     );
   }
-  const key = await credentialOf(opts, server, env);
+  const http = occHttpClient(server, await credentialOf(opts, server, env));
   return {
     server,
-    async request(method: string, path: string, body?: unknown): Promise<ApiResponse<unknown>> {
-      let res: Response;
+    async request(method, path, ...init) {
+      let answer;
       try {
-        res = await fetch(`${server}${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(body !== undefined ? { "content-type": "application/json" } : {}),
-          },
-          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        });
+        answer = await sendText(http, method, path, ...init);
       } catch (err) {
         throw new Error(
           `cannot reach the OCC API at ${server}: ${(err as Error).message}; check --server / OCC_API_URL`,
         );
       }
-      const text = await res.text();
-      let json: unknown = {};
-      if (text !== "") {
-        try {
-          json = JSON.parse(text);
-        } catch {
-          throw new Error(`${method} ${path}: HTTP ${res.status} with a body that is not JSON`);
-        }
-      }
-      if (!res.ok) {
-        const error = Value.Check(ErrorBodySchema, json) ? json.error : undefined;
-        throw new ApiRequestError(
-          res.status,
-          error?.code ?? `HTTP_${res.status}`,
-          error?.message ?? res.statusText,
-        );
-      }
-      const envelope = parseAs(SuccessEnvelopeSchema, json, `${method} ${path}`);
+      const res = answer.response;
+      const what = `${method} ${requestPath(res, server)}`;
+      const json = bodyOf(answer);
+      if (json === NOT_JSON)
+        throw new Error(`${what}: HTTP ${res.status} with a body that is not JSON`);
+      if (!res.ok) throw apiErrorOf(res, json);
+      const envelope = parseAs(SuccessEnvelopeSchema, json, what);
       return {
         status: res.status,
         data: envelope.data,
         nextCursor: envelope.meta?.nextCursor ?? null,
+        sent: what,
       };
     },
   };
 }
 
+/** The path and query a request was sent to, as error messages name it (`GET /namespaces?limit=100`). */
+function requestPath(res: Response, server: string): string {
+  if (res.url === "" || res.url.startsWith(server)) return res.url.slice(server.length);
+  const url = new URL(res.url);
+  return `${url.pathname}${url.search}`;
+}
+
+/** The refusal an error envelope (or a status without one) stands for. */
+function apiErrorOf(res: Response, json: unknown): ApiRequestError {
+  const error = Value.Check(ErrorBodySchema, json) ? json.error : undefined;
+  return new ApiRequestError(
+    res.status,
+    error?.code ?? `HTTP_${res.status}`,
+    error?.message ?? res.statusText,
+  );
+}
+
 /** Sends one request and parses the answer's `data` with `schema`. */
-export async function requestAs<S extends TSchema>(
+export async function requestAs<S extends TSchema, M extends Method, P extends ApiPath<M>>(
   client: ApiClient,
   schema: S,
-  method: string,
-  path: string,
-  body?: unknown,
+  method: M,
+  path: P,
+  ...init: InitArgs<ApiInit<M, P>>
 ): Promise<Static<S>> {
-  const res = await client.request(method, path, body);
-  return parseAs(schema, res.data, `${method} ${path}`);
+  const res = await client.request(method, path, ...init);
+  return parseAs(schema, res.data, res.sent);
 }
 
 /** GET `path`, parsed with `schema`; `null` when the API answers 404 (absent, deleted, or not visible). */
-export async function getOrNull<S extends TSchema>(
+export async function getOrNull<S extends TSchema, P extends ApiPath<"GET">>(
   client: ApiClient,
   schema: S,
-  path: string,
+  path: P,
+  ...init: InitArgs<ApiInit<"GET", P>>
 ): Promise<Static<S> | null> {
   try {
-    return await requestAs(client, schema, "GET", path);
+    return await requestAs(client, schema, "GET", path, ...init);
   } catch (err) {
     if (err instanceof ApiRequestError && err.status === 404) return null;
     throw err;
   }
 }
 
+/** The collections the API pages (`limit`, `cursor`). */
+export type PagedPath = {
+  [P in ApiPath<"GET">]: ApiInit<"GET", P> extends {
+    params?: { query?: { cursor?: string; limit?: number } };
+  }
+    ? P
+    : never;
+}[ApiPath<"GET">];
+
 /** Every item of a paged collection at `path`, each parsed with `item`, following `nextCursor`. */
-export async function listAll<S extends TSchema>(
+export async function listAll<S extends TSchema, P extends PagedPath>(
   client: ApiClient,
   item: S,
-  path: string,
+  path: P,
+  ...init: InitArgs<ApiInit<"GET", P>>
 ): Promise<Static<S>[]> {
   const items: Static<S>[] = [];
   const pageSchema = Type.Array(item);
   let cursor: string | null = null;
   do {
-    const query: string = cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`;
-    const pagePath = `${path}?limit=100${query}`;
-    const page = await client.request("GET", pagePath);
-    items.push(...parseAs(pageSchema, page.data, `GET ${pagePath}`));
+    const query = { limit: 100, ...(cursor === null ? {} : { cursor }) };
+    const params = { ...init[0]?.params, query };
+    // P is a PagedPath: its query takes `limit` and `cursor` (what TypeScript cannot follow here).
+    const paged = [{ ...init[0], params }] as unknown as InitArgs<ApiInit<"GET", P>>;
+    const page: ApiResponse<unknown> = await client.request("GET", path, ...paged);
+    items.push(...parseAs(pageSchema, page.data, page.sent));
     cursor = page.nextCursor;
   } while (cursor !== null);
   return items;

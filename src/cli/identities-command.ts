@@ -25,7 +25,8 @@ interface KeyFlags extends Flags {
   subject: string;
 }
 
-const path = (id: string) => `/principals/${encodeURIComponent(id)}/identities`;
+const IDENTITIES = "/principals/{id}/identities";
+const principal = (id: string) => ({ path: { id } });
 
 export function registerIdentitiesCommands(program: Command): void {
   const identities = program
@@ -41,7 +42,8 @@ export function registerIdentitiesCommands(program: Command): void {
         await apiClientFrom(flags),
         Type.Array(ExternalIdentitySchema),
         "GET",
-        path(id),
+        IDENTITIES,
+        { params: principal(id) },
       );
       print(render(flags.output, found, COLUMNS));
     });
@@ -60,11 +62,14 @@ export function registerIdentitiesCommands(program: Command): void {
         await apiClientFrom(flags),
         ExternalIdentitySchema,
         "POST",
-        path(id),
+        IDENTITIES,
         {
-          issuer: flags.issuer,
-          subject: flags.subject,
-          ...(flags.email === undefined ? {} : { email: flags.email }),
+          params: principal(id),
+          body: {
+            issuer: flags.issuer,
+            subject: flags.subject,
+            ...(flags.email === undefined ? {} : { email: flags.email }),
+          },
         },
       );
       print(render(flags.output, linked, COLUMNS));
@@ -76,13 +81,9 @@ export function registerIdentitiesCommands(program: Command): void {
     .requiredOption("--issuer <url>", "the provider's issuer")
     .requiredOption("--subject <sub>", "the person's subject at that provider")
     .action(async (id: string, flags: KeyFlags) => {
-      const query = new URLSearchParams({ issuer: flags.issuer, subject: flags.subject });
-      await requestAs(
-        await apiClientFrom(flags),
-        ExternalIdentitySchema,
-        "DELETE",
-        `${path(id)}?${query.toString()}`,
-      );
+      await requestAs(await apiClientFrom(flags), ExternalIdentitySchema, "DELETE", IDENTITIES, {
+        params: { ...principal(id), query: { issuer: flags.issuer, subject: flags.subject } },
+      });
       say(`unlinked ${flags.issuer} ${flags.subject} from ${id}`);
     });
 }

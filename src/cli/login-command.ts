@@ -9,6 +9,7 @@ import { Option, type Command } from "commander";
 import { WhoAmISchema } from "../contract/auth.js";
 import { ApiRequestError, apiClientFrom, requestAs, withApiClientOptions } from "./api-client.js";
 import { loginThroughProvider, signedInAs } from "./oidc-login.js";
+import { bodyOf, NOT_JSON, occHttpClient, sendText, type TextAnswer } from "./openapi-client.js";
 import { passwordFromFile, promptPassword } from "./password-input.js";
 import {
   currentServer,
@@ -41,18 +42,18 @@ function sessionFromSetCookie(headers: Headers): { value: string; expires: strin
 }
 
 async function signIn(server: string, user: string, password: string) {
-  let res: Response;
+  let answer: TextAnswer;
   try {
-    res = await fetch(`${server}/auth/password`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ user, password }),
+    answer = await sendText(occHttpClient(server), "POST", "/auth/password", {
+      body: { user, password },
     });
   } catch (err) {
     throw new Error(`cannot reach the OCC API at ${server}: ${(err as Error).message}`);
   }
+  const res = answer.response;
   if (res.status !== 204) {
-    const body = (await res.json().catch(() => ({}))) as {
+    const json = bodyOf(answer);
+    const body = (json === NOT_JSON ? {} : json) as {
       error?: { code?: string; message?: string };
     };
     throw new ApiRequestError(

@@ -85,8 +85,11 @@ export function readyVerdict(n: NamespaceView | null): WaitVerdict {
   return { kind: "waiting" };
 }
 
+/** The path parameter of one Namespace's routes. */
+const namespace = (id: string) => ({ params: { path: { id } } });
+
 const getNamespace = (client: ApiClient, id: string) =>
-  getOrNull(client, NamespaceSchema, `/namespaces/${encodeURIComponent(id)}`);
+  getOrNull(client, NamespaceSchema, "/namespaces/{id}", namespace(id));
 
 function untilReady(api: ApiClient, id: string, timeout: string): Promise<NamespaceView | null> {
   return waitFor({
@@ -176,7 +179,7 @@ export function registerNamespacesCommands(program: Command): void {
       const existingNamespace = existingNamespaceFlag(flags.existingNamespace);
       const api = await client(flags);
       const body = { name, ...(existingNamespace !== undefined ? { existingNamespace } : {}) };
-      let n = await requestAs(api, NamespaceSchema, "POST", "/namespaces", body);
+      let n = await requestAs(api, NamespaceSchema, "POST", "/namespaces", { body });
       if (flags.wait === true) n = (await untilReady(api, n.id, flags.timeout)) ?? n;
       print(render(flags.output, n, COLUMNS));
     });
@@ -215,8 +218,13 @@ export function registerNamespacesCommands(program: Command): void {
     .addOption(outputOption())
     .action(async (id: string, flags: WaitFlags) => {
       const api = await client(flags);
-      const path = `/namespaces/${encodeURIComponent(id)}/retry`;
-      let n = await requestAs(api, NamespaceSchema, "POST", path);
+      let n = await requestAs(
+        api,
+        NamespaceSchema,
+        "POST",
+        "/namespaces/{id}/retry",
+        namespace(id),
+      );
       say(`${id}: retry accepted`);
       const { uid: recorded, observedUid: observed } = n.placement;
       if (recorded !== null && observed !== null && recorded !== observed) {
@@ -239,7 +247,7 @@ export function registerNamespacesCommands(program: Command): void {
     .option("--timeout <duration>", "how long --wait waits", "10m")
     .action(async (id: string, flags: WaitFlags) => {
       const api = await client(flags);
-      await api.request("DELETE", `/namespaces/${encodeURIComponent(id)}`);
+      await api.request("DELETE", "/namespaces/{id}", namespace(id));
       say(`${id}: deletion accepted`);
       if (flags.wait === true) await untilDeleted(api, id, flags.timeout);
     });

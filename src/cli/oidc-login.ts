@@ -13,6 +13,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Type } from "@sinclair/typebox";
 import { parseAs } from "./api-client.js";
+import { bodyOf, NOT_JSON, occHttpClient, sendText } from "./openapi-client.js";
 
 const CliTokenSchema = Type.Object({
   data: Type.Object({ token: Type.String(), expiresAt: Type.String() }),
@@ -106,13 +107,12 @@ export async function loginThroughProvider(
     }
     const code = query.get("code");
     if (code === null) throw new Error("the sign-in came back without a code; run occ login again");
-    const res = await fetch(new URL("/auth/oidc/cli-token", opts.server), {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ code, verifier }),
+    const answer = await sendText(occHttpClient(opts.server), "POST", "/auth/oidc/cli-token", {
+      body: { code, verifier },
     });
-    const body: unknown = await res.json().catch(() => ({}));
-    if (!res.ok) {
+    const json = bodyOf(answer);
+    const body = json === NOT_JSON ? {} : json;
+    if (!answer.response.ok) {
       const error = parseAs(ErrorSchema, body, "POST /auth/oidc/cli-token").error;
       throw new Error(`${error.code}: ${error.message}`);
     }
@@ -129,10 +129,9 @@ const WhoSchema = Type.Object({
 
 /** The principal name a fresh session signs in as (`GET /auth/whoami` with it). */
 export async function signedInAs(server: string, session: string): Promise<string> {
-  const res = await fetch(new URL("/auth/whoami", server), {
-    headers: { authorization: `Bearer ${session}` },
-  });
+  const answer = await sendText(occHttpClient(server, session), "GET", "/auth/whoami");
+  const res = answer.response;
   if (!res.ok)
     throw new Error(`the new session was not accepted (HTTP ${res.status}); run occ login again`);
-  return parseAs(WhoSchema, await res.json(), "GET /auth/whoami").data.principal.name;
+  return parseAs(WhoSchema, bodyOf(answer), "GET /auth/whoami").data.principal.name;
 }

@@ -34,7 +34,10 @@ export function registerSessionCommands(program: Command): void {
         ? await promptPassword(`new password for ${id}: `, "--password-file")
         : await passwordFromFile(flags.passwordFile, "--password-file");
     const client = await apiClientFrom(flags);
-    await client.request("PUT", `/principals/${encodeURIComponent(id)}/password`, { password });
+    await client.request("PUT", "/principals/{id}/password", {
+      params: { path: { id } },
+      body: { password },
+    });
     console.log(`password of ${id} set; its sessions have ended`);
   });
 
@@ -46,11 +49,9 @@ export function registerSessionCommands(program: Command): void {
       .addOption(outputOption()),
   ).action(async (id: string, flags: ApiClientOptions & { output: OutputFormat }) => {
     const client = await apiClientFrom(flags);
-    const items = await listAll(
-      client,
-      SessionSchema,
-      `/principals/${encodeURIComponent(id)}/sessions`,
-    );
+    const items = await listAll(client, SessionSchema, "/principals/{id}/sessions", {
+      params: { path: { id } },
+    });
     print(render(flags.output, items, COLUMNS));
   });
 
@@ -60,12 +61,9 @@ export function registerSessionCommands(program: Command): void {
       .description("end a session; every API process refuses it within a second"),
   ).action(async (id: string, flags: ApiClientOptions) => {
     const client = await apiClientFrom(flags);
-    const s = await requestAs(
-      client,
-      SessionSchema,
-      "DELETE",
-      `/sessions/${encodeURIComponent(id)}`,
-    );
+    const s = await requestAs(client, SessionSchema, "DELETE", "/sessions/{id}", {
+      params: { path: { id } },
+    });
     console.log(`session ${s.id} of ${s.principalId} revoked`);
   });
 }

@@ -19,6 +19,7 @@ import {
   type ApiClientOptions,
 } from "./api-client.js";
 import { grantHintOf } from "./grant-hint.js";
+import { bodyOf, NOT_JSON, occHttpClient, sendText } from "./openapi-client.js";
 import { outputOption, print, render, type Column, type OutputFormat } from "./output.js";
 
 function ageOf(iso: string, now: number): string {
@@ -47,8 +48,11 @@ function columns(now: number): Column<WorkerReportView>[] {
 /** `ready`, or the code and message `/readyz` answered with. */
 async function readiness(server: string): Promise<{ ready: boolean; text: string }> {
   try {
-    const res = await fetch(`${server}/readyz`);
-    const body = (await res.json()) as { error?: { code?: string; message?: string } };
+    const answer = await sendText(occHttpClient(server), "GET", "/readyz");
+    const res = answer.response;
+    const json = bodyOf(answer);
+    if (json === NOT_JSON) throw new Error(`HTTP ${res.status} with a body that is not JSON`);
+    const body = json as { error?: { code?: string; message?: string } };
     if (res.ok) return { ready: true, text: "ready" };
     return {
       ready: false,
@@ -102,7 +106,9 @@ async function apiGrantProbe(
   id: string,
 ): Promise<WaitingNamespace | null> {
   try {
-    await client.request("GET", `/namespaces/${encodeURIComponent(id)}/configurations?limit=1`);
+    await client.request("GET", "/namespaces/{id}/configurations", {
+      params: { path: { id }, query: { limit: 1 } },
+    });
     return null;
   } catch (err) {
     if (!(err instanceof ApiRequestError) || err.code !== PERMISSION_MISSING) return null;

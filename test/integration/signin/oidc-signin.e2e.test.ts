@@ -2,15 +2,18 @@
  * OIDC and Google sign-in end to end (issue 42): a real OpenID Provider (`oidc-provider`) as its
  * own process, the real `occ api` as another, and a browser played with plain HTTP through the
  * provider's own login and consent pages. Everything asserted is read back from the HTTP
- * answers and the database.
+ * answers and the database. The live `/openapi.json` of that API (with single sign-on) generates
+ * the CLI's committed client.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { OpenAPI3 } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { clientTypesOf, GENERATED_CLIENT, REGENERATE } from "../../../tools/openapi-client.js";
 import { createBootstrappedDatabase, type BootstrappedDatabase } from "../../harness/db.js";
 import { startOcc, type OccProcess } from "../../harness/occ.js";
 import {
@@ -391,5 +394,12 @@ describe("the CLI (docs/operations.md, Configuring OIDC and Google)", () => {
     const r = runCommand(filled(unlink, opts.fill), opts);
     expect(r.code, shown(r)).toBe(0);
     expect(await principalOf("sub-lin")).toBeUndefined();
+  });
+
+  it("the live /openapi.json generates the CLI's committed client (npm run generate:client)", async () => {
+    const served = await fetch(`${apiUrl}/openapi.json`);
+    expect(served.status).toBe(200);
+    const now = await clientTypesOf((await served.json()) as OpenAPI3);
+    expect(now === (await readFile(GENERATED_CLIENT, "utf8")), `run ${REGENERATE}`).toBe(true);
   });
 });

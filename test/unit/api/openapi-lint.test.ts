@@ -3,14 +3,21 @@
  * written to a file, through the real Spectral (`spectral:oas`, `.spectral.yaml`) and Redocly
  * (`recommended`, `redocly.yaml`) command lines. Both must report nothing, not even a warning.
  * A failure first names each operation missing what every route declares, and how to add it.
+ * The CLI's generated client (src/cli/generated) must be what this document generates now.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { API_TAGS } from "../../../src/api/schemas.js";
+import {
+  clientTypesOf,
+  GENERATED_CLIENT,
+  openApiDocument,
+  REGENERATE,
+} from "../../../tools/openapi-client.js";
 import { REPO_ROOT } from "../../harness/helm.js";
 import { call, startApi } from "./harness.js";
 
@@ -115,6 +122,30 @@ describe("the OpenAPI document is fit for client generators", () => {
         `${p.severity} ${p.ruleId} at ${p.location.map((l) => l.pointer).join(", ")}: ${p.message}`,
     );
     expect(findings, `${incompleteOperations(doc).join("\n")}\n${HOW_TO_FIX}`).toEqual([]);
+  });
+});
+
+describe("the CLI's generated client", () => {
+  it("is what the served document generates now (npm run generate:client)", async () => {
+    // Generated from the document of an API with single sign-on configured: the one served
+    // here, and the /auth/oidc routes the CLI's `login --provider` calls.
+    const document = await openApiDocument(fx.raw);
+    const withSignIn = document as unknown as Document;
+    const added = Object.keys(withSignIn.paths)
+      .filter((p) => !(p in doc.paths))
+      .sort();
+    expect(added).toEqual(["/auth/oidc/callback", "/auth/oidc/cli-token", "/auth/oidc/start"]);
+    for (const [path, item] of Object.entries(doc.paths)) {
+      expect(withSignIn.paths[path], path).toEqual(item);
+    }
+    const committed = await readFile(GENERATED_CLIENT, "utf8");
+    const now = await clientTypesOf(document);
+    const [was, is] = [committed.split("\n"), now.split("\n")];
+    const line = was.findIndex((l, i) => l !== is[i]);
+    const first = `line ${line + 1}: ${JSON.stringify(was[line])}, now ${JSON.stringify(is[line])}`;
+    expect(committed === now, `${GENERATED_CLIENT} is stale (${first}): run ${REGENERATE}`).toBe(
+      true,
+    );
   });
 });
 
