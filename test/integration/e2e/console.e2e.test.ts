@@ -29,13 +29,23 @@ const NARROW = { width: 390, height: 844 };
 const SETTLE = { timeout: 60_000 };
 
 let plane: ControlPlane;
-let browser: Browser;
+let browser: Browser | undefined;
 let context: BrowserContext;
 let page: Page;
 
 controlPlaneForFile({ workerConfig: { resyncSeconds: 2 } }, (started) => {
   plane = started;
 });
+
+/** Sets a principal's password through the API (204, no body), as the administrator. */
+async function setPassword(id: string, password: string): Promise<void> {
+  const res = await fetch(`${plane.apiUrl}/principals/${id}/password`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${plane.apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ password }),
+  });
+  expect(res.status).toBe(204);
+}
 
 /** A user with a password, created through the API as the bootstrap administrator. */
 async function user(name: string, password: string, permissions: readonly object[]) {
@@ -46,9 +56,7 @@ async function user(name: string, password: string, permissions: readonly object
     const roleId = (role.body as { data: { id: string } }).data.id;
     await callApi(plane, "POST", "/bindings", { principalId: id, roleId, namespaceId: null });
   }
-  expect((await callApi(plane, "PUT", `/principals/${id}/password`, { password })).status).toBe(
-    204,
-  );
+  await setPassword(id, password);
 }
 
 /** Axe on the page as it is: no serious or critical violation; and a screenshot. */
@@ -64,8 +72,8 @@ async function check(p: Page, name: string): Promise<void> {
 
 async function signIn(p: Page, name: string, password: string): Promise<void> {
   await p.goto(`${plane.apiUrl}/console/`);
-  await p.getByLabel("User").fill(name);
-  await p.getByLabel("Password").fill(password);
+  await p.getByLabel("User", { exact: true }).fill(name);
+  await p.getByLabel("Password", { exact: true }).fill(password);
   await p.getByRole("button", { name: "Sign in" }).click();
   await p.getByText(`Signed in as ${name}`).waitFor();
 }
@@ -83,7 +91,7 @@ async function createThroughForm(p: Page, name: string, existing?: string): Prom
   await p.getByLabel("Name", { exact: true }).fill(name);
   if (existing !== undefined) {
     await p.getByRole("radio", { name: /Existing namespace/ }).check();
-    await p.getByLabel("Kubernetes namespace").fill(existing);
+    await p.getByLabel("Kubernetes namespace", { exact: true }).fill(existing);
   }
   await check(p, existing === undefined ? "create-managed" : "create-existing");
   await p.getByRole("button", { name: "Create", exact: true }).click();
@@ -98,18 +106,19 @@ beforeAll(async () => {
   // The bootstrap administrator (`admin`) gets a password, as `occ principals set-password` does.
   const who = await callApi(plane, "GET", "/auth/whoami");
   const admin = (who.body as { data: { principal: { id: string } } }).data.principal.id;
-  expect(
-    (await callApi(plane, "PUT", `/principals/${admin}/password`, { password: ADMIN_PASSWORD }))
-      .status,
-  ).toBe(204);
+  await setPassword(admin, ADMIN_PASSWORD);
   await user("reader", READER_PASSWORD, [{ action: "read", kind: "namespace" }]);
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
-  context = await browser.newContext({ viewport: WIDE });
+  const launched = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox"],
+  });
+  browser = launched;
+  context = await launched.newContext({ viewport: WIDE });
   page = await context.newPage();
 }, 120_000);
 
 afterAll(async () => {
-  await browser.close();
+  await browser?.close();
 });
 
 describe("the console in Chromium", () => {
@@ -118,8 +127,8 @@ describe("the console in Chromium", () => {
     await page.getByRole("heading", { name: "Sign in to OCC" }).waitFor();
     await check(page, "sign-in");
     // A wrong password: the API's refusal, as it said it.
-    await page.getByLabel("User").fill("admin");
-    await page.getByLabel("Password").fill("not the password at all");
+    await page.getByLabel("User", { exact: true }).fill("admin");
+    await page.getByLabel("Password", { exact: true }).fill("not the password at all");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => page.getByRole("alert").textContent()).toContain("UNAUTHENTICATED");
     await signIn(page, "admin", ADMIN_PASSWORD);
@@ -203,7 +212,8 @@ describe("the console in Chromium", () => {
   });
 
   it("a read-only principal sees no create button, and a forged create is refused by the API", async () => {
-    const other = await browser.newContext({ viewport: NARROW });
+    const other = await context.browser()?.newContext({ viewport: NARROW });
+    if (other === undefined) throw new Error("no browser");
     try {
       const p = await other.newPage();
       await signIn(p, "reader", READER_PASSWORD);
