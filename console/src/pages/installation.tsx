@@ -51,7 +51,7 @@ export function Installation(props: { who: WhoAmIView }) {
           <p role="alert">No worker has reported: no work moves until one runs.</p>
         ) : (
           <div class="table-wrap">
-            <table>
+            <table class="cards">
               <caption class="visually-hidden">Workers</caption>
               <thead>
                 <tr>
@@ -68,16 +68,16 @@ export function Installation(props: { who: WhoAmIView }) {
                     <th scope="row" class="mono">
                       {w.workerId}
                     </th>
-                    <td>
+                    <td data-label="State">
                       <Status status={w.state} />
                     </td>
-                    <td>
+                    <td data-label="Started">
                       <Time at={w.startedAt} />
                     </td>
-                    <td>
+                    <td data-label="Last heartbeat">
                       <Time at={w.lastHeartbeatAt} />
                     </td>
-                    <td>
+                    <td data-label="Startup refusal">
                       {w.refusal === null
                         ? "—"
                         : `${w.refusal.check}: ${w.refusal.code} — ${w.refusal.message}`}

@@ -69,7 +69,7 @@ export function NamespaceList(props: { who: WhoAmIView }) {
         <p>No Namespaces{status === "" ? "" : ` with status ${status}`}.</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <caption class="visually-hidden">Namespaces you may read</caption>
             <thead>
               <tr>
@@ -88,12 +88,14 @@ export function NamespaceList(props: { who: WhoAmIView }) {
                     <Link to={`/namespaces/${n.id}`}>{n.name}</Link>
                     <div class="muted mono">{n.id}</div>
                   </th>
-                  <td>
+                  <td data-label="Status">
                     <Status status={n.status} />
                   </td>
-                  <td>{n.placement.mode}</td>
-                  <td class="mono">{n.placement.kubernetesNamespace ?? "—"}</td>
-                  <td>
+                  <td data-label="Mode">{n.placement.mode}</td>
+                  <td data-label="Kubernetes namespace" class="mono">
+                    {n.placement.kubernetesNamespace ?? "—"}
+                  </td>
+                  <td data-label="Reason">
                     {n.statusReason === null ? (
                       "—"
                     ) : (
@@ -105,7 +107,7 @@ export function NamespaceList(props: { who: WhoAmIView }) {
                       </>
                     )}
                   </td>
-                  <td>
+                  <td data-label="Last reconcile">
                     <Time at={n.lastReconciledAt} />
                   </td>
                 </tr>
