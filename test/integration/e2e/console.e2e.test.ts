@@ -216,7 +216,15 @@ describe("the console in Chromium", () => {
     if (other === undefined) throw new Error("no browser");
     try {
       const p = await other.newPage();
-      await signIn(p, "reader", READER_PASSWORD);
+      // Keyboard only: Tab to each field, Enter submits.
+      await p.goto(`${plane.apiUrl}/console/`);
+      await p.getByRole("heading", { name: "Sign in to OCC" }).waitFor();
+      await p.keyboard.press("Tab");
+      await p.keyboard.type("reader");
+      await p.keyboard.press("Tab");
+      await p.keyboard.type(READER_PASSWORD);
+      await p.keyboard.press("Enter");
+      await p.getByText("Signed in as reader").waitFor();
       await p.getByRole("heading", { name: "Namespaces" }).waitFor();
       await p
         .getByRole("link", { name: /console-managed/ })
