@@ -75,3 +75,36 @@ export function Copyable(props: { label: string; text: string }) {
     </figure>
   );
 }
+
+/** A labelled text input bound to a string state. */
+export function Field(props: {
+  id: string;
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  type?: "text" | "password";
+  autocomplete?: string;
+  maxLength?: number;
+  pattern?: string;
+  describedBy?: string;
+}) {
+  const common = {
+    id: props.id,
+    name: props.id,
+    required: true,
+    value: props.value,
+    ...(props.autocomplete === undefined ? {} : { autocomplete: props.autocomplete }),
+    ...(props.maxLength === undefined ? {} : { maxLength: props.maxLength }),
+    ...(props.pattern === undefined ? {} : { pattern: props.pattern }),
+    ...(props.describedBy === undefined ? {} : { "aria-describedby": props.describedBy }),
+    onInput: (e: Event) => {
+      if (e.currentTarget instanceof HTMLInputElement) props.onValue(e.currentTarget.value);
+    },
+  };
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      {props.type === "password" ? <input type="password" {...common} /> : <input {...common} />}
+    </>
+  );
+}

@@ -7,7 +7,7 @@
 import { useState } from "preact/hooks";
 import { api, type WhoAmIView } from "../api.js";
 import { navigate } from "../router.js";
-import { Link, Refusal } from "../ui.js";
+import { Field, Link, Refusal } from "../ui.js";
 
 const DNS_LABEL = "[a-z0-9]([\\-a-z0-9]*[a-z0-9])?";
 
@@ -42,16 +42,13 @@ export function CreateNamespace(props: { who: WhoAmIView }) {
       </p>
       <h1>Create a Namespace</h1>
       <form onSubmit={submit} aria-label="Create a Namespace">
-        <label for="ns-name">Name</label>
-        <input
+        <Field
           id="ns-name"
-          required
-          maxLength={200}
+          label="Name"
           value={name}
-          aria-describedby="ns-name-help"
-          onInput={(e) => {
-            setName(e.currentTarget.value);
-          }}
+          onValue={setName}
+          maxLength={200}
+          describedBy="ns-name-help"
         />
         <p id="ns-name-help" class="muted">
           Unique in the Installation for ever: a deleted Namespace's name is not given again.
@@ -85,17 +82,14 @@ export function CreateNamespace(props: { who: WhoAmIView }) {
         </fieldset>
         {mode === "external" ? (
           <>
-            <label for="ns-existing">Kubernetes namespace</label>
-            <input
+            <Field
               id="ns-existing"
-              required
+              label="Kubernetes namespace"
+              value={existing}
+              onValue={setExisting}
               maxLength={63}
               pattern={DNS_LABEL}
-              value={existing}
-              aria-describedby="ns-existing-help"
-              onInput={(e) => {
-                setExisting(e.currentTarget.value);
-              }}
+              describedBy="ns-existing-help"
             />
             <div id="ns-existing-help" class="muted">
               <p>

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type ProvidersView } from "../api.js";
 import { BASE } from "../router.js";
-import { Refusal } from "../ui.js";
+import { Field, Refusal } from "../ui.js";
 
 export function SignIn(props: { onSignedIn: () => void }) {
   const [providers, setProviders] = useState<ProvidersView | null>(null);
@@ -38,28 +38,14 @@ export function SignIn(props: { onSignedIn: () => void }) {
     <main id="main" class="signin" tabIndex={-1}>
       <h1>Sign in to OCC</h1>
       <form onSubmit={submit} aria-label="Sign in with a password">
-        <label for="user">User</label>
-        <input
-          id="user"
-          name="user"
-          autocomplete="username"
-          required
-          value={user}
-          onInput={(e) => {
-            setUser(e.currentTarget.value);
-          }}
-        />
-        <label for="password">Password</label>
-        <input
+        <Field id="user" label="User" value={user} onValue={setUser} autocomplete="username" />
+        <Field
           id="password"
-          name="password"
+          label="Password"
           type="password"
-          autocomplete="current-password"
-          required
           value={password}
-          onInput={(e) => {
-            setPassword(e.currentTarget.value);
-          }}
+          onValue={setPassword}
+          autocomplete="current-password"
         />
         {providers?.password === "recovery-only" ? (
           <p class="muted">Passwords are accepted for the recovery account only.</p>
