@@ -33,6 +33,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The console's sources: `npm run build` bundles them into dist/console (Vite).
+COPY console ./console
 # Compile and keep any non-TypeScript asset under src/ beside its compiled module (bin/occ.js
 # runs dist/ when it exists, so tsx is not needed at run time).
 RUN npm run build \

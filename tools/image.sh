@@ -44,7 +44,7 @@ mkdir -p "$out/cache"
 
 # Rebuilt only when an input changed since the last build (the stamp records them).
 key=$({ echo "$tag $packages"; node --version; cat "$0" tools/node.sh package.json package-lock.json tsconfig.json \
-  tsconfig.build.json; find src bin migrations proto deploy/helm/openclaw-enterprise -type f -print0 | sort -z | xargs -0 sha256sum; } |
+  tsconfig.build.json; find src console bin migrations proto deploy/helm/openclaw-enterprise -type f -print0 | sort -z | xargs -0 sha256sum; } |
   sha256sum | cut -c1-64)
 if [ -s "$out/occ.tar" ] && [ -f "$out/oci/index.json" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$key" ]; then
   echo "image: $tag up to date ($out/oci, $out/occ.tar)"
@@ -64,6 +64,8 @@ mkdir -p "$app/deploy/helm"
 cp -r deploy/helm/openclaw-enterprise "$app/deploy/helm/"
 npx tsc -p tsconfig.build.json --outDir "$app/dist"
 (cd src && find . -type f ! -name '*.ts' -exec cp --parents {} "$app/dist/" \;)
+# The console (Vite), served by the API under /console: dist/console as `npm run build` writes it.
+npx vite build --config console/vite.config.ts --outDir "$app/dist/console" --emptyOutDir
 (cd "$app" && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
 rm -f "$app/package-lock.json"
 

@@ -20,6 +20,11 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && ! command -v postg
   apt_install PostgreSQL postgresql
 fi
 
+# The console's browser tests (test/integration/e2e/console.e2e.test.ts) drive Debian's Chromium.
+if ! command -v chromium >/dev/null; then
+  apt_install "the browser for the console's tests" chromium
+fi
+
 # The deployed tests' node and image tools: containerd + runc (the container runtime), the CNI
 # plugins (bridge, host-local, loopback), iptables (kube-proxy), ipset, iproute2 (the run's
 # network namespace), and mmdebstrap + umoci + skopeo (`npm run image`).

@@ -12,7 +12,7 @@ bash tools/prereqs.sh
 . tools/node.sh
 occ_node_use "$PWD" || { echo "test: .tools/node does not hold Node.js $OCC_NODE_VERSION" >&2; exit 1; }
 echo "== node $(node --version) ($(command -v node))"
-echo "== typecheck";    npx tsc -p tsconfig.json --noEmit
+echo "== typecheck";    npx tsc -p tsconfig.json --noEmit && npx tsc -p console/tsconfig.json
 echo "== lint";         npx eslint . --max-warnings 0
 echo "== format";       npx prettier --check . --log-level warn
 echo "== tests"

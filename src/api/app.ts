@@ -58,6 +58,7 @@ import { orphanRoutes } from "./namespaces/orphan-routes.js";
 import type { MarkedNamespaces } from "../drivers/marked-namespaces.js";
 import { namespaceQueueConfig, type NamespaceWorkKind } from "../work/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";
+import { registerConsole } from "./console.js";
 import { registerNotFound } from "./not-found.js";
 import {
   newRequestId,
@@ -167,6 +168,8 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     registerHttpMetrics(app, registry);
     options.policyCache?.accept(db);
     const auth = options.auth ?? developmentAuthRuntime();
+    // Security headers before authentication, so refusals carry them too.
+    await registerConsole(app);
     await registerSessionCookies(app, auth);
     registerAuthentication(app, db, options.policyCache, auth.settings);
     app.addHook("preValidation", (request, _reply, done) => {

@@ -6,6 +6,12 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { iamIdPattern } from "../iam/ids.js";
 import { PRINCIPAL_KINDS } from "../iam/vocabulary.js";
+
+/** The permissions whoami reports: those only an Installation-wide binding grants. */
+export const INSTALLATION_PERMISSION_NAMES = [
+  "installation:administer",
+  "namespace:create",
+] as const;
 import { SESSION_METHODS } from "../iam/sessions.js";
 import { Closed, DateTime, IdString, literalUnion, Nullable } from "./envelopes.js";
 import { ApiKeyIdSchema, PrincipalIdSchema } from "./iam.js";
@@ -55,6 +61,10 @@ export const WhoAmISchema = Closed({
     name: Type.String(),
   }),
   credential: CredentialSchema,
+  installationPermissions: Type.Array(literalUnion(INSTALLATION_PERMISSION_NAMES), {
+    description:
+      "The Installation-wide permissions the caller holds now (what a console offers); the API still decides every request.",
+  }),
 });
 export type WhoAmIView = Static<typeof WhoAmISchema>;
 

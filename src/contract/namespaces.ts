@@ -10,7 +10,15 @@ import {
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
 } from "../store/namespace-vocabulary.js";
-import { Closed, DateTime, DisplayName, IdString, literalUnion, Nullable } from "./envelopes.js";
+import {
+  Closed,
+  DateTime,
+  DisplayName,
+  IdString,
+  literalUnion,
+  Nullable,
+  PageQuerySchema,
+} from "./envelopes.js";
 
 /** The longest Namespace name, in characters (code points). */
 export const MAX_NAMESPACE_NAME_LENGTH = 200;
@@ -47,6 +55,12 @@ export const CreateNamespaceBodySchema = Closed(
 export type CreateNamespaceBody = Static<typeof CreateNamespaceBodySchema>;
 
 export const NamespaceParamsSchema = Closed({ id: NamespaceIdSchema });
+
+/** `GET /namespaces`: a page, optionally of one status only. */
+export const NamespaceListQuerySchema = Closed({
+  ...PageQuerySchema.properties,
+  status: Type.Optional(literalUnion(NAMESPACE_STATUSES)),
+});
 export type NamespaceParams = Static<typeof NamespaceParamsSchema>;
 
 export const PlacementSchema = Closed({

@@ -22,6 +22,7 @@ import {
   NAMESPACE_STATUSES,
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
+  type NamespaceStatus,
 } from "./namespace-vocabulary.js";
 
 /** The `namespaces` table; {@link NamespaceRecord} is derived from it. */
@@ -175,6 +176,8 @@ export interface ListNamespacesOptions {
   readonly after?: NamespaceCursor;
   /** Only these IDs (an authorization-filtered listing); an empty list yields nothing. */
   readonly ids?: readonly NamespaceId[];
+  /** Only Namespaces in this status. */
+  readonly status?: NamespaceStatus | undefined;
 }
 
 export interface NamespacePage {
@@ -194,9 +197,16 @@ export async function listNamespaces(
      WHERE deleted_at IS NULL
        AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::text))
        AND ($3::text[] IS NULL OR id = ANY($3::text[]))
+       AND ($5::text IS NULL OR status = $5::text)
      ORDER BY created_at, id
      LIMIT $4`,
-    [opts.after?.createdAt ?? null, opts.after?.id ?? null, opts.ids ?? null, opts.limit + 1],
+    [
+      opts.after?.createdAt ?? null,
+      opts.after?.id ?? null,
+      opts.ids ?? null,
+      opts.limit + 1,
+      opts.status ?? null,
+    ],
   );
   return keysetPage(
     res.rows.map((r) => namespacesTable.decode(r)),

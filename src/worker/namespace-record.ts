@@ -70,6 +70,8 @@ export async function recordNamespaceOutcome(
   if (changed(record, landed)) {
     await appendAuditEvent(tx, lifecycleEvent(claim, record, landed, rebindOf(record, verdict)));
   }
+  const repair = repairEvent(claim, record, verdict);
+  if (repair !== null) await appendAuditEvent(tx, repair);
   return landed;
 }
 
@@ -88,8 +90,12 @@ export function composeNamespaceOutcome(
   if (verdict.kind !== "ensure") return null;
   if (isBound(record)) {
     const unchanged = boundVerdictFor(verdict.result).to === "unchanged";
+    const repair = repairEvent(claim, record, verdict);
     return unchanged
-      ? { parts: [], recorded: { status: record.status, reason: currentReason(record) } }
+      ? {
+          parts: repair === null ? [] : [auditGated(repair)],
+          recorded: { status: record.status, reason: currentReason(record) },
+        }
       : null;
   }
   const outcome = provisioningOutcomeFor(verdict.result, "succeeded", verdict.seen);
@@ -184,6 +190,27 @@ function rebindOf(
   const previousUid = record.kubernetesUid;
   const uid = verdict.result.uid;
   return previousUid !== null && previousUid !== uid ? { previousUid, uid } : null;
+}
+
+/**
+ * A lifecycle audit event when the pass wrote back owned objects after drift (a deleted
+ * default-deny NetworkPolicy, a relaxed Pod Security label): the timeline shows the repair.
+ */
+function repairEvent(
+  claim: Claim<NamespaceWorkKind>,
+  record: NamespaceRecord,
+  verdict: Verdict,
+): NewAuditEvent | null {
+  if (verdict.kind !== "ensure" || verdict.repaired.length === 0) return null;
+  return {
+    kind: "lifecycle",
+    actor: claim.item.actor,
+    action: "namespaces.lifecycle.repair",
+    resourceKind: "namespace",
+    resourceId: record.id,
+    outcome: "success",
+    details: { repaired: [...verdict.repaired], workItem: claim.item.id },
+  };
 }
 
 /** A lifecycle audit event for every change of status or reason code. */

@@ -121,14 +121,25 @@ describe("npm run image builds what the Dockerfile describes", () => {
     }
   });
 
-  it("has one compiled module in dist/ per TypeScript module of src/, and nothing else", () => {
+  it("has one compiled module in dist/ per TypeScript module of src/, the console's build, and nothing else", () => {
     expect(stage.copies.get("dist")).toBe("build:/src/dist");
     const src = join(REPO_ROOT, "src");
     const expected = walk(src).map((f) => {
       const rel = relative(src, f);
       return join("dist", rel.endsWith(".ts") ? `${rel.slice(0, -3)}.js` : rel);
     });
-    expect(appFiles.filter((f) => f.startsWith("dist/"))).toEqual(expected.sort());
+    const built = appFiles.filter((f) => f.startsWith("dist/console/"));
+    expect(appFiles.filter((f) => f.startsWith("dist/") && !f.startsWith("dist/console/"))).toEqual(
+      expected.sort(),
+    );
+    // The console (npm run build:console): its page and hashed assets only.
+    expect(built).toContain("dist/console/index.html");
+    expect(
+      built.filter(
+        (f) =>
+          f !== "dist/console/index.html" && !/^dist\/console\/assets\/[\w-]+\.(js|css)$/.test(f),
+      ),
+    ).toEqual([]);
   });
 
   it("has in node_modules exactly the production packages of package-lock.json", () => {

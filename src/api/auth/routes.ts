@@ -12,12 +12,15 @@ import rateLimit from "@fastify/rate-limit";
 import type { Db } from "../../store/db.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import {
+  INSTALLATION_PERMISSION_NAMES,
   PasswordSignInBodySchema,
   ProvidersSchema,
   WhoAmISchema,
   type WhoAmIView,
 } from "../../contract/auth.js";
 import { getPrincipal } from "../../iam/principals.js";
+import { authorize } from "../../iam/authorizer.js";
+import { formatPermission, INSTALLATION_ONLY_PERMISSIONS } from "../../iam/vocabulary.js";
 import { passwordSignIn } from "../../services/signin/password.js";
 import { signOut } from "../../services/signin/sessions.js";
 import { ServiceError } from "../../services/errors.js";
@@ -124,7 +127,7 @@ export const authRoutes: FastifyPluginCallbackTypebox<{
         ...op(
           "whoAmI",
           "Who am I",
-          "Who the caller is and how it signed in (an API key or a session, and its expiry).",
+          "Who the caller is, how it signed in (an API key or a session, and its expiry) and its Installation-wide permissions.",
         ),
         response: { 200: DataEnvelope(WhoAmISchema), ...errorResponses() },
       },
@@ -136,7 +139,15 @@ export const authRoutes: FastifyPluginCallbackTypebox<{
       if (principal === undefined || credential === undefined) {
         throw new ServiceError("UNAUTHENTICATED");
       }
+      const held = await Promise.all(
+        INSTALLATION_ONLY_PERMISSIONS.map(async (permission) =>
+          (await authorize(db, principal.id, { permission })).allowed
+            ? formatPermission(permission)
+            : undefined,
+        ),
+      );
       const view: WhoAmIView = {
+        installationPermissions: INSTALLATION_PERMISSION_NAMES.filter((p) => held.includes(p)),
         principal: { id: principal.id, kind: principal.kind, name: principal.name },
         credential:
           credential.kind === "api_key"

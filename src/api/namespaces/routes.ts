@@ -8,7 +8,7 @@ import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebo
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
 import type { Caller } from "../../services/authorization.js";
 import { nextCursor, pageOptions } from "../../services/cursor.js";
-import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
+import { DataEnvelope, PageEnvelope } from "../../contract/envelopes.js";
 import {
   errorResponses,
   op,
@@ -25,6 +25,7 @@ import { listReadableNamespaces, readNamespace } from "../../services/namespaces
 import { retryNamespacePlacement } from "../../services/namespaces/retry.js";
 import {
   CreateNamespaceBodySchema,
+  NamespaceListQuerySchema,
   NamespaceParamsSchema,
   NamespaceSchema,
 } from "../../contract/namespaces.js";
@@ -74,18 +75,17 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
         ...op(
           "listNamespaces",
           "List Namespaces",
-          "List the Namespaces the caller may read (filtered, never 403).",
+          "List the Namespaces the caller may read (filtered, never 403), oldest first; `status` keeps one status.",
         ),
-        querystring: PageQuerySchema,
+        querystring: NamespaceListQuerySchema,
         response: { 200: PageEnvelope(NamespaceSchema), ...errorResponses() },
       },
     },
     async (request) => {
-      const page = await listReadableNamespaces(
-        deps,
-        callerOf(request),
-        pageOptions(request.query, isPreprovisionedNamespaceId),
-      );
+      const page = await listReadableNamespaces(deps, callerOf(request), {
+        ...pageOptions(request.query, isPreprovisionedNamespaceId),
+        status: request.query.status,
+      });
       return pageEnvelope(request, page.items.map(present), nextCursor(page.next));
     },
   );

@@ -13,6 +13,7 @@ import {
   type NamespacePage,
   type NamespaceRecord,
 } from "../../store/namespaces.js";
+import type { NamespaceStatus } from "../../store/namespace-vocabulary.js";
 import { authorizedNamespaceIds } from "../../iam/authorizer.js";
 import { recordingDenials, requirePermission, type Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
@@ -46,7 +47,11 @@ export async function readNamespace(
 export async function listReadableNamespaces(
   deps: Pick<NamespaceServiceDeps, "db">,
   caller: Caller,
-  opts: { readonly limit: number; readonly after?: NamespaceCursor | undefined },
+  opts: {
+    readonly limit: number;
+    readonly after?: NamespaceCursor | undefined;
+    readonly status?: NamespaceStatus | undefined;
+  },
 ): Promise<NamespacePage> {
   let ids: NamespaceId[];
   try {
@@ -61,6 +66,7 @@ export async function listReadableNamespaces(
   return listNamespaces(deps.db, {
     limit: opts.limit,
     ids,
+    status: opts.status,
     ...(opts.after === undefined ? {} : { after: opts.after }),
   });
 }

@@ -87,6 +87,9 @@ describe("occ dev up", () => {
     expect((await stat(passwordFile)).mode & 0o777).toBe(0o600);
     const password = (await readFile(passwordFile, "utf8")).trim();
     expect(first.proc.output.join("\n")).toContain(`user admin, password in ${passwordFile}`);
+    expect(first.proc.output.join("\n")).toContain(
+      `console: ${first.env.OCC_API_URL ?? ""}/console/ (sign in as user admin, password in ${passwordFile})`,
+    );
     const session = await signIn(first.env.OCC_API_URL ?? "", password);
     expect(session).toMatch(/^occ_session=/);
     // The chart's admission policies are installed, and the managed namespace bound its own
