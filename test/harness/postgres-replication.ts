@@ -18,8 +18,8 @@ export interface ReplicatedPostgres {
   readonly standby: RunningPostgres;
   /** `postgres://postgres@127.0.0.1:<primary>,127.0.0.1:<standby>/<database>?target_session_attrs=read-write` */
   multiHostUrl(database: string): string;
-  /** `pg_ctl promote -w` on the standby: it ends recovery and accepts writes. */
-  promote(): void;
+  /** The standby's data directory (`PGDATA` for `pg_ctl promote`). */
+  readonly standbyData: string;
   /** Stops whatever still runs. */
   stop(): Promise<void>;
 }
@@ -59,9 +59,7 @@ export async function startReplicatedPostgres(
       multiHostUrl: (database) =>
         `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/${database}` +
         "?target_session_attrs=read-write",
-      promote: () => {
-        runPostgresTool("pg_ctl", ["promote", "-D", standbyData, "-w"]);
-      },
+      standbyData,
       stop,
     };
   } catch (err) {

@@ -48,6 +48,12 @@ export function asPostgresUser(cmd: string, args: string[]): [string, string[]] 
     : [cmd, args];
 }
 
+/** A shell command word running PostgreSQL's `tool` (as the `postgres` user when root). */
+export function postgresToolCommand(tool: string): string {
+  const path = join(postgresBinDir(), tool);
+  return process.getuid?.() === 0 ? `runuser -u postgres -- ${path}` : path;
+}
+
 /** Runs a PostgreSQL program (`initdb`, `pg_ctl`, `pg_basebackup`…) as {@link asPostgresUser}. */
 export function runPostgresTool(tool: string, args: string[]): void {
   const [cmd, cmdArgs] = asPostgresUser(join(postgresBinDir(), tool), args);

@@ -15,7 +15,17 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { currentManagedName } from "../../../src/domain/index.js";
 import { openPostgres } from "../../../src/store/pg-db.js";
+import {
+  documentedBlock,
+  filled,
+  operatorFolder,
+  runBlock,
+  runCommand,
+  shown,
+  type RunOptions,
+} from "../../harness/doc-blocks.js";
 import { eventually } from "../../harness/kube.js";
+import { postgresToolCommand } from "../../harness/postgres.js";
 import {
   startReplicatedPostgres,
   type ReplicatedPostgres,
@@ -36,6 +46,8 @@ const OUTAGE_MS = 1_500;
 let dir: string;
 let pair: ReplicatedPostgres;
 let plane: ControlPlane;
+/** How the documented commands run: as an operator, with the release's URL and API. */
+let operator: RunOptions;
 /** What afterAll undoes, newest first (only what beforeAll got to start). */
 const cleanups: (() => Promise<void>)[] = [];
 let database = "";
@@ -54,6 +66,18 @@ beforeAll(async () => {
     },
     workerConfig: { leaseSeconds: 3, resyncSeconds: 2, concurrency: 4 },
   });
+  const folder = await operatorFolder(await mkdtemp(join(dir, "operator-")));
+  operator = {
+    cwd: folder.work,
+    env: {
+      PATH: folder.path,
+      OCC_DATABASE_URL: plane.databaseUrl,
+      OCC_API_URL: plane.apiUrl,
+      OCC_API_KEY: plane.apiKey,
+      PGDATA: pair.standbyData,
+    },
+    fill: { "pg_ctl ": `${postgresToolCommand("pg_ctl")} ` },
+  };
   // The old primary is gone by then, so dropping the database through it fails: the plane's
   // directory is removed here.
   cleanups.unshift(async () => {
@@ -85,6 +109,14 @@ describe("a multi-host URL", () => {
     expect(await serverPort(`${base}?target_session_attrs=any`)).toBe(standby.port);
   });
 });
+
+/** The documented check: the server the URL reaches, and its standbys' sync states. */
+function documentedCheck(): { server: string; standbys: string } {
+  const [server, standbys, ...rest] = runBlock(documentedBlock("failover-check"), operator);
+  expect(rest).toEqual([]);
+  for (const r of [server, standbys]) expect(r?.code, r && shown(r)).toBe(0);
+  return { server: server?.stdout.trim() ?? "", standbys: standbys?.stdout.trim() ?? "" };
+}
 
 interface Answer {
   readonly status: number;
@@ -120,6 +152,11 @@ async function bindWhenCreated(id: string): Promise<void> {
 describe("PostgreSQL failover under load", () => {
   it("recovers without a restart, loses no acknowledged write and answers 503 + Retry-After meanwhile", async () => {
     const { readyManaged, until } = tenantsOf(plane);
+    // As documented: the URL reaches the primary, whose standby is synchronous.
+    expect(documentedCheck()).toEqual({
+      server: `127.0.0.1|${pair.primary.port}|f`,
+      standbys: expect.stringMatching(/^\S+\|sync$/) as unknown,
+    });
     const drifted = await readyManaged("failover-drift");
     const worker = plane.workers[0];
 
@@ -165,8 +202,11 @@ describe("PostgreSQL failover under load", () => {
     await sleep(OUTAGE_MS);
     const workerReadyz = plane.workerMetricsUrl.replace(/\/metrics$/, "/readyz");
     const unreadyWhileDown = (await fetch(workerReadyz)).status;
-    pair.promote();
+    const [promote, status, ...more] = documentedBlock("failover-promote").commands;
+    expect(more).toEqual([]);
+    const promoted = runCommand(filled(promote ?? "", operator.fill), operator);
     const promotedAt = Date.now();
+    expect(promoted.code, shown(promoted)).toBe(0);
     await eventually(
       "worker /readyz 200 after the failover",
       async () => (await fetch(workerReadyz)).status === 200,
@@ -207,6 +247,16 @@ describe("PostgreSQL failover under load", () => {
       expect(a).toMatchObject({ status: 503, code: "DEPENDENCY_UNAVAILABLE", retryAfter: "1" });
     }
     expect(repairs.some((t) => t > crashedAt)).toBe(true);
+    // As documented: the URL now reaches the promoted standby (no standby of its own), and
+    // `occ status` reports the API ready and the worker running.
+    expect(documentedCheck()).toEqual({
+      server: `127.0.0.1|${pair.standby.port}|f`,
+      standbys: "",
+    });
+    const statusAfter = runCommand(status ?? "", operator);
+    expect(statusAfter.code, shown(statusAfter)).toBe(0);
+    expect(statusAfter.stdout).toMatch(/^api: ready\n/);
+    expect(statusAfter.stdout).toMatch(/\s+running\s+/);
     // Same processes, never restarted.
     expect([worker?.child.exitCode, worker?.child.signalCode]).toEqual([null, null]);
     // Queued work completes: every acknowledged Namespace is placed by the same worker.
