@@ -93,11 +93,16 @@ export function parsePgTargets(connectionString: string): PgTargets {
 /**
  * True for an error after which a session should not be reused: the server is read-only now (a
  * primary demoted under it, SQLSTATE 25006), is shutting down (class 57) or lost the
- * connection (class 08).
+ * connection (class 08). Errors wrapped by callers (the database guard's) are looked through.
  */
 export function sessionUnusable(err: unknown): boolean {
-  if (!isDatabaseError(err)) return false;
-  return err.code === "25006" || err.code.startsWith("57") || err.code.startsWith("08");
+  for (let e = err, depth = 0; e !== undefined && depth < 5; depth++) {
+    if (isDatabaseError(e)) {
+      return e.code === "25006" || e.code.startsWith("57") || e.code.startsWith("08");
+    }
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return false;
 }
 
 /** The statement that tells a session's kind, and whether its answer matches `attrs`. */

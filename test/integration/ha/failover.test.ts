@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { currentManagedName } from "../../../src/domain/index.js";
+import { DependencyUnavailableError, guardDatabase } from "../../../src/store/guarded-db.js";
 import { openPostgres } from "../../../src/store/pg-db.js";
 import {
   documentedBlock,
@@ -117,6 +118,64 @@ function documentedCheck(): { server: string; standbys: string } {
   for (const r of [server, standbys]) expect(r?.code, r && shown(r)).toBe(0);
   return { server: server?.stdout.trim() ?? "", standbys: standbys?.stdout.trim() ?? "" };
 }
+
+describe("a server that turns read-only under the pool (as a demoted primary)", () => {
+  it("fails the write as unavailable, closes that connection, and the next one finds no read-write host until it is writable again", async () => {
+    const db = guardDatabase(openPostgres(pair.multiHostUrl(database), { max: 2 }));
+    const admin = openPostgres(pair.primary.adminUrl, { max: 1 });
+    const readOnly = async (on: boolean) => {
+      await admin.exec(
+        on
+          ? "ALTER SYSTEM SET default_transaction_read_only = on"
+          : "ALTER SYSTEM RESET default_transaction_read_only",
+      );
+      await admin.query("SELECT pg_reload_conf()");
+      // Each session reads the reloaded file before its next statement; another session seeing
+      // it means the signal went out.
+      await eventually("the reload landed", async () => {
+        const res = await admin.query<{ v: string }>(
+          "SELECT current_setting('default_transaction_read_only') AS v",
+        );
+        return res.rows[0]?.v === (on ? "on" : "off");
+      });
+    };
+    await db.exec("CREATE TABLE IF NOT EXISTS failover_probe (n int)");
+    const write = () => db.transaction((tx) => tx.query("INSERT INTO failover_probe VALUES (1)"));
+    const causeOf = async (): Promise<unknown> => {
+      const err: unknown = await write().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(DependencyUnavailableError);
+      return (err as Error).cause;
+    };
+    try {
+      await write(); // a verified, pooled connection to the primary
+      await readOnly(true);
+      // The pooled session refuses the write (SQLSTATE 25006) …
+      expect(await causeOf()).toMatchObject({ code: "25006" });
+      // … and is not reused: the next write checks every host afresh and finds none writable.
+      const cause = await causeOf();
+      expect(String(cause)).toMatch(/no PostgreSQL host accepted a read-write session/);
+      expect(String(cause)).toContain(
+        `127.0.0.1:${pair.primary.port}: a standby or read-only server`,
+      );
+      expect(String(cause)).toContain(
+        `127.0.0.1:${pair.standby.port}: a standby or read-only server`,
+      );
+    } finally {
+      await readOnly(false);
+      await admin.close();
+    }
+    await eventually("writes accepted again", () =>
+      write().then(
+        () => true,
+        () => false,
+      ),
+    );
+    await db.close();
+  });
+});
 
 interface Answer {
   readonly status: number;

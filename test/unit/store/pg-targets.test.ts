@@ -71,6 +71,8 @@ describe("errors of a failover", () => {
     expect(isTransientDatabaseFailure(readOnly)).toBe(true);
     expect(sessionUnusable(readOnly)).toBe(true);
     expect(sessionUnusable({ code: "57P01" })).toBe(true);
+    // Thrown inside a guarded transaction: the guard's wrapper names the server's error as its cause.
+    expect(sessionUnusable(new Error("database unavailable", { cause: readOnly }))).toBe(true);
     expect(isTransientDatabaseFailure({ code: "23505" })).toBe(false);
     expect(sessionUnusable({ code: "23505" })).toBe(false);
     expect(isTransientDatabaseFailure({ code: "25P02" })).toBe(false);
