@@ -1,4 +1,6 @@
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import pg from "pg";
 import {
   initPostgres,
   makePostgresDirs,
@@ -14,52 +16,114 @@ import {
  * `synchronous_commit = on`) before it answers it.
  */
 export interface ReplicatedPostgres {
+  /** The current primary and standby (they swap on {@link failover}). */
   readonly primary: RunningPostgres;
   readonly standby: RunningPostgres;
-  /** `postgres://postgres@127.0.0.1:<primary>,127.0.0.1:<standby>/<database>?target_session_attrs=read-write` */
-  multiHostUrl(database: string): string;
   /** The standby's data directory (`PGDATA` for `pg_ctl promote`). */
   readonly standbyData: string;
+  /**
+   * `postgres://postgres@127.0.0.1:<first>,127.0.0.1:<second>/<database>?target_session_attrs=read-write`:
+   * both ports, which stay the same across failovers.
+   */
+  multiHostUrl(database: string): string;
+  /**
+   * A whole failover cycle: the primary crashes (`-m immediate`), the standby is promoted, and a
+   * new standby is cloned from it on the lost primary's port, so the multi-host URL stays valid
+   * and another failover can follow. Synchronous again once the new standby streams.
+   */
+  failover(): Promise<void>;
   /** Stops whatever still runs. */
   stop(): Promise<void>;
+}
+
+interface Node {
+  readonly dir: string;
+  readonly data: string;
+  server: RunningPostgres;
+}
+
+async function execOn(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }
 
 export async function startReplicatedPostgres(
   dir: string,
   opts: { readonly synchronous: boolean },
 ): Promise<ReplicatedPostgres> {
-  const primaryDir = join(dir, "primary");
-  const standbyDir = join(dir, "standby");
   makePostgresDirs(dir);
-  initPostgres(primaryDir, join(primaryDir, "data"));
+  const first = { dir: join(dir, "a"), data: join(dir, "a", "data") };
+  const second = { dir: join(dir, "b"), data: join(dir, "b", "data") };
+  initPostgres(first.dir, first.data);
   // initdb's trust authentication already admits replication connections from loopback.
-  const primary = await runPostgres(primaryDir, join(primaryDir, "data"), {
-    settings: opts.synchronous
-      ? ["synchronous_standby_names=*", "synchronous_commit=on"]
-      : ["synchronous_commit=local"],
+  const syncCommit = opts.synchronous ? ["synchronous_commit=on"] : ["synchronous_commit=local"];
+  const primaryServer = await runPostgres(first.dir, first.data, {
+    settings: [...(opts.synchronous ? ["synchronous_standby_names=*"] : []), ...syncCommit],
   });
-  const running: RunningPostgres[] = [primary];
+  const nodes: Node[] = [{ ...first, server: primaryServer }];
   const stop = async () => {
-    await Promise.allSettled(running.map((s) => s.stop()));
+    await Promise.allSettled(nodes.map((n) => n.server.stop()));
+  };
+  /** Clones `from`'s server into `into` and starts it as its standby (on `port` if given). */
+  const cloneStandby = async (
+    from: RunningPostgres,
+    into: { dir: string; data: string },
+    port?: number,
+  ): Promise<RunningPostgres> => {
+    makePostgresDirs(into.dir);
+    runPostgresTool("pg_basebackup", [
+      ...["-h", "127.0.0.1", "-p", String(from.port), "-U", "postgres"],
+      ...["-D", into.data, "-R", "--no-sync", "-X", "stream", "-c", "fast"],
+    ]);
+    return runPostgres(into.dir, into.data, {
+      settings: ["hot_standby=on", ...syncCommit],
+      ...(port === undefined ? {} : { port }),
+    });
   };
   try {
-    makePostgresDirs(standbyDir);
-    const standbyData = join(standbyDir, "data");
-    runPostgresTool("pg_basebackup", [
-      ...["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres"],
-      ...["-D", standbyData, "-R", "--no-sync", "-X", "stream", "-c", "fast"],
-    ]);
-    const standby = await runPostgres(standbyDir, standbyData, {
-      settings: ["hot_standby=on"],
-    });
-    running.push(standby);
+    nodes.push({ ...second, server: await cloneStandby(primaryServer, second) });
+    const node = (i: number): Node => {
+      const n = nodes[i];
+      if (n === undefined) throw new Error(`no PostgreSQL node ${i}`);
+      return n;
+    };
+    const ports = nodes.map((n) => n.server.port);
     return {
-      primary,
-      standby,
+      get primary() {
+        return node(0).server;
+      },
+      get standby() {
+        return node(1).server;
+      },
+      get standbyData() {
+        return node(1).data;
+      },
       multiHostUrl: (database) =>
-        `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/${database}` +
+        `postgres://postgres@${ports.map((p) => `127.0.0.1:${p}`).join(",")}/${database}` +
         "?target_session_attrs=read-write",
-      standbyData,
+      async failover() {
+        const [lost, promoted] = [node(0), node(1)];
+        await lost.server.stopWith("immediate");
+        runPostgresTool("pg_ctl", ["promote", "-D", promoted.data, "-w"]);
+        // Asynchronous until it has a standby again (the clone carries the old setting).
+        await execOn(promoted.server.adminUrl, "ALTER SYSTEM RESET synchronous_standby_names");
+        await execOn(promoted.server.adminUrl, "SELECT pg_reload_conf()");
+        await rm(lost.data, { recursive: true, force: true });
+        lost.server = await cloneStandby(promoted.server, lost, lost.server.port);
+        if (opts.synchronous) {
+          await execOn(
+            promoted.server.adminUrl,
+            "ALTER SYSTEM SET synchronous_standby_names = '*'",
+          );
+          await execOn(promoted.server.adminUrl, "SELECT pg_reload_conf()");
+        }
+        nodes.reverse();
+      },
       stop,
     };
   } catch (err) {

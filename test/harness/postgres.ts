@@ -91,10 +91,12 @@ export async function runPostgres(
   opts: {
     readonly network?: { readonly address: string } | undefined;
     readonly settings?: readonly string[];
+    /** A port to reuse (a standby taking the place of a lost primary); default a free one. */
+    readonly port?: number;
   } = {},
 ): Promise<RunningPostgres> {
   const bin = postgresBinDir();
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const [cmd, args] = asPostgresUser(join(bin, "postgres"), [
     "-D",
     data,
