@@ -49,10 +49,12 @@ describe("regressions: sequences the model shrank", () => {
       name: "two PostgreSQL failovers in a row: the processes follow the promoted standby each time (issue 40)",
       fault: new InjectFault("failover-postgres", 0),
       at: 1,
+      // A create between the two, on the server that was the standby (a URL naming only the
+      // first server fails it), and after the second one, back on the first server's port.
       commands: [
         new CreateManaged(0),
-        new InjectFault("failover-postgres", 0),
         new CreateManaged(1),
+        new InjectFault("failover-postgres", 0),
         new CreateExternal(0, "ok", true),
       ],
     },
