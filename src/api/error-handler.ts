@@ -89,7 +89,15 @@ export function toServiceError(err: unknown): ServiceError {
   return new ServiceError("INTERNAL_ERROR", undefined, { cause: err });
 }
 
-/** Sends `error` in the envelope. */
+/**
+ * Seconds a client should wait before retrying a `DEPENDENCY_UNAVAILABLE` (sent as
+ * `Retry-After`): a PostgreSQL restart or failover is over within seconds (docs/operations.md,
+ * "Database failover"), and one second keeps a retrying client from hammering a pool that is
+ * reconnecting.
+ */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 1;
+
+/** Sends `error` in the envelope (a retryable 503 with `Retry-After`). */
 export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -105,6 +113,9 @@ export function sendError(
     },
     meta: { requestId: request.id },
   };
+  if (error.code === "DEPENDENCY_UNAVAILABLE") {
+    void reply.header("retry-after", String(DEPENDENCY_RETRY_AFTER_SECONDS));
+  }
   return reply
     .status(statusOf(error.code))
     .header(REQUEST_ID_HEADER, request.id)

@@ -16,6 +16,12 @@ import { isDatabaseError } from "./sql-errors.js";
  */
 const TRANSIENT_SQLSTATE_CLASSES = ["08", "40", "53", "55", "57", "58"] as const;
 
+/**
+ * Single SQLSTATEs of other classes that are transient: `read_only_sql_transaction` — a write
+ * reached a server that is (or just became) a standby, as during a failover.
+ */
+const TRANSIENT_SQLSTATES = ["25006"] as const;
+
 /** The database could not be used, or did not confirm whether a commit happened. */
 export class DependencyUnavailableError extends Error {
   override readonly name = "DependencyUnavailableError";
@@ -37,7 +43,10 @@ export class DependencyUnavailableError extends Error {
 export function isTransientDatabaseFailure(err: unknown): boolean {
   if (err instanceof DependencyUnavailableError) return true;
   if (!isDatabaseError(err)) return true;
-  return TRANSIENT_SQLSTATE_CLASSES.some((c) => err.code.startsWith(c));
+  return (
+    TRANSIENT_SQLSTATE_CLASSES.some((c) => err.code.startsWith(c)) ||
+    (TRANSIENT_SQLSTATES as readonly string[]).includes(err.code)
+  );
 }
 
 function tag(err: unknown, outcomeUnknown = false): unknown {

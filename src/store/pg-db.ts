@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import {
   assertChannelName,
   type Db,
@@ -9,8 +9,10 @@ import {
   type SqlParam,
   type Subscription,
 } from "./db.js";
+import { openPgHosts, type PgHosts } from "./pg-hosts.js";
+import { parsePgTargets, sessionUnusable } from "./pg-targets.js";
 
-type PgRunner = Pick<pg.Pool | pg.PoolClient, "query">;
+type PgRunner = Pick<pg.PoolClient, "query">;
 
 /** At most this many distinct statement texts are prepared (per process, so per connection). */
 const PREPARED_STATEMENTS = 256;
@@ -54,37 +56,45 @@ function queryable(runner: PgRunner, nameOf: (sql: string) => string | undefined
 /**
  * `LISTEN` on a dedicated client rather than a pooled one: a pooled connection would be handed
  * to other queries and returned with the subscription still attached, and holding one from
- * the pool would shrink it for the whole process.
+ * the pool would shrink it for the whole process. The client is opened like a pooled one
+ * (the first host whose session matches), so after a failover a resubscription reaches the
+ * new primary.
  */
 async function listenPostgres(
-  connectionString: string,
+  hosts: PgHosts,
   channel: string,
   handlers: ListenHandlers,
 ): Promise<Subscription> {
   assertChannelName(channel);
-  const client = new pg.Client({ connectionString });
   let closing = false;
   let reported = false;
+  // Only the subscribed client reports: a host's client that was tried and closed does not.
+  let live = false;
   const fail = (err: Error): void => {
-    if (closing || reported) return;
+    if (!live || closing || reported) return;
     reported = true;
     handlers.onError?.(err);
   };
-  client.on("notification", (msg) => {
-    if (msg.channel === channel) handlers.onNotify(msg.payload ?? "");
-  });
-  client.on("error", (err) => {
-    fail(err);
-  });
-  client.on("end", () => {
-    fail(new Error(`listen ${channel}: connection to PostgreSQL ended`));
-  });
+  let client: pg.Client;
   try {
-    await client.connect();
-    await client.query(`LISTEN ${channel}`);
+    client = await hosts.client((c) => {
+      c.on("notification", (msg) => {
+        if (msg.channel === channel) handlers.onNotify(msg.payload ?? "");
+      });
+      c.on("error", (err) => {
+        fail(err);
+      });
+      c.on("end", () => {
+        fail(new Error(`listen ${channel}: connection to PostgreSQL ended`));
+      });
+    });
+    await client.query(`LISTEN ${channel}`).catch(async (err: unknown) => {
+      await client.end().catch(() => undefined);
+      throw err;
+    });
+    live = true;
   } catch (err) {
     closing = true;
-    await client.end().catch(() => undefined);
     throw new Error(`listen ${channel}: could not subscribe`, { cause: err });
   }
   return {
@@ -96,48 +106,86 @@ async function listenPostgres(
   };
 }
 
-/** The production adapter: a `pg` pool against a real PostgreSQL server. */
+/**
+ * The production adapter: `pg` pools against a real PostgreSQL server — one per host of a
+ * multi-host URL, each connection checked against `target_session_attrs` (`pg-hosts.ts`).
+ */
 export function openPostgres(
   connectionString: string,
   opts: { max?: number; onIdleError?: (err: Error) => void } = {},
 ): Db {
-  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10 });
-  // An idle pooled connection that the server ends (a restart, a failover, an administrator's
-  // pg_terminate_backend) is emitted as an error on the pool; without a listener Node treats
-  // it as unhandled and the whole process exits. The pool has already dropped that client and
-  // the next query opens a new one, so it is reported, never fatal.
-  pool.on("error", (err) => {
-    opts.onIdleError?.(err);
+  const hosts = openPgHosts(parsePgTargets(connectionString), {
+    max: opts.max ?? 10,
+    // An idle pooled connection that the server ends (a restart, a failover, an administrator's
+    // pg_terminate_backend) is emitted as an error on the pool; without a listener Node treats
+    // it as unhandled and the whole process exits. The pool has already dropped that client and
+    // the next query opens a new one, so it is reported, never fatal.
+    onIdleError: (err) => opts.onIdleError?.(err),
   });
   const nameOf = statementNamer();
+  /**
+   * Runs `fn` on a checked-out client. The client is destroyed rather than returned to the pool
+   * when the connection broke, or when `fn` failed and `discard(err)` says so.
+   */
+  const withClient = async <T>(
+    fn: (client: pg.PoolClient) => Promise<T>,
+    discard: (err: unknown) => boolean,
+  ): Promise<T> => {
+    const client = await hosts.connect();
+    // A checked-out client has no pool listener: a connection the server ends between two
+    // statements (a restart while the transaction awaits other work) would be an unhandled
+    // 'error' event and end the process. Kept here, it fails the next statement instead, and
+    // the broken client is destroyed rather than returned to the pool.
+    let broken: Error | undefined;
+    const onError = (err: Error): void => {
+      broken = err;
+    };
+    client.on("error", onError);
+    try {
+      return await fn(client);
+    } catch (err) {
+      if (discard(err)) broken ??= err instanceof Error ? err : new Error(String(err));
+      throw err;
+    } finally {
+      client.removeListener("error", onError);
+      client.release(broken);
+    }
+  };
   return {
     dialect: "postgres",
-    ...queryable(pool, nameOf),
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      // A checked-out client has no pool listener: a connection the server ends between two
-      // statements (a restart while the transaction awaits other work) would be an unhandled
-      // 'error' event and end the process. Kept here, it fails the next statement instead, and
-      // the broken client is destroyed rather than returned to the pool.
-      let broken: Error | undefined;
-      const onError = (err: Error): void => {
-        broken = err;
-      };
-      client.on("error", onError);
-      try {
-        await client.query("BEGIN");
-        const out = await fn(queryable(client, nameOf));
-        await client.query("COMMIT");
-        return out;
-      } catch (err) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw err;
-      } finally {
-        client.removeListener("error", onError);
-        client.release(broken);
-      }
+    // As pg's own pool.query: a client whose statement failed is not reused.
+    query: (sql, params) =>
+      withClient(
+        (client) => queryable(client, nameOf).query(sql, params),
+        () => true,
+      ),
+    exec: (sql) =>
+      withClient(
+        (client) => queryable(client, nameOf).exec(sql),
+        () => true,
+      ),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> => {
+      let rolledBack = true;
+      return withClient(
+        async (client) => {
+          try {
+            await client.query("BEGIN");
+            const out = await fn(queryable(client, nameOf));
+            await client.query("COMMIT");
+            return out;
+          } catch (err) {
+            await client.query("ROLLBACK").catch(() => {
+              rolledBack = false;
+            });
+            throw err;
+          }
+        },
+        // A session that could not roll back, or that the server says it cannot use any more
+        // (a demoted primary refusing writes, an administrator's shutdown), is not kept.
+        (err) => !rolledBack || sessionUnusable(err),
+      );
     },
-    listen: (channel, handlers) => listenPostgres(connectionString, channel, handlers),
-    close: () => pool.end(),
+    listen: (channel, handlers) => listenPostgres(hosts, channel, handlers),
+    close: () => hosts.end(),
   };
 }

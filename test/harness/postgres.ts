@@ -41,57 +41,69 @@ export function postgresBinDir(): string {
   return join(base, major, "bin");
 }
 
-/**
- * Starts a throwaway server in `dir` on a free loopback port. PostgreSQL refuses to run as
- * root, so as root the server runs as the `postgres` system user the Debian package creates.
- */
-export async function startTestPostgres(
-  dir: string,
-  /** Also listen on `address` and trust clients from `clientCidr` (pods, in the deployed tests). */
-  network?: { readonly address: string; readonly clientCidr: string },
-  /** More server settings, `name=value` (e.g. the bench's `shared_preload_libraries`). */
-  settings: readonly string[] = [],
-): Promise<TestPostgres> {
-  const bin = postgresBinDir();
-  const asRoot = process.getuid?.() === 0;
-  const wrap = (cmd: string, args: string[]): [string, string[]] =>
-    asRoot ? ["runuser", ["-u", "postgres", "--", cmd, ...args]] : [cmd, args];
-  const data = join(dir, "data");
-  mkdirSync(data, { recursive: true });
-  if (asRoot) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
-    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
-    chownSync(dir, uid, gid);
-    chownSync(data, uid, gid);
-  }
-  const [initCmd, initArgs] = wrap(join(bin, "initdb"), [
-    "-D",
-    data,
-    "-U",
-    "postgres",
-    "-A",
-    "trust",
-    "--no-sync",
-    "-E",
-    "UTF8",
-  ]);
+/** `cmd args`, run as the `postgres` system user when this process is root (it refuses root). */
+export function asPostgresUser(cmd: string, args: string[]): [string, string[]] {
+  return process.getuid?.() === 0
+    ? ["runuser", ["-u", "postgres", "--", cmd, ...args]]
+    : [cmd, args];
+}
+
+/** A shell command word running PostgreSQL's `tool` (as the `postgres` user when root). */
+export function postgresToolCommand(tool: string): string {
+  const path = join(postgresBinDir(), tool);
+  return process.getuid?.() === 0 ? `runuser -u postgres -- ${path}` : path;
+}
+
+/** Runs a PostgreSQL program (`initdb`, `pg_ctl`, `pg_basebackup`…) as {@link asPostgresUser}. */
+export function runPostgresTool(tool: string, args: string[]): void {
+  const [cmd, cmdArgs] = asPostgresUser(join(postgresBinDir(), tool), args);
   try {
-    execFileSync(initCmd, initArgs, { stdio: "pipe" });
+    execFileSync(cmd, cmdArgs, { stdio: "pipe" });
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim() ?? "";
-    throw new Error(`PostgreSQL initdb failed in ${data}: ${stderr || String(err)}`);
+    throw new Error(`PostgreSQL ${tool} failed: ${stderr || String(err)}`);
   }
-  if (network !== undefined) {
-    appendFileSync(join(data, "pg_hba.conf"), `host all all ${network.clientCidr} trust\n`);
-  }
-  const port = await freePort();
-  const [cmd, args] = wrap(join(bin, "postgres"), [
+}
+
+/** Creates `dirs` (as the `postgres` user's when root, so the server may write there). */
+export function makePostgresDirs(...dirs: string[]): void {
+  for (const d of dirs) mkdirSync(d, { recursive: true });
+  if (process.getuid?.() !== 0) return;
+  const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
+  const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
+  for (const d of dirs) chownSync(d, uid, gid);
+}
+
+/** A running server on `data` (its sockets in `dir`); `restart` as {@link TestPostgres}. */
+export interface RunningPostgres {
+  readonly adminUrl: string;
+  readonly port: number;
+  /** Stops it with `pg_ctl stop -m <mode>` (fast: sessions ended; immediate: a crash). */
+  stopWith(mode: "fast" | "immediate"): Promise<void>;
+  stop(): Promise<void>;
+  restart(whileDown?: () => Promise<void>): Promise<void>;
+}
+
+/** Starts `postgres` on an initialised (or base-backed-up) data directory, on a free port. */
+export async function runPostgres(
+  dir: string,
+  data: string,
+  opts: {
+    readonly network?: { readonly address: string } | undefined;
+    readonly settings?: readonly string[];
+    /** A port to reuse (a standby taking the place of a lost primary); default a free one. */
+    readonly port?: number;
+  } = {},
+): Promise<RunningPostgres> {
+  const bin = postgresBinDir();
+  const port = opts.port ?? (await freePort());
+  const [cmd, args] = asPostgresUser(join(bin, "postgres"), [
     "-D",
     data,
     "-p",
     String(port),
     "-c",
-    `listen_addresses=127.0.0.1${network !== undefined ? `,${network.address}` : ""}`,
+    `listen_addresses=127.0.0.1${opts.network !== undefined ? `,${opts.network.address}` : ""}`,
     "-c",
     `unix_socket_directories=${dir}`,
     "-c",
@@ -102,7 +114,7 @@ export async function startTestPostgres(
     "full_page_writes=off",
     "-c",
     "max_connections=300",
-    ...settings.flatMap((setting) => ["-c", setting]),
+    ...(opts.settings ?? []).flatMap((setting) => ["-c", setting]),
   ]);
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const launch = async () => {
@@ -115,17 +127,52 @@ export async function startTestPostgres(
     return started;
   };
   let server = await launch();
+  const stopWith = async (mode: "fast" | "immediate") => {
+    runPostgresTool("pg_ctl", ["stop", "-D", data, "-m", mode, "-w"]);
+    await server.exited;
+  };
   return {
     adminUrl,
+    port,
+    stopWith,
     stop: () => stopProcess(server, 5_000),
     async restart(whileDown) {
       // pg_ctl's fast shutdown ends every session at once (SIGTERM would wait for the clients).
-      const [ctl, ctlArgs] = wrap(join(bin, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w"]);
-      execFileSync(ctl, ctlArgs, { stdio: "pipe" });
-      await server.exited;
+      await stopWith("fast");
       await whileDown?.();
       server = await launch();
     },
+  };
+}
+
+/** `initdb` of a throwaway cluster in `data` (trust authentication, no fsync). */
+export function initPostgres(dir: string, data: string): void {
+  makePostgresDirs(dir, data);
+  const args = ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"];
+  runPostgresTool("initdb", args);
+}
+
+/**
+ * Starts a throwaway server in `dir` on a free loopback port. PostgreSQL refuses to run as
+ * root, so as root the server runs as the `postgres` system user the Debian package creates.
+ */
+export async function startTestPostgres(
+  dir: string,
+  /** Also listen on `address` and trust clients from `clientCidr` (pods, in the deployed tests). */
+  network?: { readonly address: string; readonly clientCidr: string },
+  /** More server settings, `name=value` (e.g. the bench's `shared_preload_libraries`). */
+  settings: readonly string[] = [],
+): Promise<TestPostgres> {
+  const data = join(dir, "data");
+  initPostgres(dir, data);
+  if (network !== undefined) {
+    appendFileSync(join(data, "pg_hba.conf"), `host all all ${network.clientCidr} trust\n`);
+  }
+  const server = await runPostgres(dir, data, { network, settings });
+  return {
+    adminUrl: server.adminUrl,
+    stop: () => server.stop(),
+    restart: (whileDown) => server.restart(whileDown),
   };
 }
 

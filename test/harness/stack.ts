@@ -3,7 +3,8 @@
  * (etcd, kube-apiserver, kube-controller-manager) with the chart's cluster RBAC, a PostgreSQL of
  * its own, and `occ api` ×2 and `occ worker` ×2 as separate processes sharing one database —
  * plus the faults production sees: a process SIGKILLed and restarted, PostgreSQL restarted,
- * kube-apiserver restarted. The cluster and the database are private to the stack because
+ * PostgreSQL failed over (a primary with a synchronous streaming standby; the processes use the
+ * multi-host URL), kube-apiserver restarted. The cluster and the database are private to the stack because
  * restarting them would disturb every other test file.
  */
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -18,7 +19,7 @@ import {
 } from "../../src/drivers/kubernetes/client/index.js";
 import { chartClusterRbac, createMissing } from "../../src/drivers/kubernetes/rbac-objects.js";
 import { occ, startOcc, type OccProcess } from "./occ.js";
-import { startTestPostgres, type TestPostgres } from "./postgres.js";
+import { startReplicatedPostgres, type ReplicatedPostgres } from "./postgres-replication.js";
 
 export type Role = "api" | "worker";
 
@@ -51,7 +52,10 @@ export interface Stack {
   killAndRestart(role: Role, index: number): Promise<void>;
   /** Resolves once every process restarted by {@link killAndRestart} is ready again. */
   restarted(): Promise<void>;
+  /** Restarts the current primary (a fast shutdown; its standby reconnects). */
   restartPostgres(): Promise<void>;
+  /** Crashes the primary, promotes the standby and clones a new standby (see the harness). */
+  failoverPostgres(): Promise<void>;
   restartApiServer(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -71,7 +75,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   // Traversable so that PostgreSQL, running as its own user under root, reaches its folder.
   await chmod(dir, 0o711);
   const leaseSeconds = opts.leaseSeconds ?? 4;
-  const started: { cluster?: LocalCluster; postgres?: TestPostgres; admin?: ObjectClient } = {};
+  const started: {
+    cluster?: LocalCluster;
+    postgres?: ReplicatedPostgres;
+    admin?: ObjectClient;
+  } = {};
   const slots: Record<Role, Slot[]> = { api: [], worker: [] };
   const unexpectedExits: string[] = [];
   const restarting = new Set<Promise<void>>();
@@ -92,7 +100,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   try {
     const [cluster, postgres] = await Promise.all([
       startLocalCluster({ dir: join(dir, "cluster") }),
-      startTestPostgres(join(dir, "postgres")),
+      startReplicatedPostgres(join(dir, "postgres"), { synchronous: true }),
     ]);
     started.cluster = cluster;
     started.postgres = postgres;
@@ -101,7 +109,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const user = (name: string) => ({ kind: "User", name }) as const;
     await createMissing(admin, chartClusterRbac(user("occ-worker"), user("occ-api")));
 
-    const databaseUrl = await createDatabase(postgres.adminUrl, "occ_model");
+    await createDatabase(postgres.primary.adminUrl, "occ_model");
+    const databaseUrl = postgres.multiHostUrl("occ_model");
+    /** The current primary's single-host URL, for the stack's own reads (`pg` takes one host). */
+    const primaryUrl = () => {
+      const url = new URL(postgres.primary.adminUrl);
+      url.pathname = "/occ_model";
+      return url.toString();
+    };
     const config = join(dir, "config.yaml");
     await writeFile(
       config,
@@ -159,7 +174,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       leaseSeconds,
       apiUrl: (index) => slots.api[index % slots.api.length]?.proc.match[1] ?? "",
       async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) {
-        const client = new pg.Client({ connectionString: databaseUrl });
+        const client = new pg.Client({ connectionString: primaryUrl() });
         await client.connect();
         try {
           return (await client.query<R>(sql, params)).rows;
@@ -182,7 +197,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       async restarted() {
         await Promise.all([...restarting]);
       },
-      restartPostgres: () => postgres.restart(),
+      restartPostgres: () => postgres.primary.restart(),
+      failoverPostgres: () => postgres.failover(),
       restartApiServer: () =>
         cluster.restartApiServer(() => new Promise((r) => setTimeout(r, 1_000))),
       stop: stopAll,
@@ -193,7 +209,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
 }
 
-async function createDatabase(adminUrl: string, name: string): Promise<string> {
+async function createDatabase(adminUrl: string, name: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
@@ -201,7 +217,4 @@ async function createDatabase(adminUrl: string, name: string): Promise<string> {
   } finally {
     await client.end();
   }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
 }

@@ -194,7 +194,8 @@ async function markInFlight(m: Model, r: Real): Promise<void> {
   }
 }
 
-export type Fault = "kill-worker" | "kill-api" | "restart-postgres" | "restart-apiserver";
+export type Fault =
+  "kill-worker" | "kill-api" | "restart-postgres" | "failover-postgres" | "restart-apiserver";
 
 export class InjectFault implements Cmd {
   constructor(
@@ -207,6 +208,7 @@ export class InjectFault implements Cmd {
     if (this.fault === "kill-worker") await r.stack.killAndRestart("worker", this.index);
     else if (this.fault === "kill-api") await r.stack.killAndRestart("api", this.index);
     else if (this.fault === "restart-postgres") await r.stack.restartPostgres();
+    else if (this.fault === "failover-postgres") await r.stack.failoverPostgres();
     else {
       await markInFlight(m, r);
       await r.stack.restartApiServer();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../harness/stack.js";
 import { AddForeignPolicy, Grants, InjectFault } from "./operator-commands.js";
 import { runModel, runSequence, SETTLE_MS } from "./run.js";
-import { CreateExternal, DeleteTenant } from "./tenant-commands.js";
+import { CreateExternal, CreateManaged, DeleteTenant } from "./tenant-commands.js";
 import { describeTotals, faultCount } from "./totals.js";
 
 let stack: Stack;
@@ -46,6 +46,19 @@ describe("regressions: sequences the model shrank", () => {
       commands: [new CreateExternal(0, "allow-all", true), new AddForeignPolicy(0)],
     },
     {
+      name: "two PostgreSQL failovers in a row: the processes follow the promoted standby each time (issue 40)",
+      fault: new InjectFault("failover-postgres", 0),
+      at: 1,
+      // A create between the two, on the server that was the standby (a URL naming only the
+      // first server fails it), and after the second one, back on the first server's port.
+      commands: [
+        new CreateManaged(0),
+        new CreateManaged(1),
+        new InjectFault("failover-postgres", 0),
+        new CreateExternal(0, "ok", true),
+      ],
+    },
+    {
       name: "deleting a tenant whose selected namespace carries another tenant's marker fails permanently and leaves it untouched (seed -1224182469)",
       fault: new InjectFault("kill-api", 0),
       at: 0,
@@ -54,7 +67,9 @@ describe("regressions: sequences the model shrank", () => {
   ])("$name", async ({ fault, at, commands }) => {
     const exitsBefore = stack.unexpectedExits.length;
     const m = await runSequence(stack, fault, at, commands, SETTLE_MS);
-    expect(faultCount(m.faultKinds)).toBe(1);
+    expect(faultCount(m.faultKinds)).toBe(
+      1 + commands.filter((c) => c instanceof InjectFault).length,
+    );
     expect(m.commands).toBe(commands.length);
     expect(stack.unexpectedExits.slice(exitsBefore)).toEqual([]);
   });

@@ -37,6 +37,7 @@ export const faultArb: fc.Arbitrary<InjectFault> = fc
       { weight: 5, arbitrary: fc.constant<Fault>("kill-worker") },
       { weight: 3, arbitrary: fc.constant<Fault>("kill-api") },
       { weight: 1, arbitrary: fc.constant<Fault>("restart-postgres") },
+      { weight: 1, arbitrary: fc.constant<Fault>("failover-postgres") },
       { weight: 1, arbitrary: fc.constant<Fault>("restart-apiserver") },
     ),
     fc.nat(1),

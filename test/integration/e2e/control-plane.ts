@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, inject } from "vitest";
 import type { Db } from "../../../src/store/db.js";
+import { openPostgres } from "../../../src/store/pg-db.js";
 import { createTestDatabase } from "../../harness/db.js";
 import { occ, startOcc, type OccProcess } from "../../harness/occ.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";
@@ -89,6 +90,11 @@ export interface ControlPlaneOptions {
   readonly workers?: number;
   /** The maintenance URL of the server to create the database on (default: the run's). */
   readonly adminDatabaseUrl?: string;
+  /**
+   * The URL the processes (and `db`) use, from the created database's single-host URL (e.g. a
+   * multi-host URL naming a standby too); default that URL itself.
+   */
+  readonly processDatabaseUrl?: (created: string) => string;
   /** More Installation configuration YAML (top-level keys), appended to every process's file. */
   readonly extraConfig?: string;
 }
@@ -104,9 +110,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     opts.adminDatabaseUrl === undefined ? {} : { adminUrl: opts.adminDatabaseUrl },
   );
   const processes: OccProcess[] = [];
+  const databaseUrl = opts.processDatabaseUrl?.(database.url) ?? database.url;
+  const db = databaseUrl === database.url ? database.db : openPostgres(databaseUrl);
   const stop = async () => {
     // Every process is stopped and the database dropped even when one did not exit in time.
     const late = await Promise.allSettled(processes.map((p) => p.stop()));
+    if (db !== database.db) await db.close();
     await database.drop();
     await rm(dir, { recursive: true, force: true });
     const failed = late.find((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -129,8 +138,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       return file;
     };
     const config = await writeConfig(join(dir, "config.yaml"), undefined);
-    const common = ["--database-url", database.url, "--config", config];
-    occ(["migrate", "--database-url", database.url]);
+    const common = ["--database-url", databaseUrl, "--config", config];
+    occ(["migrate", "--database-url", databaseUrl]);
     const apiKeyFile = join(dir, "key");
     occ(["bootstrap", ...common, "--api-key-file", apiKeyFile]);
     const apiKey = (await readFile(apiKeyFile, "utf8")).trim();
@@ -151,7 +160,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
           ? common
           : [
               "--database-url",
-              database.url,
+              databaseUrl,
               "--config",
               await writeConfig(join(dir, `config-${index}.yaml`), own),
             ];
@@ -185,11 +194,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       },
       apiKey,
       apiKeyFile,
-      databaseUrl: database.url,
+      databaseUrl,
       get apiOutput() {
         return api().output;
       },
-      db: database.db,
+      db,
       get workerMetricsUrl() {
         return worker(0).match[1] ?? "";
       },
