@@ -40,6 +40,7 @@ import {
   chartNames,
   CHART_DIR,
   createDatabase,
+  ctrOk,
   describeRelease,
   helm,
   helmOk,
@@ -51,7 +52,7 @@ import {
   type Api,
   type NamespaceView,
 } from "../harness/node/chart.js";
-import { eventually, kubectl, kubectlOk, runCommand } from "../harness/node/kubectl.js";
+import { eventually, kubectl, kubectlOk } from "../harness/node/kubectl.js";
 import { Browser, startOidcProvider, type OidcProviderProcess } from "../harness/oidc-provider.js";
 import { fetchTrusting, makeTestPki, startTlsFront } from "../harness/oidc-provider-tls.js";
 import { operatorShell } from "../harness/node/operator.js";
@@ -672,7 +673,7 @@ describe("the chart on a real node (normal profile)", () => {
   it("helm upgrade to a new image and values rolls out, no Namespace leaves ready", async () => {
     const [repository, tag] = env.image.split(":");
     const next = `${tag ?? ""}-next`;
-    await runCtr([
+    await ctrOk(env, [
       "images",
       "tag",
       `docker.io/library/${repository ?? ""}:${tag ?? ""}`,
@@ -828,14 +829,3 @@ describe("the chart on a real node (normal profile)", () => {
     ).toBe("");
   });
 });
-
-async function runCtr(args: readonly string[]): Promise<void> {
-  const r = await runCommand("ctr", [
-    "--address",
-    env.containerdSocket,
-    "--namespace",
-    "k8s.io",
-    ...args,
-  ]);
-  if (r.code !== 0) throw new Error(`ctr ${args.join(" ")} failed: ${r.stderr}`);
-}

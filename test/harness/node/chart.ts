@@ -265,3 +265,16 @@ export async function readyPods(env: DeployedEnvironment, namespace: string, com
     .filter((f) => f.length === 2 && f[1] === "True")
     .map((f) => f[0] ?? "");
 }
+
+/** `ctr` against the node's containerd, in the kubelet's `k8s.io` namespace; fails with its stderr. */
+export async function ctrOk(env: DeployedEnvironment, args: readonly string[]): Promise<string> {
+  const r = await runCommand("ctr", [
+    "--address",
+    env.containerdSocket,
+    "--namespace",
+    "k8s.io",
+    ...args,
+  ]);
+  if (r.code !== 0) throw new Error(`ctr ${args.join(" ")} failed: ${r.stderr}`);
+  return r.stdout;
+}
