@@ -41,12 +41,14 @@ import {
   CHART_DIR,
   createDatabase,
   ctrOk,
+  deploymentImages,
   describeRelease,
   helm,
   helmOk,
   nodeValues,
   prepareReleaseNamespace,
   readyPods,
+  uninstallRelease,
   untilReady,
   valuesFile,
   type Api,
@@ -232,16 +234,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // After a failed step: the release goes (one release per cluster; the next file installs).
-  await helm(env, ["uninstall", release, "-n", ns, "--wait", "--timeout", "120s"]);
-  await kubectl(env.kubeconfig, [
-    "-n",
-    ns,
-    "delete",
-    "job",
-    "-l",
-    "app.kubernetes.io/component=init",
-  ]);
+  await uninstallRelease(env, release, ns);
   await db.end();
   await Promise.allSettled([idp?.stop(), front?.stop()]);
 });
@@ -715,15 +708,7 @@ describe("the chart on a real node (normal profile)", () => {
     state.watching = false;
     await watch;
     expect(up.code, `${up.stderr}\n${await why()}`).toBe(0);
-    const images = await kubectlOk(env.kubeconfig, [
-      "-n",
-      ns,
-      "get",
-      "deploy",
-      "-o",
-      'jsonpath={range .items[*]}{.spec.template.spec.containers[0].image} {.status.updatedReplicas}/{.status.readyReplicas}{"\\n"}{end}',
-    ]);
-    expect(images.trim().split("\n")).toEqual([
+    expect(await deploymentImages(env, ns)).toEqual([
       `${repository ?? ""}:${next} 2/2`,
       `${repository ?? ""}:${next} 2/2`,
     ]);

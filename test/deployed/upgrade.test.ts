@@ -28,16 +28,18 @@ import {
   CHART_DIR,
   createDatabase,
   ctrOk,
+  deploymentImages,
   describeRelease,
   helm,
   nodeValues,
   prepareReleaseNamespace,
+  uninstallRelease,
   untilReady,
   valuesFile,
   type Api,
   type NamespaceView,
 } from "../harness/node/chart.js";
-import { eventually, kubectl, kubectlOk } from "../harness/node/kubectl.js";
+import { eventually, kubectlOk } from "../harness/node/kubectl.js";
 import { operatorShell } from "../harness/node/operator.js";
 import {
   documentedBlock,
@@ -81,16 +83,11 @@ function valuesFor(tag: string): Record<string, unknown> {
 }
 const tagOf = (image: string) => image.split(":")[1] ?? "";
 
-async function deployments(): Promise<string[]> {
-  const out = await kubectlOk(env.kubeconfig, [
-    "-n",
-    ns,
-    "get",
-    "deploy",
-    "-o",
-    'jsonpath={range .items[*]}{.spec.template.spec.containers[0].image} {.status.updatedReplicas}/{.status.readyReplicas}{"\\n"}{end}',
-  ]);
-  return out.trim().split("\n");
+const deployments = () => deploymentImages(env, ns);
+
+/** The Deployments in tenant A's namespace: the Agent's gateway, once deployed. */
+async function gatewayDeployments(namespace: string): Promise<string> {
+  return (await kubectlOk(env.kubeconfig, ["-n", namespace, "get", "deploy", "-o", "name"])).trim();
 }
 
 async function createManaged(name: string): Promise<string> {
@@ -241,15 +238,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await helm(env, ["uninstall", release, "-n", ns, "--wait", "--timeout", "120s"]);
-  await kubectl(env.kubeconfig, [
-    "-n",
-    ns,
-    "delete",
-    "job",
-    "-l",
-    "app.kubernetes.io/component=init",
-  ]);
+  await uninstallRelease(env, release, ns);
   await db.end();
   console.log(`[upgrade] the upgrade test took ${Date.now() - started} ms`);
 });
@@ -336,18 +325,7 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
     await eventually(
       "the Agent's gateway Deployment exists",
       async () =>
-        (
-          await kubectl(env.kubeconfig, [
-            "-n",
-            currentManagedName(tenants.a),
-            "get",
-            "deploy",
-            "-o",
-            "name",
-          ])
-        ).stdout.trim() !== ""
-          ? true
-          : undefined,
+        (await gatewayDeployments(currentManagedName(tenants.a))) !== "" ? true : undefined,
       120_000,
       why,
     );
@@ -445,15 +423,8 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
     expect(await transitionsTo(tenants.e2, "ready")).toBe(1);
     // The Agent's rollout: one work item, one gateway Deployment.
     expect(await workStates(`agent:${tenants.agent}:revision:${tenants.revision}`)).toHaveLength(1);
-    const gateways = await kubectlOk(env.kubeconfig, [
-      "-n",
-      currentManagedName(tenants.a),
-      "get",
-      "deploy",
-      "-o",
-      "name",
-    ]);
-    expect(gateways.trim()).toBe(
+    const gateways = await gatewayDeployments(currentManagedName(tenants.a));
+    expect(gateways).toBe(
       `deployment.apps/${workloadNames(tenants.agent, tenants.revision).gateway}`,
     );
     for (const c of configurations) {
