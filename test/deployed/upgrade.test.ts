@@ -165,6 +165,25 @@ async function transitionsTo(id: string, to: string): Promise<number> {
   return Number(r.rows[0]?.n ?? 0);
 }
 
+/** The image of the worker pod whose pass moved tenant `id` to ready (`<pod>:<pid>` in its audit event). */
+async function placedByImage(id: string): Promise<string> {
+  const r = await db.query<{ worker: string | null }>(
+    `SELECT details->>'worker' AS worker FROM audit_events
+      WHERE kind = 'lifecycle' AND resource_id = $1 AND details->>'to' = 'ready'`,
+    [id],
+  );
+  const pod = (r.rows[0]?.worker ?? "").split(":")[0] ?? "";
+  return kubectlOk(env.kubeconfig, [
+    "-n",
+    ns,
+    "get",
+    "pod",
+    pod,
+    "-o",
+    "jsonpath={.spec.containers[0].image}",
+  ]);
+}
+
 /** Watches the statuses of `ids` in PostgreSQL until stopped; returns every status seen. */
 function watchStatuses(ids: readonly string[]) {
   const seen = new Set<string>();
@@ -403,6 +422,8 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
       expect(await workStates(`namespace:${id}:ready`), id).toEqual(["succeeded"]);
       expect(await transitionsTo(id, "ready"), id).toBe(1);
       expect(await labelled(id), id).toEqual([`namespace/${currentManagedName(id)}`]);
+      // Queued by the previous release's API, placed by this release's worker.
+      expect(await placedByImage(id), id).toBe(env.image);
     }
     console.log(
       `[upgrade] ${placed.length} Namespaces queued or created during the rollout, each placed once`,
@@ -458,6 +479,7 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
     // The previous release places work on the schema the upgrade migrated.
     const after = await createManaged("upgrade-after-rollback");
     await untilReady(api, after, 180_000, why);
+    expect(await placedByImage(after)).toBe(previous.tag);
     for (const id of [tenants.a, tenants.e1, tenants.e2]) {
       const view = await untilReady(api, id, 60_000, why);
       expect(view.status).toBe("ready");
