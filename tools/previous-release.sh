@@ -36,6 +36,10 @@ images=${OCC_IMAGE_DIR:-$root/.image}
 base="$images/previous/$commit"
 tag="occ:previous-${commit:0:12}"
 out="$base/image"
+# One build at a time per image folder (the integration and deployed tests both ask for it).
+mkdir -p "$images/previous"
+exec 9>"$images/previous/.lock"
+flock 9
 if [ "$(cat "$base/tag" 2>/dev/null)" = "$tag" ] && [ -s "$out/occ.tar" ] && [ -x "$out/app/bin/occ.js" ]; then
   echo "previous-release: $ref ($commit) cached"
   echo "previous-release: $tag $out"
@@ -47,7 +51,7 @@ rm -rf "$base"
 tree="$base/tree"
 mkdir -p "$tree" "$images/cache" "$out"
 git archive --format=tar "$commit" | tar -x -C "$tree"
-[ -x "$tree/tools/image.sh" ] || [ -f "$tree/tools/image.sh" ] || {
+[ -f "$tree/tools/image.sh" ] || {
   echo "previous-release: $commit has no tools/image.sh; it predates the image build" >&2
   exit 1
 }

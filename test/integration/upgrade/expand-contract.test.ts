@@ -93,6 +93,7 @@ describe("expand-then-contract: the previous release on this tree's schema", () 
       entry: release.entry,
     });
     expect(res.status, `${res.stdout}\n${res.stderr}`).toBe(0);
+    expect(res.stdout).toMatch(/\(0 applied, \d+ already applied\)/);
   });
 
   it("its api and worker place a managed and an external Namespace, store a Configuration and tear one down", async () => {
