@@ -83,7 +83,19 @@ function valuesFor(tag: string): Record<string, unknown> {
 }
 const tagOf = (image: string) => image.split(":")[1] ?? "";
 
-const deployments = () => deploymentImages(env, ns);
+/** Until both Deployments run `image` with every replica updated and Ready. */
+async function rolledOutTo(image: string): Promise<void> {
+  let last: string[] = [];
+  await eventually(
+    `api and worker on ${image}, 2/2`,
+    async () => {
+      last = await deploymentImages(env, ns);
+      return last.join(",") === `${image} 2/2,${image} 2/2` ? true : undefined;
+    },
+    120_000,
+    async () => `last seen ${JSON.stringify(last)}\n${await why()}`,
+  );
+}
 
 /** The Deployments in tenant A's namespace: the Agent's gateway, once deployed. */
 async function gatewayDeployments(namespace: string): Promise<string> {
@@ -284,7 +296,7 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
     ]);
     expect(install.code, `${install.stderr}\n${await why()}`).toBe(0);
     console.log(`[upgrade] previous release installed in ${Date.now() - t} ms`);
-    expect(await deployments()).toEqual([`${previous.tag} 2/2`, `${previous.tag} 2/2`]);
+    await rolledOutTo(previous.tag);
     key = await bootstrapKey(env, ns, names.init);
     url = await apiServiceUrl(env, ns, names.api);
     api = apiClient(url, key);
@@ -400,11 +412,11 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
       await writer;
       samples = await probe.stop();
       statuses = await stopWatch();
+      report("during helm upgrade", summarize(samples));
+      console.log(`[upgrade] writes during the upgrade: ${writes.join(" ")}`);
     }
-    expect(await deployments()).toEqual([`${env.image} 2/2`, `${env.image} 2/2`]);
     const summary = summarize(samples);
-    report("during helm upgrade", summary);
-    console.log(`[upgrade] writes during the upgrade: ${writes.join(" ")}`);
+    await rolledOutTo(env.image);
     expect(summary.unexpected).toEqual([]);
     expect(summary.longestUnansweredMs).toBeLessThan(UNANSWERED_BOUND_MS);
     expect(writes.filter((w) => w !== "201" && w !== "503" && w !== "0")).toEqual([]);
@@ -466,10 +478,10 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
       await answering();
     } finally {
       samples = await probe.stop();
+      report("during helm rollback", summarize(samples));
     }
     const summary = summarize(samples);
-    report("during helm rollback", summary);
-    expect(await deployments()).toEqual([`${previous.tag} 2/2`, `${previous.tag} 2/2`]);
+    await rolledOutTo(previous.tag);
     expect(summary.unexpected).toEqual([]);
     expect(summary.longestUnansweredMs).toBeLessThan(UNANSWERED_BOUND_MS);
     const rows = await db.query<{ status: string }>(
