@@ -9,6 +9,8 @@
 # kubelet set, CNI state, log links, the run folder), and runs test/deployed/leftovers.test.ts on
 # the host, which asserts that nothing of the run is left.
 #
+# The previous release's image (tools/previous-release.sh) is built next to it, cached by commit.
+#
 # Extra arguments go to the first vitest run (a file filter, say). OCC_DEPLOYED_REPORT=<file>
 # writes vitest's JSON reports there (tools/test.sh counts them); OCC_KEEP_TEST_DIR keeps the
 # run folder (logs).
@@ -21,6 +23,9 @@ start=$SECONDS
 . tools/node.sh
 occ_node_use "$root" || echo "test-deployed: .tools/node has no Node.js $OCC_NODE_VERSION (bash tools/prereqs.sh); running on $(node --version)" >&2
 bash tools/image.sh
+# The previous release's image (deploy/previous-release), for test/deployed/upgrade.test.ts:
+# built here, where the network is the host's, and cached by commit.
+bash tools/previous-release.sh
 
 id=$(head -c 3 /dev/urandom | od -An -tx1 | tr -d ' \n')
 ns="occ-deployed-$id"

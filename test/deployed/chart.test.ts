@@ -40,18 +40,21 @@ import {
   chartNames,
   CHART_DIR,
   createDatabase,
+  ctrOk,
+  deploymentImages,
   describeRelease,
   helm,
   helmOk,
   nodeValues,
   prepareReleaseNamespace,
   readyPods,
+  uninstallRelease,
   untilReady,
   valuesFile,
   type Api,
   type NamespaceView,
 } from "../harness/node/chart.js";
-import { eventually, kubectl, kubectlOk, runCommand } from "../harness/node/kubectl.js";
+import { eventually, kubectl, kubectlOk } from "../harness/node/kubectl.js";
 import { Browser, startOidcProvider, type OidcProviderProcess } from "../harness/oidc-provider.js";
 import { fetchTrusting, makeTestPki, startTlsFront } from "../harness/oidc-provider-tls.js";
 import { operatorShell } from "../harness/node/operator.js";
@@ -231,16 +234,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // After a failed step: the release goes (one release per cluster; the next file installs).
-  await helm(env, ["uninstall", release, "-n", ns, "--wait", "--timeout", "120s"]);
-  await kubectl(env.kubeconfig, [
-    "-n",
-    ns,
-    "delete",
-    "job",
-    "-l",
-    "app.kubernetes.io/component=init",
-  ]);
+  await uninstallRelease(env, release, ns);
   await db.end();
   await Promise.allSettled([idp?.stop(), front?.stop()]);
 });
@@ -672,7 +666,7 @@ describe("the chart on a real node (normal profile)", () => {
   it("helm upgrade to a new image and values rolls out, no Namespace leaves ready", async () => {
     const [repository, tag] = env.image.split(":");
     const next = `${tag ?? ""}-next`;
-    await runCtr([
+    await ctrOk(env, [
       "images",
       "tag",
       `docker.io/library/${repository ?? ""}:${tag ?? ""}`,
@@ -714,15 +708,7 @@ describe("the chart on a real node (normal profile)", () => {
     state.watching = false;
     await watch;
     expect(up.code, `${up.stderr}\n${await why()}`).toBe(0);
-    const images = await kubectlOk(env.kubeconfig, [
-      "-n",
-      ns,
-      "get",
-      "deploy",
-      "-o",
-      'jsonpath={range .items[*]}{.spec.template.spec.containers[0].image} {.status.updatedReplicas}/{.status.readyReplicas}{"\\n"}{end}',
-    ]);
-    expect(images.trim().split("\n")).toEqual([
+    expect(await deploymentImages(env, ns)).toEqual([
       `${repository ?? ""}:${next} 2/2`,
       `${repository ?? ""}:${next} 2/2`,
     ]);
@@ -828,14 +814,3 @@ describe("the chart on a real node (normal profile)", () => {
     ).toBe("");
   });
 });
-
-async function runCtr(args: readonly string[]): Promise<void> {
-  const r = await runCommand("ctr", [
-    "--address",
-    env.containerdSocket,
-    "--namespace",
-    "k8s.io",
-    ...args,
-  ]);
-  if (r.code !== 0) throw new Error(`ctr ${args.join(" ")} failed: ${r.stderr}`);
-}

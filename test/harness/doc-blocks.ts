@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -141,6 +141,37 @@ export function runCommand(command: string, opts: RunOptions): CommandResult {
 /** Runs each command of a block in order, with its placeholders filled, and returns every result. */
 export function runBlock(block: DocBlock, opts: RunOptions): CommandResult[] {
   return block.commands.map((c) => runCommand(filled(c, opts.fill), opts));
+}
+
+/**
+ * {@link runBlock} without blocking the test process (its probes and watchers keep running
+ * while a long command such as `helm upgrade --wait` does): the commands in order, each through
+ * `bash -o pipefail -c`.
+ */
+export async function runBlockAsync(block: DocBlock, opts: RunOptions): Promise<CommandResult[]> {
+  const results: CommandResult[] = [];
+  for (const c of block.commands) {
+    const command = filled(c, opts.fill);
+    results.push(
+      await new Promise<CommandResult>((resolve) => {
+        execFile(
+          "bash",
+          ["-o", "pipefail", "-c", command],
+          {
+            cwd: opts.cwd,
+            timeout: opts.timeoutMs ?? 120_000,
+            maxBuffer: 64 * 1024 * 1024,
+            env: { ...process.env, ...opts.env },
+          },
+          (err, stdout, stderr) => {
+            const code = err === null ? 0 : typeof err.code === "number" ? err.code : null;
+            resolve({ command, code, stdout, stderr });
+          },
+        );
+      }),
+    );
+  }
+  return results;
 }
 
 /** A message for a failed assertion on a command's result. */

@@ -265,3 +265,49 @@ export async function readyPods(env: DeployedEnvironment, namespace: string, com
     .filter((f) => f.length === 2 && f[1] === "True")
     .map((f) => f[0] ?? "");
 }
+
+/** `ctr` against the node's containerd, in the kubelet's `k8s.io` namespace; fails with its stderr. */
+export async function ctrOk(env: DeployedEnvironment, args: readonly string[]): Promise<string> {
+  const r = await runCommand("ctr", [
+    "--address",
+    env.containerdSocket,
+    "--namespace",
+    "k8s.io",
+    ...args,
+  ]);
+  if (r.code !== 0) throw new Error(`ctr ${args.join(" ")} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** `<image> <updated>/<ready>` of each Deployment in `namespace`, one line each. */
+export async function deploymentImages(env: DeployedEnvironment, namespace: string) {
+  const out = await kubectlOk(env.kubeconfig, [
+    "-n",
+    namespace,
+    "get",
+    "deploy",
+    "-o",
+    'jsonpath={range .items[*]}{.spec.template.spec.containers[0].image} {.status.updatedReplicas}/{.status.readyReplicas}{"\\n"}{end}',
+  ]);
+  return out.trim().split("\n");
+}
+
+/**
+ * After a file's steps, failed or not: the release goes (one release per cluster; the next
+ * file installs), with the init Job it keeps.
+ */
+export async function uninstallRelease(
+  env: DeployedEnvironment,
+  release: string,
+  namespace: string,
+) {
+  await helm(env, ["uninstall", release, "-n", namespace, "--wait", "--timeout", "120s"]);
+  await kubectl(env.kubeconfig, [
+    "-n",
+    namespace,
+    "delete",
+    "job",
+    "-l",
+    "app.kubernetes.io/component=init",
+  ]);
+}

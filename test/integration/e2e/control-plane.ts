@@ -97,6 +97,12 @@ export interface ControlPlaneOptions {
   readonly processDatabaseUrl?: (created: string) => string;
   /** More Installation configuration YAML (top-level keys), appended to every process's file. */
   readonly extraConfig?: string;
+  /**
+   * `occ api` and `occ worker` from another release's executable (the previous release's
+   * `app/bin/occ.js`, test/harness/previous-release.ts); `occ migrate` and `occ bootstrap` stay
+   * this tree's, as when an upgrade's init Job has run and the old pods still serve.
+   */
+  readonly processEntry?: string;
 }
 
 /**
@@ -143,11 +149,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const apiKeyFile = join(dir, "key");
     occ(["bootstrap", ...common, "--api-key-file", apiKeyFile]);
     const apiKey = (await readFile(apiKeyFile, "utf8")).trim();
+    const entry = opts.processEntry === undefined ? {} : { entry: opts.processEntry };
     const apis: (OccProcess & { match: RegExpMatchArray })[] = [];
     const launchApi = async () => {
       const started = await startOcc(
         ["api", ...common, "--port", "0"],
         /listening on (http:\/\/\S+)/,
+        entry,
       );
       processes.push(started);
       return started;
@@ -167,6 +175,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       const started = await startOcc(
         ["worker", ...args, "--metrics-port", "0"],
         /"metrics":"(http:\/\/[^"]+\/metrics)"/,
+        entry,
       );
       processes.push(started);
       return started;
