@@ -49,6 +49,7 @@ export async function startWatchedTenants(
     config,
     `kubernetes:\n  kubeconfig: ${env.cluster.kubeconfigs["occ-worker"]}\n` +
       `  apiKubeconfig: ${env.cluster.kubeconfigs["occ-api"]}\n` +
+      `  rateLimit: ${JSON.stringify(env.config.kubernetes.rateLimit)}\n` +
       `worker:\n  concurrency: ${opts.concurrency}\n${opts.workerConfig}`,
   );
   const common = ["--database-url", url, "--config", config];
