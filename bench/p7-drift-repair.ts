@@ -17,6 +17,8 @@ import { postNamespace, startOcc, type OccChild } from "./occ-process.js";
 /** 2,000 (or `tenants`) ready managed Namespaces run by compiled `occ api` and `occ worker`. */
 export interface WatchedTenants {
   readonly db: Db;
+  /** The administrator's API key. */
+  readonly key: string;
   readonly ids: readonly string[];
   readonly api: OccChild;
   readonly worker: OccChild;
@@ -87,6 +89,7 @@ export async function startWatchedTenants(
   }
   return {
     db,
+    key,
     ids,
     api,
     worker,
