@@ -70,8 +70,11 @@ describe("the Kubernetes client's token bucket", () => {
     expect(seconds).toBeGreaterThanOrEqual(2.4);
     const text = await registry.metrics();
     expect(seriesSum(text, "occ_kubernetes_client_wait_seconds_count")).toBe(30);
-    // Waits of 0.1 s, 0.2 s … 2.5 s for the 25 past the burst: 32.5 s in all.
-    expect(seriesSum(text, "occ_kubernetes_client_wait_seconds_sum")).toBeCloseTo(32.5, 0);
+    // Waits of 0.1 s, 0.2 s … 2.5 s for the 25 past the burst, 32.5 s in all when all 30 ask
+    // at once (less when a busy machine spreads the asks: the refill pays for the gaps).
+    const waited = seriesSum(text, "occ_kubernetes_client_wait_seconds_sum");
+    expect(waited).toBeGreaterThan(25);
+    expect(waited).toBeLessThanOrEqual(32.5 + 1e-6);
     expect(seriesSum(text, "occ_kubernetes_client_wait_seconds_bucket", { le: "0.001" })).toBe(5);
   });
 
