@@ -9,6 +9,8 @@
  * `measureScalePoint` of bench/provisioning.ts, run when BENCH_P9_P1=1 (five more
  * provisionings of 10,000).
  */
+import { copyFile, mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { NamespaceId } from "../src/domain/placement/ids.js";
 import { requestNamespacePass } from "../src/work/namespace-pass-request.js";
@@ -55,6 +57,17 @@ async function drained(tenants: WatchedTenants): Promise<void> {
   }
 }
 
+/** BENCH_P9_LOGS=<dir>: the processes' logs are copied there before the cluster goes. */
+async function keepLogs(dir: string, log: (line: string) => void): Promise<void> {
+  const to = process.env.BENCH_P9_LOGS;
+  if (to === undefined) return;
+  await mkdir(to, { recursive: true });
+  for (const name of ["p7-api.log", "p7-worker.log"]) {
+    await copyFile(join(dir, name), join(to, name)).catch(() => undefined);
+  }
+  log(`P9: logs of occ api and occ worker kept in ${to}`);
+}
+
 export async function measureTenThousand(opts: {
   occ: string;
   log: (line: string) => void;
@@ -62,6 +75,11 @@ export async function measureTenThousand(opts: {
   const size = num("BENCH_P9_TENANTS", 10_000);
   const env = await startBenchEnvironment();
   const rows: Row[] = [];
+  // Each row is also logged as soon as it is measured: a later failure loses none of them.
+  const emit = (row: Row) => {
+    rows.push(row);
+    opts.log(`P9 row: ${row.join(" | ")}`);
+  };
   try {
     const load = await loadAverage();
     const before = await apiServerCounts(env);
@@ -81,13 +99,13 @@ export async function measureTenThousand(opts: {
       const [api, worker] = [await tenants.api.memory(), await tenants.worker.memory()];
       const mb = (b: number) => (b / 1e6).toFixed(0);
       opts.log(`P9: ${size} ready in ${tenants.readySeconds.toFixed(0)} s`);
-      rows.push([
+      emit([
         `P9 ${size} managed Namespaces through occ api until ready (compiled occ api + occ worker, 8 clients; load ${load})`,
         `${tenants.readySeconds.toFixed(1)} s: ${((tenants.readySeconds * 1000) / size).toFixed(2)} ms, ${(requests / size).toFixed(2)} requests, ${(writes / size).toFixed(2)} writes per Namespace`,
         "(cost per Namespace within 1.2× of 1,000's)",
         "",
       ]);
-      rows.push([
+      emit([
         `P9 P6 resident memory with ${size} ready tenants (after provisioning; peak VmHWM)`,
         `occ api ${mb(api.rss)} MB (peak ${mb(api.peak)}), occ worker ${mb(worker.rss)} MB (peak ${mb(worker.peak)})`,
         "≤ 250 MB each",
@@ -114,7 +132,7 @@ export async function measureTenThousand(opts: {
         await postNamespace(url, tenants.key, `p9-extra-${i}`);
       });
       await drained(tenants);
-      rows.push([
+      emit([
         `P9 API latency with ${size} tenants: GET /namespaces/{id} (200), GET /namespaces?limit=100 pages (50), POST /namespaces while the worker drains (200)`,
         `get ${fmt(get)}; page ${fmt(page)}; post ${fmt(post)}`,
         "p99 ≤ 50 ms for a get and a page",
@@ -126,7 +144,7 @@ export async function measureTenThousand(opts: {
         spacingMs: 200,
         log: opts.log,
       });
-      rows.push([
+      emit([
         `P9 P7 drift repair, ${size} ready tenants: default-deny deleted in ${p7.deleted} random tenants (${p7.restored} restored)`,
         `p50 ${p7.p50Ms.toFixed(0)} ms, p99 ${p7.p99Ms.toFixed(0)} ms`,
         "p50 ≤ 1 s, p99 ≤ 5 s",
@@ -157,20 +175,20 @@ export async function measureTenThousand(opts: {
           return all.rows.length;
         },
       });
-      rows.push([
+      emit([
         `P9 full resync of ${p8.resyncPasses} live Namespaces (a pass queued for each, until none is open); kube-apiserver's counts on the worker's kinds`,
         `${resync.seconds.toFixed(1)} s, ${resync.requests} requests, ${resync.writes} writes`,
         "≤ 60 s, 0 writes",
         resync.seconds <= 60 && resync.writes === 0 ? "pass" : "FAIL",
       ]);
-      rows.push([
+      emit([
         `P9 P8 idle cost, ${size} tenants, ${p8.seconds.toFixed(0)} s with the resync above`,
         `${p8.workerKindsPerSecond.toFixed(3)} requests/s, ${p8.workerWrites} writes (worker's own count: ${p8.workerClientRequests})`,
         "≤ 0.1 requests/s, 0 writes",
         p8.workerKindsPerSecond <= 0.1 && p8.workerWrites === 0 ? "pass" : "FAIL",
       ]);
       const [apiEnd, workerEnd] = [await tenants.api.memory(), await tenants.worker.memory()];
-      rows.push([
+      emit([
         `P9 P6 resident memory after P7, the resync and P8 (peak VmHWM)`,
         `occ api ${mb(apiEnd.rss)} MB (peak ${mb(apiEnd.peak)}), occ worker ${mb(workerEnd.rss)} MB (peak ${mb(workerEnd.peak)})`,
         "≤ 250 MB each",
@@ -179,7 +197,10 @@ export async function measureTenThousand(opts: {
       const curveRow = `| ${size} (P9) | ${((tenants.readySeconds * 1000) / size).toFixed(2)} (through the API, until ready) | — | — | ${(requests / size).toFixed(2)} | ${(writes / size).toFixed(2)} | — | ${mb(worker.rss)} MB (peak ${mb(worker.peak)}) | ${mb(api.rss)} MB (peak ${mb(api.peak)}) | ${load} | — |`;
       return { rows, curveRow };
     } finally {
-      await tenants.stop();
+      await keepLogs(env.dir, opts.log);
+      await tenants.stop().catch((err: unknown) => {
+        emit(["P9 stopping occ api and occ worker", String(err).slice(0, 300), "", "FAIL"]);
+      });
     }
   } finally {
     // The whole cluster goes, not its 10,000 namespaces one by one.

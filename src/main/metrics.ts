@@ -3,6 +3,7 @@ import type { RequestCounter, RequestLimiter } from "../drivers/kubernetes/clien
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
 import { CLAIM_HOWS, type ClaimHow } from "../worker/claim-how.js";
+import { registerStatusAgeMetrics } from "./status-metrics.js";
 
 /**
  * The operator-facing metrics of quality.md §5, on one registry: where every tenant stands
@@ -58,6 +59,7 @@ export function registerControlPlaneMetrics(
       }
     },
   });
+  registerStatusAgeMetrics(registry, db);
   // The oldest-age gauge is registered first and filled by the depth gauge's collect, which
   // the registry runs before serialising either (prom-client serialises in order).
   const oldest = new Gauge({

@@ -142,7 +142,8 @@ export function seriesSum(
       ]),
     );
     if (Object.entries(labels).every(([k, v]) => found[k] === v)) {
-      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+      const raw = line.slice(line.lastIndexOf(" ") + 1);
+      sum += raw === "+Inf" ? Infinity : raw === "-Inf" ? -Infinity : Number(raw);
     }
   }
   return sum;
