@@ -13,7 +13,7 @@ import {
   type NamespacePage,
   type NamespaceRecord,
 } from "../../store/namespaces.js";
-import { authorizedNamespaceIds } from "../../iam/authorizer.js";
+import { authorizedNamespaceFilter } from "../../iam/authorizer.js";
 import { recordingDenials, requirePermission, type Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
@@ -48,9 +48,14 @@ export async function listReadableNamespaces(
   caller: Caller,
   opts: { readonly limit: number; readonly after?: NamespaceCursor | undefined },
 ): Promise<NamespacePage> {
-  let ids: NamespaceId[];
+  // The policy is checked in the page's own statement (a page costs its rows, not a pass over
+  // every Namespace); failing to read it is failing to list: 503, never an unfiltered page.
   try {
-    ids = await authorizedNamespaceIds(deps.db, caller.principalId, READ);
+    return await listNamespaces(deps.db, {
+      limit: opts.limit,
+      where: authorizedNamespaceFilter(caller.principalId, READ),
+      ...(opts.after === undefined ? {} : { after: opts.after }),
+    });
   } catch (err) {
     throw new ServiceError(
       "DEPENDENCY_UNAVAILABLE",
@@ -58,9 +63,4 @@ export async function listReadableNamespaces(
       { cause: err },
     );
   }
-  return listNamespaces(deps.db, {
-    limit: opts.limit,
-    ids,
-    ...(opts.after === undefined ? {} : { after: opts.after }),
-  });
 }
