@@ -12,8 +12,7 @@
 import { copyFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { NamespaceId } from "../src/domain/placement/ids.js";
-import { requestNamespacePass } from "../src/work/namespace-pass-request.js";
+import { resyncNamespaces } from "../src/worker/resync.js";
 import { namespaceWorkQueue } from "../src/work/queues.js";
 import { percentile, startBenchEnvironment } from "./environment.js";
 import { apiRequest, postNamespace } from "./occ-process.js";
@@ -159,12 +158,8 @@ export async function measureTenThousand(opts: {
         log: opts.log,
         forceResync: async () => {
           const [t, c] = [performance.now(), await apiServerCounts(env)];
-          const all = await tenants.db.query<{ id: string }>(
-            "SELECT id FROM namespaces WHERE deleted_at IS NULL",
-          );
-          for (const { id } of all.rows) {
-            await requestNamespacePass(tenants.db, queue, id as NamespaceId, "resync");
-          }
+          // The worker's own resync (src/worker/resync.ts), then its passes drained.
+          const covered = await resyncNamespaces(tenants.db, queue);
           await drained(tenants);
           const done = await apiServerCounts(env);
           resync = {
@@ -172,7 +167,7 @@ export async function measureTenThousand(opts: {
             requests: done.workerKinds - c.workerKinds,
             writes: done.workerWrites - c.workerWrites,
           };
-          return all.rows.length;
+          return covered;
         },
       });
       emit([
