@@ -44,6 +44,7 @@ export async function measureConfigReads(
       kubernetes: {
         kubeconfig: env.cluster.kubeconfigs["occ-worker"],
         apiKubeconfig: env.cluster.kubeconfigs["occ-api"],
+        rateLimit: env.config.kubernetes.rateLimit,
       },
     },
     "bench-p4",

@@ -17,6 +17,8 @@ import { postNamespace, startOcc, type OccChild } from "./occ-process.js";
 /** 2,000 (or `tenants`) ready managed Namespaces run by compiled `occ api` and `occ worker`. */
 export interface WatchedTenants {
   readonly db: Db;
+  /** The administrator's API key. */
+  readonly key: string;
   readonly ids: readonly string[];
   readonly api: OccChild;
   readonly worker: OccChild;
@@ -49,6 +51,7 @@ export async function startWatchedTenants(
     config,
     `kubernetes:\n  kubeconfig: ${env.cluster.kubeconfigs["occ-worker"]}\n` +
       `  apiKubeconfig: ${env.cluster.kubeconfigs["occ-api"]}\n` +
+      `  rateLimit: ${JSON.stringify(env.config.kubernetes.rateLimit)}\n` +
       `worker:\n  concurrency: ${opts.concurrency}\n${opts.workerConfig}`,
   );
   const common = ["--database-url", url, "--config", config];
@@ -86,6 +89,7 @@ export async function startWatchedTenants(
   }
   return {
     db,
+    key,
     ids,
     api,
     worker,

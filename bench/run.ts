@@ -7,6 +7,8 @@
  * table shape, a few minutes). `npm run bench -- --only P7,P8` runs only those.
  * `npm run bench -- --record` also writes the tables to bench/RESULTS.md with machine, date
  * and load; with `--only` it appends a section instead of replacing the file.
+ * `npm run bench -- --only P9`: 10,000 tenants on a cluster of their own (bench/p9-ten-thousand.ts;
+ * BENCH_P9_TENANTS, BENCH_P9_P8_SECONDS, BENCH_P9_P1=1 for P1 at that size).
  *
  * Diagnostics of P1 (bench/provisioning.ts), none of them on by default:
  * - BENCH_P1_WARM_UP=<n>: the uncounted warm-up batch each side runs first (default 300);
@@ -88,6 +90,7 @@ const log = (line: string) => {
 const startLoad = await loadAverage();
 const env = await startBenchEnvironment();
 const curve: ScalePoint[] = [];
+let p9CurveRow = "";
 try {
   if (want("P2", "P3", "P4")) {
     const boot = await runBootstrap(env.db, env.config);
@@ -208,7 +211,7 @@ try {
   }
 
   log("compiling the sources as the image does (tsc -p tsconfig.build.json)");
-  const occ = want("P1", "P5", "P6", "P7", "P8") ? await buildOcc(env.dir) : "";
+  const occ = want("P1", "P5", "P6", "P7", "P8", "P9") ? await buildOcc(env.dir) : "";
   // P5 at the bar's 8 clients, and reported at 16 (issue 20).
   for (const clients of want("P5") ? [CONCURRENCY, 2 * CONCURRENCY] : []) {
     const load = await loadAverage();
@@ -243,6 +246,26 @@ try {
   if (want("P7", "P8")) {
     const { driftAndIdleRows } = await import("./p7-p8-rows.js");
     rows.push(...(await driftAndIdleRows(env, occ)));
+  }
+  // P9: its own size (10,000) on a cluster of its own, only when asked for (`--only P9`) or
+  // in a full run.
+  if (want("P9")) {
+    const { measureTenThousand } = await import("./p9-ten-thousand.js");
+    const p9 = await measureTenThousand({ occ, log });
+    rows.push(...p9.rows);
+    p9CurveRow = p9.curveRow;
+    if (process.env.BENCH_P9_P1 === "1") {
+      const tenants = Number(process.env.BENCH_P9_TENANTS ?? 10_000);
+      const point = await measureScalePoint({
+        occ,
+        tenants,
+        concurrency: CONCURRENCY,
+        splitCores: true,
+        log,
+      });
+      curve.push(point);
+      rows.push(...scaleRows([point]));
+    }
   }
 } finally {
   await env.stop();
@@ -310,7 +333,7 @@ console.log(table);
 
 /** Cost per Namespace at each size of the curve: growth is visible down each column. */
 const per = (n: number, of: number) => (n / of).toFixed(2);
-const curveTable =
+let curveTable =
   curve.length === 0
     ? ""
     : [
@@ -324,6 +347,12 @@ const curveTable =
             `| ${p.tenants} | ${per(p.occ.ms, p.tenants)} | ${per(p.bare.ms, p.tenants)} | ${(p.occ.ms / p.bare.ms).toFixed(2)} | ${per(p.occ.requests, p.tenants)}, ${per(p.bare.requests, p.tenants)} | ${per(p.occ.writes, p.tenants)}, ${per(p.bare.writes, p.tenants)} | ${per(p.attempts, p.tenants)} (${p.pendings} pending) | ${(p.worker.median / 1e6).toFixed(0)} MB (peak ${(p.worker.peak / 1e6).toFixed(0)}) | ${(p.api.median / 1e6).toFixed(0)} MB (peak ${(p.api.peak / 1e6).toFixed(0)}) | ${p.load} | ${p.warmUp.tenants}: ${(p.warmUp.occMs / 1000).toFixed(2)} s / ${(p.warmUp.bareMs / 1000).toFixed(2)} s = ${(p.warmUp.occMs / p.warmUp.bareMs).toFixed(2)} |`,
         ),
       ].join("\n");
+if (p9CurveRow !== "") {
+  curveTable =
+    (curveTable === ""
+      ? "\n| Namespaces | OCC ms / Namespace | bare ms / Namespace | OCC / bare | requests / Namespace (OCC, bare) | writes / Namespace (OCC, bare) | passes / Namespace | worker RSS | API RSS | load (1/5/15 min) | warm-up batch |\n|---|---|---|---|---|---|---|---|---|---|---|"
+      : curveTable) + `\n${p9CurveRow}`;
+}
 console.log(curveTable);
 if (process.argv.includes("--record")) {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}`;

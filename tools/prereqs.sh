@@ -36,6 +36,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_install "the node runtime and image tools" "${missing[@]}"
 fi
 
+# promtool (`promtool test rules` evaluates the chart's alerts): Debian's prometheus package
+# ships the real promtool, so no cold Go build of Prometheus is needed on a fresh machine.
+command -v promtool >/dev/null || apt_install promtool prometheus
+
 # Node.js 24 from the npm registry's package (tools/node.sh) into .tools/node: tools/test.sh runs
 # every test on it; the machine's own node only runs npm until then.
 . tools/node.sh

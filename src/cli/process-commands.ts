@@ -96,12 +96,13 @@ export function registerProcessCommands(program: Command): void {
     const logger = createLogger("occ-api");
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    registerControlPlaneMetrics(registry, db, workerQueues(config), {
+    const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config), {
       preprovisionedNamespaceId: startupProfile(config, process.env)?.namespaceId,
     });
     const server = await startApiProcess({
       db,
       config,
+      metrics,
       host: opts.host,
       port: parsePort(opts.port, "--port"),
       logger,

@@ -98,6 +98,7 @@ export function installationDocumentOf(values: Values, releaseNamespace: string)
     kubernetes: {
       controllerNamespace: releaseNamespace,
       requestTimeoutMs: v("kubernetesApi.requestTimeoutMs"),
+      rateLimit: v("kubernetesApi.rateLimit"),
     },
     resources: {
       namespace: {

@@ -12,6 +12,7 @@ import { InstallationConfigSchema, type InstallationConfigFile } from "./install
 import { openshellGatewayProblems } from "./openshell-settings.js";
 import { TEST_INSECURE_OIDC_ENV, validateAuthSection, type AuthSettings } from "./auth-settings.js";
 import type { RbacSubject } from "../domain/placement/k8s-objects.js";
+import type { RateLimit } from "../domain/input/token-bucket.js";
 
 export type DriverSelection = "kubernetes" | { readonly module: string };
 
@@ -41,6 +42,19 @@ export interface TenantRoleBindingSubjects {
   readonly api: RbacSubject;
 }
 
+/**
+ * The default Kubernetes request budgets (`kubernetes.rateLimit`). A resync served from the
+ * worker's watch caches sends nothing for an unchanged tenant, and a relist is one LIST per
+ * kind; what the bucket bounds is the worker falling back to direct reads (4 per tenant: 40,000
+ * at 10,000 tenants, otherwise sent as fast as the slots go) and bulk provisioning (7 writes per
+ * Namespace: 100/s is 14 Namespaces/s, 50,000 an hour). The API sends 1–3 requests per
+ * Configuration or Secret call. client-go defaults to 5/10, controller-runtime to 20/30.
+ */
+export const DEFAULT_RATE_LIMITS = {
+  worker: { qps: 100, burst: 200 },
+  api: { qps: 100, burst: 200 },
+} as const satisfies Readonly<Record<string, RateLimit>>;
+
 /** The validated Installation configuration every process runs with. */
 export interface InstallationConfig {
   readonly drivers: {
@@ -55,6 +69,8 @@ export interface InstallationConfig {
     readonly apiKubeconfig: string | undefined;
     readonly controllerNamespace: string;
     readonly requestTimeoutMs: number;
+    /** Each process's Kubernetes request budget (`kubernetes.rateLimit`). */
+    readonly rateLimit: { readonly worker: RateLimit; readonly api: RateLimit };
     /** Set → the worker binds the tenant roles to these in the managed namespaces it creates. */
     readonly tenantRoleBindings: TenantRoleBindingSubjects | null;
   };
@@ -194,6 +210,10 @@ export function validateInstallationConfig(doc: unknown, source: string): Instal
       apiKubeconfig: file.kubernetes?.apiKubeconfig ?? file.kubernetes?.kubeconfig,
       controllerNamespace: file.kubernetes?.controllerNamespace ?? "openclaw-system",
       requestTimeoutMs: file.kubernetes?.requestTimeoutMs ?? 10_000,
+      rateLimit: {
+        worker: file.kubernetes?.rateLimit?.worker ?? DEFAULT_RATE_LIMITS.worker,
+        api: file.kubernetes?.rateLimit?.api ?? DEFAULT_RATE_LIMITS.api,
+      },
       tenantRoleBindings: file.kubernetes?.tenantRoleBindings ?? null,
     },
     compute: compute.value,

@@ -30,6 +30,15 @@ const EgressAuthority = Type.Object(
   { additionalProperties: false },
 );
 
+/** A token bucket of Kubernetes requests: `qps` sustained, `burst` at once. */
+const RateLimitSchema = Type.Object(
+  {
+    qps: Type.Number({ exclusiveMinimum: 0, maximum: 100_000 }),
+    burst: Type.Integer({ minimum: 1, maximum: 100_000 }),
+  },
+  { additionalProperties: false },
+);
+
 /** The OpenShell gateway (preprovisioned.md §4). */
 const OpenShell = Type.Object(
   {
@@ -124,6 +133,16 @@ export const InstallationConfigSchema = Type.Object(
           apiKubeconfig: Type.Optional(Type.String({ minLength: 1 })),
           controllerNamespace: Type.Optional(Type.String({ minLength: 1 })),
           requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000 })),
+          /**
+           * Each process's budget of Kubernetes requests (a token bucket; watches excluded):
+           * `qps` sustained, `burst` at once. Defaults: worker 100/200, API 100/200.
+           */
+          rateLimit: Type.Optional(
+            Type.Object(
+              { worker: Type.Optional(RateLimitSchema), api: Type.Optional(RateLimitSchema) },
+              { additionalProperties: false },
+            ),
+          ),
           /**
            * The worker's and the API's identities. Set (the chart sets it with its admission
            * policies), the worker binds the tenant roles to them in each managed namespace it

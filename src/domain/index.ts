@@ -25,6 +25,7 @@ export * from "./input/reason.js";
 export * from "./placement/reserved.js";
 export * from "./placement/resolve.js";
 export * from "./input/result.js";
+export * from "./input/token-bucket.js";
 export * from "./placement/violations.js";
 export * from "./placement/write-decision.js";
 export * from "./preprovisioned/binding.js";

@@ -7,6 +7,7 @@ import {
   createObjectClient,
   loadKubeConfig,
   type RequestCounter,
+  type RequestLimiter,
 } from "../drivers/kubernetes/client/index.js";
 import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
 import { createDriverSet, type AgentIdLookup } from "../drivers/factory.js";
@@ -66,11 +67,14 @@ export async function createComputeRuntime(
   /** The bundled driver's reads go through this (the worker's watch caches); default as is. */
   readsVia: (client: ObjectClient) => ObjectClient = (c) => c,
   agentIds?: AgentIdLookup,
+  /** The process's Kubernetes request budget; absent: unlimited. */
+  limiter?: RequestLimiter,
 ): Promise<ComputeRuntime> {
   const selected = config.drivers.compute;
   if (selected === "kubernetes") {
     const direct = createObjectClient(loadKubeConfig(config.kubernetes.kubeconfig), {
       timeoutMs: config.kubernetes.requestTimeoutMs,
+      limiter,
     });
     const client = readsVia(direct);
     const gateway =
@@ -80,6 +84,7 @@ export async function createComputeRuntime(
     // Agent workloads run on the bundled driver, with their own direct client (drivers.md §4).
     const workloadClient = createObjectClient(loadKubeConfig(config.kubernetes.kubeconfig), {
       timeoutMs: config.kubernetes.requestTimeoutMs,
+      limiter,
     });
     const drivers = createDriverSet({
       config,

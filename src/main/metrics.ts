@@ -1,8 +1,9 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import type { RequestCounter } from "../drivers/kubernetes/client/index.js";
+import type { RequestCounter, RequestLimiter } from "../drivers/kubernetes/client/index.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
 import { CLAIM_HOWS, type ClaimHow } from "../worker/claim-how.js";
+import { registerStatusAgeMetrics } from "./status-metrics.js";
 
 /**
  * The operator-facing metrics of quality.md §5, on one registry: where every tenant stands
@@ -17,6 +18,8 @@ export interface ControlPlaneMetrics {
   workClaimed(how: ClaimHow): void;
   /** Counts the Kubernetes requests of this client by verb and code. */
   countKubernetesRequests(counter: RequestCounter): void;
+  /** Observes how long each Kubernetes request of this process waited for its token. */
+  observeKubernetesWaits(limiter: RequestLimiter): void;
   /** One watch stream opened again, by kind and reason (`ended`, `gone`, `error`). */
   watchRestarted(kind: string, reason: string): void;
   /** Reports the watch caches' object counts by kind when scraped. */
@@ -58,6 +61,7 @@ export function registerControlPlaneMetrics(
       }
     },
   });
+  registerStatusAgeMetrics(registry, db);
   // The oldest-age gauge is registered first and filled by the depth gauge's collect, which
   // the registry runs before serialising either (prom-client serialises in order).
   const oldest = new Gauge({
@@ -112,6 +116,12 @@ export function registerControlPlaneMetrics(
     name: "occ_kubernetes_requests_total",
     help: "Kubernetes API requests made by this process, by verb and HTTP status (or timeout/network).",
     labelNames: ["verb", "code"] as const,
+    registers: [registry],
+  });
+  const waits = new Histogram({
+    name: "occ_kubernetes_client_wait_seconds",
+    help: "Time each Kubernetes API request of this process waited for the client's rate limit (kubernetes.rateLimit) before it was sent; watches excluded.",
+    buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
   const restarts = new Counter({
@@ -180,6 +190,11 @@ export function registerControlPlaneMetrics(
     },
     workClaimed(how) {
       claims.inc({ how });
+    },
+    observeKubernetesWaits(limiter) {
+      limiter.onWait((seconds) => {
+        waits.observe(seconds);
+      });
     },
     countKubernetesRequests(counter) {
       counter.onRecord((verb, code) => {

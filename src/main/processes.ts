@@ -3,7 +3,11 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { InstallationConfig } from "../config/installation-config.js";
 import { startApiServer, type RunningServer } from "../api/server.js";
-import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
+import {
+  RequestLimiter,
+  createObjectClient,
+  loadKubeConfig,
+} from "../drivers/kubernetes/client/index.js";
 import { bootstrap, type BootstrapOptions, type BootstrapResult } from "../services/bootstrap.js";
 import { agentIdsOf } from "../store/agents.js";
 import { startPolicyCache, type PolicyCache } from "../iam/policy-cache.js";
@@ -64,6 +68,8 @@ export async function startApiProcess(opts: {
   port?: number;
   logger: Logger;
   registry?: Registry;
+  /** Where the API's Kubernetes requests and their rate-limit waits are reported. */
+  metrics?: ControlPlaneMetrics;
   /** The migrations this release needs, checked again by `/readyz`. */
   schema?: RequiredSchema;
   /** Default `process.env`. */
@@ -82,9 +88,13 @@ export async function startApiProcess(opts: {
   });
   const external = await loadExternalProviders(opts.config, opts.env ?? process.env);
   for (const warning of external.warnings) opts.logger.warn(warning);
+  const limiter = new RequestLimiter(opts.config.kubernetes.rateLimit.api);
+  opts.metrics?.observeKubernetesWaits(limiter);
   const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
     timeoutMs: opts.config.kubernetes.requestTimeoutMs,
+    limiter,
   });
+  opts.metrics?.countKubernetesRequests(kubernetes.counter);
   const drivers = createTenantDrivers(kubernetes, driverProfileOf(opts.config, binding));
   if (binding !== null) {
     try {
@@ -153,10 +163,14 @@ export async function startWorkerProcess(opts: {
   env?: Environment;
 }): Promise<RunningWorker> {
   const binding = startupProfile(opts.config, opts.env ?? process.env);
+  // One request budget for every Kubernetes client of the process (watches excluded).
+  const limiter = new RequestLimiter(opts.config.kubernetes.rateLimit.worker);
+  opts.metrics?.observeKubernetesWaits(limiter);
   if (binding !== null) {
     await requireBoundNamespaceRecord(opts.db, binding);
     const probe = createObjectClient(loadKubeConfig(opts.config.kubernetes.kubeconfig), {
       timeoutMs: opts.config.kubernetes.requestTimeoutMs,
+      limiter,
     });
     try {
       const missing = await verifyPreprovisionedNamespaceAtStartup(probe, opts.config, binding);
@@ -172,6 +186,7 @@ export async function startWorkerProcess(opts: {
     config: opts.config,
     binding,
     logger: opts.logger,
+    limiter,
     ...(opts.metrics !== undefined ? { metrics: opts.metrics } : {}),
     requestPasses: async (ids) => {
       for (const id of ids) await requestNamespacePass(opts.db, queue, id, "watch");
@@ -182,6 +197,7 @@ export async function startWorkerProcess(opts: {
     binding,
     (c) => watches.wrap(c),
     (tenantId) => agentIdsOf(opts.db, tenantId),
+    limiter,
   );
   if (binding !== null) {
     try {

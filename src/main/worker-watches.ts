@@ -5,6 +5,7 @@ import {
   RequestCounter,
   loadKubeConfig,
   type ObjectClient,
+  type RequestLimiter,
 } from "../drivers/kubernetes/client/index.js";
 import { cachedObjectClient } from "../drivers/kubernetes/watch/cached-client.js";
 import { recordOwnWrites } from "../drivers/kubernetes/watch/own-write-client.js";
@@ -42,6 +43,8 @@ export function startWorkerWatches(opts: {
   readonly binding: PreprovisionedBinding | null;
   readonly logger: Logger;
   readonly metrics?: ControlPlaneMetrics;
+  /** The process's Kubernetes request budget: the caches' LISTs take from it. */
+  readonly limiter?: RequestLimiter;
   readonly requestPasses: RequestPasses;
 }): WorkerWatches {
   const { config, logger } = opts;
@@ -85,6 +88,7 @@ export function startWorkerWatches(opts: {
     kubeconfig: loadKubeConfig(config.kubernetes.kubeconfig),
     counter,
     timeoutMs: config.kubernetes.requestTimeoutMs,
+    ...(opts.limiter !== undefined ? { limiter: opts.limiter } : {}),
     onTouch: (t) => {
       batcher.touch(t);
     },

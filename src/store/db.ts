@@ -10,6 +10,12 @@ export interface QueryResult<R> {
 
 export type SqlParam = string | number | boolean | null | Date | readonly string[];
 
+/** A condition to embed in another statement, with its parameters numbered from $1. */
+export interface SqlCondition {
+  readonly sql: string;
+  readonly params: readonly SqlParam[];
+}
+
 export interface Queryable {
   /** One parameterised statement. */
   query<R = Record<string, unknown>>(

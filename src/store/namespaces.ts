@@ -16,7 +16,7 @@ import {
   type RowOf,
 } from "./columns.js";
 import { composeGated, StatementParams, type GatedPart } from "./composed.js";
-import type { Queryable } from "./db.js";
+import type { Queryable, SqlCondition } from "./db.js";
 import { checkPageLimit, keysetPage } from "./paging.js";
 import {
   NAMESPACE_STATUSES,
@@ -178,6 +178,11 @@ export interface ListNamespacesOptions {
   readonly ids?: readonly NamespaceId[];
   /** Only Namespaces in this status. */
   readonly status?: NamespaceStatus | undefined;
+  /**
+   * Only rows meeting this condition over alias `n`, whose parameters are numbered from $1
+   * (e.g. the authorizer's), checked in the same statement as the page is read.
+   */
+  readonly where?: SqlCondition;
 }
 
 export interface NamespacePage {
@@ -192,15 +197,19 @@ export async function listNamespaces(
   opts: ListNamespacesOptions,
 ): Promise<NamespacePage> {
   checkPageLimit("listNamespaces", opts.limit);
+  const where = opts.where ?? { sql: "true", params: [] };
+  const at = (i: number) => `$${where.params.length + i}`;
   const res = await q.query(
-    `SELECT ${COLUMNS} FROM namespaces
-     WHERE deleted_at IS NULL
-       AND ($1::timestamptz IS NULL OR (created_at, id) > ($1::timestamptz, $2::text))
-       AND ($3::text[] IS NULL OR id = ANY($3::text[]))
-       AND ($5::text IS NULL OR status = $5::text)
-     ORDER BY created_at, id
-     LIMIT $4`,
+    `SELECT ${COLUMNS} FROM namespaces n
+     WHERE n.deleted_at IS NULL
+       AND (${at(1)}::timestamptz IS NULL OR (n.created_at, n.id) > (${at(1)}::timestamptz, ${at(2)}::text))
+       AND (${at(3)}::text[] IS NULL OR n.id = ANY(${at(3)}::text[]))
+       AND (${at(5)}::text IS NULL OR n.status = ${at(5)}::text)
+       AND ${where.sql}
+     ORDER BY n.created_at, n.id
+     LIMIT ${at(4)}`,
     [
+      ...where.params,
       opts.after?.createdAt ?? null,
       opts.after?.id ?? null,
       opts.ids ?? null,

@@ -24,6 +24,12 @@ export interface ResyncOptions {
 }
 
 const PAGE = 500;
+/**
+ * Requests in flight at once within a page: each is a few round trips to PostgreSQL, so one at
+ * a time spent 388 s queueing 10,000 Namespaces on a loaded 2-core machine (bench P9). Distinct
+ * Namespaces are independent (their own lanes); the worker's pool (10) keeps room for passes.
+ */
+const IN_FLIGHT = 4;
 
 /** One resync: requests a pass for every live Namespace; returns how many it covered. */
 export async function resyncNamespaces(
@@ -39,10 +45,15 @@ export async function resyncNamespaces(
         ORDER BY id LIMIT $2`,
       [after, PAGE],
     );
-    for (const { id } of page.rows) {
-      await requestNamespacePass(db, queue, id, "resync");
-      covered += 1;
-    }
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(IN_FLIGHT, page.rows.length) }, async () => {
+        for (let row = page.rows[next++]; row !== undefined; row = page.rows[next++]) {
+          await requestNamespacePass(db, queue, row.id, "resync");
+          covered += 1;
+        }
+      }),
+    );
     const last = page.rows.at(-1);
     if (last === undefined || page.rows.length < PAGE) return covered;
     after = last.id;

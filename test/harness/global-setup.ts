@@ -20,7 +20,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const external = process.env.OCC_TEST_DATABASE_URL;
   const [clusterResult, pgResult] = await Promise.allSettled([
-    startLocalCluster({ dir: join(dir, "cluster") }),
+    // API Priority and Fairness on, as in every real cluster (the dev cluster and the bench
+    // turn it off): the chart's FlowSchema is proven on it (test/integration/helm/flow-control).
+    startLocalCluster({
+      dir: join(dir, "cluster"),
+      apiServerArgs: ["--enable-priority-and-fairness=true"],
+    }),
     external !== undefined && external !== ""
       ? useExternalPostgres(external)
       : startTestPostgres(join(dir, "postgres")),

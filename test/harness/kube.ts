@@ -99,3 +99,52 @@ export async function rawGet(clients: KubeClients, path: string): Promise<unknow
     req.end();
   });
 }
+
+/** kube-apiserver's own `/metrics` (Prometheus text), read as the cluster administrator. */
+export async function apiServerMetrics(): Promise<string> {
+  const env = inject("env");
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      new URL("/metrics", env.server),
+      { ca: env.caPem, headers: { authorization: `Bearer ${env.tokens.admin}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const body = Buffer.concat(chunks).toString("utf8");
+          if (res.statusCode !== 200) reject(new Error(`GET /metrics: ${res.statusCode} ${body}`));
+          else resolve(body);
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/**
+ * The sum of every sample of `name` in Prometheus text whose labels include all of `labels`
+ * (e.g. `seriesSum(text, "apiserver_request_total", { verb: "POST" })`); 0 when none.
+ */
+export function seriesSum(
+  text: string,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (!(line.startsWith(`${name}{`) || line.startsWith(`${name} `))) continue;
+    const brace = line.indexOf("}");
+    const found = Object.fromEntries(
+      [...line.slice(0, Math.max(brace, 0)).matchAll(/(\w+)="([^"]*)"/g)].map((m) => [
+        m[1] ?? "",
+        m[2] ?? "",
+      ]),
+    );
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) {
+      const raw = line.slice(line.lastIndexOf(" ") + 1);
+      sum += raw === "+Inf" ? Infinity : raw === "-Inf" ? -Infinity : Number(raw);
+    }
+  }
+  return sum;
+}

@@ -14,7 +14,7 @@ import {
   type NamespaceRecord,
 } from "../../store/namespaces.js";
 import type { NamespaceStatus } from "../../store/namespace-vocabulary.js";
-import { authorizedNamespaceIds } from "../../iam/authorizer.js";
+import { authorizedNamespaceFilter } from "../../iam/authorizer.js";
 import { recordingDenials, requirePermission, type Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
 import type { NamespaceServiceDeps } from "./deps.js";
@@ -53,9 +53,15 @@ export async function listReadableNamespaces(
     readonly status?: NamespaceStatus | undefined;
   },
 ): Promise<NamespacePage> {
-  let ids: NamespaceId[];
+  // The policy is checked in the page's own statement (a page costs its rows, not a pass over
+  // every Namespace); failing to read it is failing to list: 503, never an unfiltered page.
   try {
-    ids = await authorizedNamespaceIds(deps.db, caller.principalId, READ);
+    return await listNamespaces(deps.db, {
+      limit: opts.limit,
+      where: authorizedNamespaceFilter(caller.principalId, READ),
+      status: opts.status,
+      ...(opts.after === undefined ? {} : { after: opts.after }),
+    });
   } catch (err) {
     throw new ServiceError(
       "DEPENDENCY_UNAVAILABLE",
@@ -63,10 +69,4 @@ export async function listReadableNamespaces(
       { cause: err },
     );
   }
-  return listNamespaces(deps.db, {
-    limit: opts.limit,
-    ids,
-    status: opts.status,
-    ...(opts.after === undefined ? {} : { after: opts.after }),
-  });
 }

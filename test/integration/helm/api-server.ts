@@ -29,6 +29,8 @@ export async function rawRequest(
   method: string,
   path: string,
   body?: unknown,
+  /** More headers, e.g. `Impersonate-User` to act as another identity. */
+  headers: Readonly<Record<string, string | string[]>> = {},
 ): Promise<RawResponse> {
   const kc = adminConfig();
   const cluster = kc.getCurrentCluster();
@@ -39,6 +41,7 @@ export async function rawRequest(
     headers: {
       accept: "application/json",
       ...(payload === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
     },
   };
   await kc.applyToHTTPSOptions(opts);

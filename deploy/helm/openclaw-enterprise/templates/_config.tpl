@@ -14,7 +14,7 @@ when openshell.enabled.
 {{- end }}
 {{- $doc := dict
   "drivers" (dict "compute" "kubernetes" "configuration" "kubernetes" "secret" "kubernetes" "sandbox" (ternary "openshell" "none" $v.openshell.enabled))
-  "kubernetes" (dict "controllerNamespace" .Release.Namespace "requestTimeoutMs" $v.kubernetesApi.requestTimeoutMs)
+  "kubernetes" (dict "controllerNamespace" .Release.Namespace "requestTimeoutMs" $v.kubernetesApi.requestTimeoutMs "rateLimit" $v.kubernetesApi.rateLimit)
   "resources" (dict "namespace" (dict "quota" $v.tenantResources.quota "limits" $v.tenantResources.limits "requests" $v.tenantResources.requests))
   "network" $network
   "executionCluster" (dict "enabled" $v.executionCluster.enabled)

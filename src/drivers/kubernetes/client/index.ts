@@ -4,3 +4,4 @@ export * from "./kinds.js";
 export * from "./kubeconfig.js";
 export * from "./object-client.js";
 export * from "./request-counter.js";
+export * from "./rate-limiter.js";

@@ -2,6 +2,7 @@ import { Agent, request, type RequestOptions } from "node:https";
 import type { KubeAccess } from "./kubeconfig.js";
 import { KubeApiError, categoryOfStatus, type KubeVerb } from "./errors.js";
 import type { RequestCounter } from "./request-counter.js";
+import type { RequestLimiter } from "./rate-limiter.js";
 
 export interface TransportOptions {
   /** Deadline of each request attempt. Default 10 s. */
@@ -11,6 +12,11 @@ export interface TransportOptions {
   /** Longest wait between read attempts, also caps `Retry-After`. Default 2 s. */
   readonly maxBackoffMs?: number;
   readonly counter: RequestCounter;
+  /**
+   * The process's request budget: every request attempt (a retry too) takes a token first;
+   * watch streams do not. Absent: unlimited (short-lived commands, tests).
+   */
+  readonly limiter?: RequestLimiter | undefined;
 }
 
 export interface HttpCall {
@@ -39,6 +45,7 @@ export class KubeTransport {
   private readonly readAttempts: number;
   private readonly maxBackoffMs: number;
   private readonly counter: RequestCounter;
+  private readonly limiter: RequestLimiter | undefined;
 
   constructor(
     private readonly kc: KubeAccess,
@@ -51,6 +58,7 @@ export class KubeTransport {
     this.readAttempts = opts.readAttempts ?? 3;
     this.maxBackoffMs = opts.maxBackoffMs ?? 2_000;
     this.counter = opts.counter;
+    this.limiter = opts.limiter;
   }
 
   async call(c: HttpCall): Promise<unknown> {
@@ -175,6 +183,7 @@ export class KubeTransport {
   }
 
   private async once(c: HttpCall): Promise<unknown> {
+    await this.limiter?.take();
     const res = await this.send(c).catch((err: unknown) => {
       const timeout = err instanceof DeadlineError;
       const category = timeout ? "timeout" : "network";

@@ -1,5 +1,5 @@
 import { LABELS } from "../../../domain/placement/markers.js";
-import type { Kind, KubeAccess, RequestCounter } from "../client/index.js";
+import type { Kind, KubeAccess, RequestCounter, RequestLimiter } from "../client/index.js";
 import { KubeTransport } from "../client/transport.js";
 import type { ObjectVersion } from "./own-writes.js";
 import { Reflector, type ChangeSource, type WatchRestartReason } from "./reflector.js";
@@ -42,6 +42,8 @@ export interface WatchSetOptions {
   readonly kubeconfig: KubeAccess;
   readonly counter: RequestCounter;
   readonly timeoutMs?: number;
+  /** The process's request budget (the caches' LISTs take from it; the watches do not). */
+  readonly limiter?: RequestLimiter;
   readonly onTouch: (touch: TenantTouch) => void;
   readonly onRestart?: (kind: Kind, reason: WatchRestartReason, err?: unknown) => void;
   readonly watchSeconds?: number;
@@ -66,6 +68,7 @@ export function startWatchSet(opts: WatchSetOptions): WatchSet {
   const transport = new KubeTransport(opts.kubeconfig, {
     counter: opts.counter,
     ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+    limiter: opts.limiter,
   });
   const byKind = new Map<Kind, Reflector>();
   const touched = (kind: Kind, change: StoreChange, source: ChangeSource): void => {
