@@ -10,8 +10,8 @@
  * it, and becomes a plain string type. Nothing else is changed.
  */
 import { writeFile } from "node:fs/promises";
-import { buildApp } from "../../src/api/app.js";
-import { openPglite } from "../../src/store/pglite-db.js";
+import { buildApp } from "../src/api/app.js";
+import { openPglite } from "../src/store/pglite-db.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -30,12 +30,12 @@ function collapseLiteralUnions(node: Json): Json {
     if (Object.keys(b).some((key) => key !== "type" && key !== "enum")) return out;
     values.push(...b.enum);
   }
-  const { anyOf: _branches, ...rest } = out;
+  const rest = Object.fromEntries(Object.entries(out).filter(([key]) => key !== "anyOf"));
   return { ...rest, type: "string", enum: values };
 }
 
 const target = process.argv[2];
-if (target === undefined) throw new Error("usage: tsx openapi/dump.ts <output.json>");
+if (target === undefined) throw new Error("usage: tsx tools/provider-openapi.ts <output.json>");
 const db = await openPglite();
 const app = await buildApp({ db, controllerNamespace: "occ-system" });
 const doc = collapseLiteralUnions(app.swagger() as unknown as Json);
