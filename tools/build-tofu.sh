@@ -44,5 +44,6 @@ build tofu "$root/tools/tofu" "-s -w -X github.com/opentofu/opentofu/version.dev
 # The provider, named as OpenTofu's dev_overrides expect (terraform-provider-<type>).
 build terraform-provider-occ "$root/terraform-provider-occ" "-s -w -X main.version=0.1.0" .
 
-"$bin/tofu" version | head -1
+tofu_said=$(TF_CLI_CONFIG_FILE=/dev/null "$bin/tofu" version)
+echo "${tofu_said%%$'\n'*}"
 echo "build-tofu: OpenTofu $tofu_version, provider in $bin"

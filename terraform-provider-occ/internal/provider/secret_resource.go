@@ -25,12 +25,13 @@ var (
 	_ resource.ResourceWithImportState = (*secretResource)(nil)
 )
 
-// secretModel has no field for the value: it is write-only, read from the configuration
-// alone, and never in the plan or the state.
+// secretModel's Value is always null: the value is write-only, read from the configuration
+// alone (configuredValue), and never in the plan or the state.
 type secretModel struct {
 	ID           types.String `tfsdk:"id"`
 	NamespaceID  types.String `tfsdk:"namespace_id"`
 	Name         types.String `tfsdk:"name"`
+	Value        types.String `tfsdk:"value"`
 	ValueVersion types.Int64  `tfsdk:"value_version"`
 	Version      types.Int64  `tfsdk:"version"`
 }
@@ -81,7 +82,7 @@ func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest,
 	if !check(&resp.Diagnostics, "create Secret "+plan.Name.String()+" in Namespace "+ns, err, res, http.StatusCreated) {
 		return
 	}
-	plan.ID = types.StringValue(res.JSON201.Data.Id)
+	plan.ID, plan.Value = types.StringValue(res.JSON201.Data.Id), types.StringNull()
 	plan.Version = types.Int64Value(int64(res.JSON201.Data.Version))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -120,6 +121,7 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 	if !check(&resp.Diagnostics, "update Secret "+id, err, res, http.StatusOK) {
 		return
 	}
+	plan.Value = types.StringNull()
 	plan.Version = types.Int64Value(int64(res.JSON200.Data.Version))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }

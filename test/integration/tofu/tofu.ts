@@ -15,11 +15,16 @@ export const TOOLS_BIN = join(process.env.OCC_TOOLS_DIR ?? join(REPO_ROOT, ".too
 /** Builds (or finds up to date) tofu and the provider; returns the script's output. */
 export async function buildTofu(): Promise<string> {
   const run = promisify(execFile);
-  const { stdout } = await run("bash", [join(REPO_ROOT, "tools", "build-tofu.sh")], {
-    cwd: REPO_ROOT,
-    maxBuffer: 1 << 24,
-  });
-  return stdout;
+  try {
+    const { stdout } = await run("bash", [join(REPO_ROOT, "tools", "build-tofu.sh")], {
+      cwd: REPO_ROOT,
+      maxBuffer: 1 << 24,
+    });
+    return stdout;
+  } catch (err) {
+    const { stdout = "", stderr = "" } = err as { stdout?: string; stderr?: string };
+    throw new Error(`tools/build-tofu.sh failed:\n${stdout}\n${stderr}`);
+  }
 }
 
 export interface TofuResult {
