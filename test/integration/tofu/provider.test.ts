@@ -6,8 +6,10 @@
  * made through the API is drift in the next plan (exit code 2) → apply restores it → import by
  * ID → destroy, after which the external namespace is still in the cluster.
  */
-import { rm } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../../harness/kube.js";
 import { REPO_ROOT } from "../../harness/helm.js";
@@ -16,7 +18,8 @@ import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { callApi, controlPlaneForFile, type ControlPlane } from "../e2e/control-plane.js";
 import { buildTofu, tofuIn, valuesOf, type Tofu } from "./tofu.js";
 
-const EXAMPLE = join(REPO_ROOT, "terraform-provider-occ", "examples", "seed-000", "main.tf");
+const PROVIDER = join(REPO_ROOT, "terraform-provider-occ");
+const EXAMPLE = join(PROVIDER, "examples", "seed-000", "main.tf");
 const EXTRAS = join(REPO_ROOT, "test", "integration", "tofu", "extras.tf");
 const SECRET_VALUE = "tofu-acceptance-secret-value";
 const LONG = 300_000;
@@ -80,6 +83,23 @@ afterAll(async () => {
 });
 
 describe("terraform-provider-occ with the real tofu", () => {
+  it(
+    "has the client oapi-codegen generates from the API's current document",
+    async () => {
+      const out = join(tofu.dir, "client.gen.go");
+      await promisify(execFile)("bash", [join(PROVIDER, "generate.sh"), out], { cwd: REPO_ROOT });
+      const committed = await readFile(
+        join(PROVIDER, "internal", "client", "client.gen.go"),
+        "utf8",
+      );
+      expect(
+        (await readFile(out, "utf8")) === committed,
+        "the API's document changed: run terraform-provider-occ/generate.sh and commit the client",
+      ).toBe(true);
+    },
+    LONG,
+  );
+
   it(
     "plans, then applies the seed-000 example to two ready tenants",
     async () => {
