@@ -11,6 +11,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANNOTATIONS } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { REPO_ROOT } from "../../harness/helm.js";
 import { bindTenantRole } from "../../harness/rbac.js";
@@ -182,6 +183,35 @@ describe("terraform-provider-occ with the real tofu", () => {
       });
       const plan = await tofu.run("plan", "-detailed-exitcode", "-no-color", "-input=false");
       expect(plan.code, plan.output).toBe(0);
+    },
+    LONG,
+  );
+
+  it(
+    "fails an apply with the API's reason when the worker refuses the namespace",
+    async () => {
+      const ns = await prepareExternal({ omitAnnotations: [ANNOTATIONS.lifecycle] });
+      const name = ns.metadata?.name ?? "";
+      await bindTenantRole(name, "occ-worker");
+      const refused = await tofuIn([join(REPO_ROOT, "test", "integration", "tofu", "refused.tf")], {
+        OCC_ENDPOINT: plane.apiUrl,
+        OCC_API_KEY: plane.apiKey,
+        TF_VAR_existing_namespace: name,
+      });
+      try {
+        const apply = await refused.run("apply", "-auto-approve", "-no-color", "-input=false");
+        expect(apply.code, apply.output).toBe(1);
+        expect(apply.output).toMatch(
+          /failed: status failed,\s+reason\s+KUBERNETES_OWNERSHIP_CONFLICT:/,
+        );
+        // Kept in state, tainted: the next plan replaces it, destroy removes it.
+        const plan = await refused.ok("plan", "-no-color", "-input=false");
+        expect(plan).toContain("occ_namespace.refused is tainted, so it must be replaced");
+        await refused.ok("destroy", "-auto-approve", "-no-color", "-input=false");
+        expect((await readNamespace(name))?.metadata?.labels?.team).toBe("support");
+      } finally {
+        await rm(refused.dir, { recursive: true, force: true });
+      }
     },
     LONG,
   );
