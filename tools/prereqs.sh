@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh machine of this project's kind, each step only when
 # missing: PostgreSQL and the node runtime (Debian packages), the pinned Node.js release the
-# tests run on (.tools/node, tools/node.sh), the npm dependencies, and the cluster binaries, helm
-# and kube-score.
+# tests run on (.tools/node, tools/node.sh), the npm dependencies, the cluster binaries, helm
+# and kube-score, and OpenTofu with the OCC provider (tools/build-tofu.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -54,6 +54,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 
 bash tools/build-cluster-tools.sh
+# OpenTofu and the OCC provider, for the provider's acceptance test (test/integration/tofu).
+bash tools/build-tofu.sh
 
 # The CRDs the Helm chart's objects need in the test cluster (skipped when already copied).
 bash tools/crds.sh
