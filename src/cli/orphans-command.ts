@@ -217,7 +217,7 @@ export function registerOrphanCommands(ns: Command, untilReady: UntilReady): voi
       } finally {
         client.close();
       }
-      let n = await requestAs(api, NamespaceSchema, "POST", "/namespaces/imports", body);
+      let n = await requestAs(api, NamespaceSchema, "POST", "/namespaces/imports", { body });
       if (flags.wait === true) n = (await untilReady(api, n.id, flags.timeout)) ?? n;
       print(
         render(flags.output, n, [

@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * Who am I
-         * @description Who the caller is and how it signed in (an API key or a session, and its expiry).
+         * @description Who the caller is, how it signed in (an API key or a session, and its expiry) and its Installation-wide permissions.
          */
         get: operations["whoAmI"];
         put?: never;
@@ -281,7 +281,7 @@ export interface paths {
         };
         /**
          * List Namespaces
-         * @description List the Namespaces the caller may read (filtered, never 403).
+         * @description List the Namespaces the caller may read (filtered, never 403), oldest first; `status` keeps one status.
          */
         get: operations["listNamespaces"];
         put?: never;
@@ -595,6 +595,46 @@ export interface paths {
          * @description Delete a ServiceAccount record (204).
          */
         delete: operations["deleteServiceAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/namespaces/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an orphaned namespace
+         * @description Create a Namespace adopting a released orphan as its existingNamespace (administrators; 201, status provisioning; audited as namespaces.import with the stale ID).
+         */
+        post: operations["importOrphanNamespace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/namespaces/orphans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orphaned Kubernetes namespaces
+         * @description Kubernetes namespaces whose tenant markers name a platform Namespace the database does not know (e.g. after a restore); OCC never deletes, adopts or modifies them (administrators).
+         */
+        get: operations["listOrphanNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1608,6 +1648,8 @@ export interface operations {
                                 /** @description A session ID (`ses_…`). */
                                 sessionId: string;
                             };
+                            /** @description The Installation-wide permissions the caller holds now (what a console offers); the API still decides every request. */
+                            installationPermissions: ("installation:administer" | "namespace:create")[];
                             principal: {
                                 /** @description A principal ID (`prn_…`). */
                                 id: string;
@@ -2194,6 +2236,7 @@ export interface operations {
             query?: {
                 cursor?: string;
                 limit?: number;
+                status?: "provisioning" | "ready" | "degraded" | "failed" | "deleting";
             };
             header?: never;
             path?: never;
@@ -5203,6 +5246,243 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importOrphanNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "name": "team-a",
+                 *       "existingNamespace": "team-a",
+                 *       "staleNamespaceId": "ns_01jexample",
+                 *       "released": {
+                 *         "labels": [
+                 *           "openclaw.dev/namespace",
+                 *           "openclaw.dev/gateway-namespace"
+                 *         ],
+                 *         "annotations": [
+                 *           "openclaw.dev/namespace-id"
+                 *         ],
+                 *         "ownedObjects": 5
+                 *       }
+                 *     } */
+                "application/json": {
+                    /** @description An operator-owned Kubernetes namespace to adopt (administrators only). Not a reserved name: default, kube-*, openshift-*, oce-*, or the controller's own namespace. */
+                    existingNamespace: string;
+                    /**
+                     * Format: display-name
+                     * @description Unique in the Installation for ever; a deleted Namespace's name is retired. Display-name policy: no control, bidirectional-control, format (Unicode Cf) or other invisible characters (default-ignorable code points, U+2800), no leading or trailing whitespace, no whitespace but U+0020, NFC-normalised, well-formed Unicode, one script (Latin may be combined with Han and kana, Bopomofo or Hangul, or with one other script except Cyrillic and Greek).
+                     */
+                    name: string;
+                    released: {
+                        annotations: string[];
+                        labels: string[];
+                        /** @description The stale tenant's own NetworkPolicies, ResourceQuota and LimitRange deleted (a new tenant's have the same names). */
+                        ownedObjects: number;
+                    };
+                    /** @description The unknown platform Namespace ID the orphan's markers named (`occ namespaces orphans`). */
+                    staleNamespaceId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            existingNamespace?: string;
+                            /** @description A Namespace ID (`ns_…`). */
+                            id: string;
+                            lastReconciledAt: string | null;
+                            name: string;
+                            placement: {
+                                kubernetesNamespace: string | null;
+                                mode: "managed" | "external" | "preprovisioned";
+                                observedUid: string | null;
+                                uid: string | null;
+                            };
+                            status: "provisioning" | "ready" | "degraded" | "failed" | "deleting";
+                            statusReason: {
+                                code: "KUBERNETES_OWNERSHIP_CONFLICT" | "KUBERNETES_NAMESPACE_MISSING" | "KUBERNETES_NAMESPACE_REPLACED" | "KUBERNETES_NAMESPACE_INACTIVE" | "KUBERNETES_NAMESPACE_PENDING" | "KUBERNETES_PERMISSION_PENDING" | "KUBERNETES_CONFLICT" | "KUBERNETES_API_UNAVAILABLE" | "KUBERNETES_API_TIMEOUT" | "KUBERNETES_API_REJECTED" | "CONFIGURATION_INVALID" | "SANDBOX_GATEWAY_UNAVAILABLE" | "SANDBOX_GATEWAY_REJECTED" | "SANDBOX_WORKSPACE_PENDING" | "ACTOR_REVOKED" | "AUTHORIZATION_DENIED";
+                                message: string;
+                                /** Format: date-time */
+                                since: string;
+                            } | null;
+                        };
+                        meta: {
+                            /** @description The request's ID, also sent as x-request-id. */
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listOrphanNamespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: {
+                                /** @description The Kubernetes namespace. */
+                                kubernetesNamespace: string;
+                                /** @description The platform Namespace IDs its tenant markers name that the database does not know. */
+                                namespaceIds: string[];
+                                /** @description From its lifecycle annotation: none is managed. */
+                                placement: "managed" | "external" | "preprovisioned" | "unknown";
+                                /** @description It is being deleted (deletionTimestamp set). */
+                                terminating: boolean;
+                                uid: string | null;
+                            }[];
+                        };
+                        meta: {
+                            /** @description The request's ID, also sent as x-request-id. */
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
