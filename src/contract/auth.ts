@@ -4,9 +4,9 @@
  * carries a password, a session token or a hash.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { iamIdPattern } from "../iam/ids.js";
-import { PRINCIPAL_KINDS } from "../iam/vocabulary.js";
-import { SESSION_METHODS } from "../iam/sessions.js";
+import { iamIdPattern } from "../domain/iam/ids.js";
+import { PRINCIPAL_KINDS } from "../domain/iam/vocabulary.js";
+import { SESSION_METHODS } from "../domain/iam/vocabulary.js";
 import { Closed, DateTime, IdString, literalUnion, Nullable } from "./envelopes.js";
 import { ApiKeyIdSchema, PrincipalIdSchema } from "./iam.js";
 

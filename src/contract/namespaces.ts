@@ -9,7 +9,7 @@ import {
   NAMESPACE_STATUSES,
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
-} from "../store/namespace-vocabulary.js";
+} from "../domain/placement/namespace-status.js";
 import { Closed, DateTime, DisplayName, IdString, literalUnion, Nullable } from "./envelopes.js";
 
 /** The longest Namespace name, in characters (code points). */

@@ -22,7 +22,7 @@ import {
   NAMESPACE_STATUSES,
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
-} from "./namespace-vocabulary.js";
+} from "../domain/placement/namespace-status.js";
 
 /** The `namespaces` table; {@link NamespaceRecord} is derived from it. */
 export const namespacesTable = defineTable("namespaces", {

@@ -21,7 +21,7 @@ import {
   keepsBinding,
   provisioningOutcomeGated,
 } from "../store/namespace-outcomes.js";
-import type { NamespaceStatus, StatusReasonInput } from "../store/namespace-vocabulary.js";
+import type { NamespaceStatus, StatusReasonInput } from "../domain/placement/namespace-status.js";
 import type { NamespaceRecord } from "../store/namespaces.js";
 import { provisioningOutcomeFor, teardownOutcomeFor } from "./namespace-status-table.js";
 import type { ComposedRecord, Stopped } from "./pass-runner.js";

@@ -24,7 +24,7 @@ import type { NamespaceContentCheck } from "../../../src/services/namespaces/con
 import type { NamespaceServiceDeps } from "../../../src/services/namespaces/deps.js";
 import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { bootstrap } from "../../../src/services/bootstrap.js";
-import type { Permission } from "../../../src/iam/vocabulary.js";
+import type { Permission } from "../../../src/domain/iam/vocabulary.js";
 import type { Db, Queryable } from "../../../src/store/db.js";
 import { migrate } from "../../../src/store/migrate.js";
 import { openPglite } from "../../../src/store/pglite-db.js";

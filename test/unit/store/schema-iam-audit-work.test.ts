@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import { WORK_STATES } from "../../../src/queue/work-items.js";
-import { AUDIT_EVENT_KINDS, AUDIT_OUTCOMES } from "../../../src/store/audit-events.js";
+import { AUDIT_EVENT_KINDS, AUDIT_OUTCOMES } from "../../../src/domain/control-plane/vocabulary.js";
 import { checkLiterals, openMigratedPglite, refusal, unique } from "../support/pglite.js";
 
 const db = await openMigratedPglite();

@@ -5,7 +5,7 @@ import {
   NAMESPACE_STATUSES,
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
-} from "../../../src/store/namespace-vocabulary.js";
+} from "../../../src/domain/placement/namespace-status.js";
 import { checkLiterals, openMigratedPglite, refusal, unique } from "../support/pglite.js";
 
 const db = await openMigratedPglite();

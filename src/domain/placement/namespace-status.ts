@@ -3,8 +3,8 @@
  * migration's CHECK constraints hold the same lists; `test/unit/store` proves the two agree,
  * value by value, so neither can gain a value the other refuses.
  */
-import { OUTCOME_CODES, type OutcomeCode } from "../domain/placement/outcomes.js";
-import type { PlacementMode } from "../domain/placement/placement.js";
+import { OUTCOME_CODES, type OutcomeCode } from "./outcomes.js";
+import type { PlacementMode } from "./placement.js";
 
 /**
  * provisioning → ready | failed; ready ⇄ degraded; failed | degraded → provisioning (an
