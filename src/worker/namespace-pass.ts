@@ -43,6 +43,7 @@ import {
 } from "./namespace-record.js";
 import { namespaceOutcomeOf } from "./namespace-status-table.js";
 import { runPass, type PassSummary, type WorkHandler } from "./pass-runner.js";
+import { isBoundStatus } from "../domain/placement/namespace-status.js";
 
 export interface NamespacePassDeps {
   readonly db: Db;
@@ -58,9 +59,7 @@ export interface NamespacePassDeps {
   readonly onRepaired?: (kind: string) => void;
 }
 
-function isBound(record: NamespaceRecord): boolean {
-  return record.status === "ready" || record.status === "degraded";
-}
+const isBound = (record: NamespaceRecord): boolean => isBoundStatus(record.status);
 
 /**
  * Whether the Namespace is in a state this work may act on: teardown needs `deleting`; the

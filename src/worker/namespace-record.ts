@@ -25,6 +25,7 @@ import type { NamespaceStatus, StatusReasonInput } from "../domain/placement/nam
 import type { NamespaceRecord } from "../store/namespaces.js";
 import { provisioningOutcomeFor, teardownOutcomeFor } from "./namespace-status-table.js";
 import type { ComposedRecord, Stopped } from "./pass-runner.js";
+import { isBoundStatus } from "../domain/placement/namespace-status.js";
 
 /** The tenant's Kubernetes namespace as a pass read it (`uid: null`: absent). */
 export interface Seen {
@@ -51,9 +52,7 @@ export interface Landed {
   readonly reason: StatusReasonInput | null;
 }
 
-function isBound(record: NamespaceRecord): boolean {
-  return record.status === "ready" || record.status === "degraded";
-}
+const isBound = (record: NamespaceRecord): boolean => isBoundStatus(record.status);
 
 /**
  * What the Namespace becomes after the queue move left the work in `workState`, with a
