@@ -16,7 +16,7 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { ComputeDriver, PassObserver } from "../drivers/compute.js";
-import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
+import type { EventRecorder } from "../drivers/events.js";
 import type { Claim, WorkItem, WorkQueue } from "../queue/index.js";
 import { embeddedDecisions } from "../iam/embedded-decisions.js";
 import {
@@ -54,7 +54,7 @@ export interface NamespacePassDeps {
    * reason (into pending, degraded or failed, and back to ready). Never awaited for the
    * outcome, never required for success.
    */
-  readonly events?: (namespace: string, event: NamespaceEvent) => Promise<unknown>;
+  readonly events?: EventRecorder;
   /** Told the kind of every owned object a pass over a bound tenant wrote back (metrics). */
   readonly onRepaired?: (kind: string) => void;
 }

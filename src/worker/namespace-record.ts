@@ -9,7 +9,7 @@ import {
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
 } from "../domain/index.js";
-import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
+import type { EventRecorder } from "../drivers/events.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { Claim, WorkState } from "../queue/index.js";
 import type { Queryable } from "../store/db.js";
@@ -225,7 +225,7 @@ function lifecycleEvent(
  * Best effort: never awaited, a failure is dropped.
  */
 export function announceNamespaceOutcome(
-  events: (namespace: string, event: NamespaceEvent) => Promise<unknown>,
+  events: EventRecorder,
   record: NamespaceRecord,
   verdict: Verdict,
   landed: Landed,
