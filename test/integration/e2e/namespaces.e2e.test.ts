@@ -3,7 +3,8 @@ import { LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, revokeTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
 
 interface NamespaceView {
   id: string;

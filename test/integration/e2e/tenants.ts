@@ -8,7 +8,8 @@ import { currentManagedName, LABELS, type K8sNamespace } from "../../../src/doma
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, type ControlPlane } from "./control-plane.js";
+import { type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
 
 export interface NamespaceView {
   id: string;
@@ -205,8 +206,3 @@ export async function deleteObject(
   await admin.delete(kind, { name, namespace }, { uid });
   return uid;
 }
-
-export const sleep = (ms: number) =>
-  new Promise<void>((r) => {
-    setTimeout(r, ms);
-  });

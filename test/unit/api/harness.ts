@@ -26,9 +26,8 @@ import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { bootstrap } from "../../../src/services/bootstrap.js";
 import type { Permission } from "../../../src/domain/iam/vocabulary.js";
 import type { Db, Queryable } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
-import { openPglite } from "../../../src/store/pglite-db.js";
 import { faulty, type FaultyDb } from "../../harness/faulty-db.js";
+import { openMigratedPglite } from "../../harness/pglite.js";
 
 export const CONTROLLER_NAMESPACE = "occ-system";
 
@@ -59,8 +58,7 @@ export interface FixtureOptions {
 }
 
 export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
-  const raw = await openPglite();
-  await migrate(raw);
+  const raw = await openMigratedPglite();
   const db = faulty(raw);
   const deps: NamespaceServiceDeps = {
     db,
