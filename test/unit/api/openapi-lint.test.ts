@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { API_TAGS } from "../../../src/api/schemas.js";
 import { REPO_ROOT } from "../../harness/helm.js";
-import { call, startApi } from "./harness.js";
+import { call, startApi } from "../../harness/api-app.js";
 
 const run = promisify(execFile);
 const bin = (name: string) => join(REPO_ROOT, "node_modules", ".bin", name);
