@@ -5,8 +5,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { iamIdPattern } from "../domain/iam/ids.js";
-import { PRINCIPAL_KINDS } from "../domain/iam/vocabulary.js";
-import { SESSION_METHODS } from "../domain/iam/vocabulary.js";
+import { PRINCIPAL_KINDS, SESSION_METHODS } from "../domain/iam/vocabulary.js";
 import { Closed, DateTime, IdString, literalUnion, Nullable } from "./envelopes.js";
 import { ApiKeyIdSchema, PrincipalIdSchema } from "./iam.js";
 

@@ -26,8 +26,11 @@ import {
   type PrincipalId,
   type SessionId,
 } from "../domain/iam/ids.js";
-import type { PrincipalKind } from "../domain/iam/vocabulary.js";
-import { SESSION_METHODS, type SessionMethod } from "../domain/iam/vocabulary.js";
+import {
+  type PrincipalKind,
+  SESSION_METHODS,
+  type SessionMethod,
+} from "../domain/iam/vocabulary.js";
 
 /** The `sessions` table without the token hash: the shape every read returns. */
 export const sessionsTable = defineTable("sessions", {

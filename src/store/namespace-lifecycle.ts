@@ -9,9 +9,12 @@ import type { NamespaceId } from "../domain/placement/ids.js";
 import { sanitizeReason } from "../domain/input/reason.js";
 import type { Queryable } from "./db.js";
 import type { ApplyOutcomeResult } from "./namespace-outcomes.js";
-import type { StatusReasonInput } from "../domain/placement/namespace-status.js";
+import {
+  type StatusReasonInput,
+  isRetryableStatus,
+  type RetryableStatus,
+} from "../domain/placement/namespace-status.js";
 import { getNamespace, namespacesTable, type NamespaceRecord } from "./namespaces.js";
-import { isRetryableStatus, type RetryableStatus } from "../domain/placement/namespace-status.js";
 
 const COLUMNS = namespacesTable.select();
 

@@ -21,11 +21,14 @@ import {
   keepsBinding,
   provisioningOutcomeGated,
 } from "../store/namespace-outcomes.js";
-import type { NamespaceStatus, StatusReasonInput } from "../domain/placement/namespace-status.js";
+import {
+  type NamespaceStatus,
+  type StatusReasonInput,
+  isBoundStatus,
+} from "../domain/placement/namespace-status.js";
 import type { NamespaceRecord } from "../store/namespaces.js";
 import { provisioningOutcomeFor, teardownOutcomeFor } from "./namespace-status-table.js";
 import type { ComposedRecord, Stopped } from "./pass-runner.js";
-import { isBoundStatus } from "../domain/placement/namespace-status.js";
 
 /** The tenant's Kubernetes namespace as a pass read it (`uid: null`: absent). */
 export interface Seen {
