@@ -3,6 +3,7 @@
  * the status, the parsed body (each test types it by the shape it asserts) and the session
  * cookie the answer set, if any.
  */
+import { eventually } from "./kube.js";
 
 /** What a request carries besides its method and path. */
 export interface ApiRequest {
@@ -54,4 +55,29 @@ export async function callApi(
 ): Promise<{ status: number; body: unknown }> {
   const answer = await requestApi(plane.apiUrl, method, path, { key: plane.apiKey, body });
   return { status: answer.status, body: answer.body };
+}
+
+/**
+ * Polls `GET /namespaces/{id}` until `ok` holds for its view (`null` once it answers 404), and
+ * returns the view that satisfied it; on timeout the error names the last answer seen.
+ */
+export async function untilNamespace<View>(
+  plane: { readonly apiUrl: string; readonly apiKey: string },
+  id: string,
+  what: string,
+  ok: (view: View | null) => boolean,
+  timeoutMs?: number,
+): Promise<View | null> {
+  let last: { status: number; body: unknown } | undefined;
+  let view: View | null = null;
+  await eventually(
+    () => `${id} ${what} (last: ${JSON.stringify(last)})`,
+    async () => {
+      last = await callApi(plane, "GET", `/namespaces/${id}`);
+      view = last.status === 404 ? null : (last.body as { data: View }).data;
+      return ok(view);
+    },
+    timeoutMs,
+  );
+  return view;
 }

@@ -9,7 +9,7 @@ import { eventually } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
 import { type ControlPlane } from "./control-plane.js";
-import { callApi } from "../../harness/api.js";
+import { callApi, untilNamespace } from "../../harness/api.js";
 
 export interface NamespaceView {
   id: string;
@@ -38,20 +38,17 @@ export function tenantsOf(plane: ControlPlane) {
     ok: (n: NamespaceView) => boolean,
     timeoutMs = 90_000,
   ): Promise<NamespaceView> {
-    let last: NamespaceView | undefined;
-    await eventually(
-      `${id} ${what}`,
-      async () => {
-        last = await get(id);
-        return ok(last);
-      },
+    const view = await untilNamespace<NamespaceView>(
+      plane,
+      id,
+      what,
+      (n) => n !== null && ok(n),
       timeoutMs,
     ).catch((err: unknown) => {
-      throw new Error(
-        `${String(err)}; last seen ${JSON.stringify(last)}\n${plane.workerOutput.slice(-15).join("\n")}`,
-      );
+      throw new Error(`${String(err)}\n${plane.workerOutput.slice(-15).join("\n")}`);
     });
-    return last as NamespaceView;
+    if (view === null) throw new Error(`${id} ${what}: the Namespace is gone`);
+    return view;
   }
 
   /** The tenant's row as the worker left it. */
