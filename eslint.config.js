@@ -7,7 +7,7 @@ import { layersPlugin } from "./tools/eslint/layers.js";
 // The layers of src/ (README "Architecture"): each top folder and the folders it may import,
 // pure decisions at the bottom, process composition and the CLI at the top. Enforced below by
 // tools/eslint/layers.js on every file under src/.
-const { layers, importedOnlyBy } = JSON.parse(
+const { layers, importedOnlyBy, implementations } = JSON.parse(
   readFileSync(new URL("./tools/eslint/layers.json", import.meta.url), "utf8"),
 );
 
@@ -43,7 +43,10 @@ export default tseslint.config(
     files: ["src/**/*.ts"],
     plugins: { occ: layersPlugin },
     rules: {
-      "occ/layers": ["error", { root: import.meta.dirname, layers, importedOnlyBy }],
+      "occ/layers": [
+        "error",
+        { root: import.meta.dirname, layers, importedOnlyBy, implementations },
+      ],
       "max-lines": ["error", { max: 300 }],
     },
   },

@@ -17,6 +17,7 @@ import { startOcc, type OccChild } from "./occ-process.js";
 import { startPerfRecord } from "./perf-record.js";
 import { splitCoresPair, type SplitCores } from "./split-cores.js";
 import { apiServerCounts } from "./p8-idle-cost.js";
+import { sleep } from "../test/harness/time.js";
 
 /**
  * The V8 flag every `occ` child process of P1 and P6 runs with, stated in the results. The old
@@ -83,8 +84,6 @@ const warmUpCount = (): number => Number(process.env.BENCH_P1_WARM_UP ?? 300);
 
 /** BENCH_P1_PG_STATS=1 (bench/environment.ts preloads the extension). */
 const PG_STATS = process.env.BENCH_P1_PG_STATS === "1";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Samples a process's VmRSS every `everyMs` until stopped. */
 function sampler(child: OccChild, everyMs: number) {

@@ -31,6 +31,7 @@ import { parseSubject } from "./subjects.js";
 
 export { parseSubject };
 import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
+import { isClosedStatus } from "../domain/placement/namespace-status.js";
 
 const COLUMNS: readonly Column<NamespaceView>[] = [
   { header: "id", cell: (n) => n.id },
@@ -77,7 +78,7 @@ function progressOf(n: NamespaceView): string {
 export function readyVerdict(n: NamespaceView | null): WaitVerdict {
   if (n === null) return { kind: "failed", message: "the Namespace was deleted while waiting" };
   if (n.status === "ready") return { kind: "done" };
-  if (n.status === "failed" || n.status === "deleting") {
+  if (isClosedStatus(n.status)) {
     const why =
       n.statusReason === null ? "" : `: ${n.statusReason.code}: ${n.statusReason.message}`;
     return { kind: "failed", message: `${n.id} is ${n.status}${why}` };

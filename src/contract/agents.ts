@@ -4,8 +4,11 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { AGENT_ID_PATTERN, REVISION_ID_PATTERN } from "../domain/workloads/ids.js";
-import { REVISION_STATUSES } from "../store/agent-revisions.js";
-import { AGENT_STATUSES, EXECUTION_MODES } from "../store/agents.js";
+import {
+  REVISION_STATUSES,
+  AGENT_STATUSES,
+  EXECUTION_MODES,
+} from "../domain/workloads/vocabulary.js";
 import { ConfigurationIdSchema } from "./configurations.js";
 import { NamespaceIdSchema } from "./namespaces.js";
 import { ServiceAccountIdSchema } from "./service-accounts.js";

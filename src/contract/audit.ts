@@ -1,6 +1,6 @@
 /** The audit trail as `GET /audit-events` answers it (control-plane.md §2, §6), and its query. */
 import { Type, type Static } from "@sinclair/typebox";
-import { AUDIT_EVENT_KINDS, AUDIT_OUTCOMES } from "../store/audit-events.js";
+import { AUDIT_EVENT_KINDS, AUDIT_OUTCOMES } from "../domain/control-plane/vocabulary.js";
 import { Closed, DateTime, literalUnion, Nullable } from "./envelopes.js";
 
 export const AuditEventSchema = Closed({

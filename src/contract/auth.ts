@@ -4,15 +4,14 @@
  * carries a password, a session token or a hash.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { iamIdPattern } from "../iam/ids.js";
-import { PRINCIPAL_KINDS } from "../iam/vocabulary.js";
+import { iamIdPattern } from "../domain/iam/ids.js";
+import { PRINCIPAL_KINDS, SESSION_METHODS } from "../domain/iam/vocabulary.js";
 
 /** The permissions whoami reports: those only an Installation-wide binding grants. */
 export const INSTALLATION_PERMISSION_NAMES = [
   "installation:administer",
   "namespace:create",
 ] as const;
-import { SESSION_METHODS } from "../iam/sessions.js";
 import { Closed, DateTime, IdString, literalUnion, Nullable } from "./envelopes.js";
 import { ApiKeyIdSchema, PrincipalIdSchema } from "./iam.js";
 

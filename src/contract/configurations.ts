@@ -6,7 +6,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { DOCUMENT_LIMITS } from "../domain/input/json-documents.js";
 import { tenantResourceIdPattern } from "../domain/tenant/resources.js";
-import { CONFIGURATION_KINDS } from "../store/configurations.js";
+import { CONFIGURATION_KINDS } from "../domain/tenant/vocabulary.js";
 import { NamespaceIdSchema } from "./namespaces.js";
 import { Closed, DateTime, IdString, literalUnion } from "./envelopes.js";
 

@@ -4,8 +4,8 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { PREPROVISIONED_NAMESPACE_ID_PATTERN } from "../domain/placement/ids.js";
-import { iamIdPattern } from "../iam/ids.js";
-import { PERMISSION_ACTIONS, PERMISSION_KINDS, PRINCIPAL_KINDS } from "../iam/vocabulary.js";
+import { iamIdPattern } from "../domain/iam/ids.js";
+import { PERMISSION_ACTIONS, PERMISSION_KINDS, PRINCIPAL_KINDS } from "../domain/iam/vocabulary.js";
 import {
   Closed,
   DisplayName,

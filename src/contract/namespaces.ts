@@ -9,7 +9,7 @@ import {
   NAMESPACE_STATUSES,
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
-} from "../store/namespace-vocabulary.js";
+} from "../domain/placement/namespace-status.js";
 import {
   Closed,
   DateTime,

@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { tenantResourceIdPattern } from "../domain/tenant/resources.js";
-import { CREDENTIAL_KINDS } from "../store/service-accounts.js";
+import { CREDENTIAL_KINDS } from "../domain/tenant/vocabulary.js";
 import { NamespaceIdSchema } from "./namespaces.js";
 import { SecretIdSchema } from "./secrets.js";
 import { Closed, DisplayName, DateTime, IdString, literalUnion } from "./envelopes.js";

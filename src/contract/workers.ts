@@ -1,6 +1,6 @@
 /** One worker's last report as `GET /workers` answers it (and `occ status` reads it). */
 import { Type, type Static } from "@sinclair/typebox";
-import { WORKER_STATES } from "../store/worker-reports.js";
+import { WORKER_STATES } from "../domain/control-plane/vocabulary.js";
 import { Closed, DateTime, literalUnion, Nullable } from "./envelopes.js";
 
 const RefusalSchema = Closed({

@@ -8,9 +8,15 @@ import type { Queryable } from "../store/db.js";
 import { rowById } from "../store/lookup.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { apiKeyMatches, apiKeyPrefix, generateApiKey, hashApiKey } from "./api-key-secret.js";
-import { isApiKeyId, isPrincipalId, newIamId, type ApiKeyId, type PrincipalId } from "./ids.js";
+import {
+  isApiKeyId,
+  isPrincipalId,
+  newIamId,
+  type ApiKeyId,
+  type PrincipalId,
+} from "../domain/iam/ids.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
-import type { PrincipalKind } from "./vocabulary.js";
+import type { PrincipalKind } from "../domain/iam/vocabulary.js";
 
 /** The `api_keys` table without its hash column: the shape every read returns. */
 export const apiKeysTable = defineTable("api_keys", {

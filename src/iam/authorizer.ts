@@ -17,9 +17,9 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Queryable, SqlCondition } from "../store/db.js";
-import type { BindingId, PrincipalId, RestrictionId, RoleId } from "./ids.js";
+import type { BindingId, PrincipalId, RestrictionId, RoleId } from "../domain/iam/ids.js";
 import { grantMatches, principalLive, restrictionMatches, type Over } from "./decision-rules.js";
-import { isInstallationOnly, type Permission } from "./vocabulary.js";
+import { isInstallationOnly, type Permission } from "../domain/iam/vocabulary.js";
 
 /** What is asked: a permission, and the Namespace it is about (absent for collections). */
 export interface AuthorizationRequest {

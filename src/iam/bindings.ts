@@ -18,7 +18,7 @@ import {
   type BindingId,
   type PrincipalId,
   type RoleId,
-} from "./ids.js";
+} from "../domain/iam/ids.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
 
 export const bindingsTable = defineTable("bindings", {

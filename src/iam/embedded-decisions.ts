@@ -10,7 +10,7 @@
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { AuthorizationRequest, DenialReason } from "./authorizer.js";
 import { grantMatches, principalLive, restrictionMatches, type Over } from "./decision-rules.js";
-import { isInstallationOnly, type Permission } from "./vocabulary.js";
+import { isInstallationOnly, type Permission } from "../domain/iam/vocabulary.js";
 
 /** A request decided in the statement: a permission on the collection, or on its Namespace. */
 export interface EmbeddedRequest {

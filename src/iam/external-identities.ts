@@ -5,7 +5,7 @@
  */
 import { branded, defineTable, nullable, text, timestamp, type RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
-import { isPrincipalId, type PrincipalId } from "./ids.js";
+import { isPrincipalId, type PrincipalId } from "../domain/iam/ids.js";
 
 export const externalIdentitiesTable = defineTable("external_identities", {
   issuer: text,

@@ -8,7 +8,7 @@ import type { HeldGrant, RoleGrant } from "../domain/signin/group-roles.js";
 import type { Queryable } from "../store/db.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
 import { createBinding } from "./bindings.js";
-import { asIamId, type BindingId, type PrincipalId, type RoleId } from "./ids.js";
+import { asIamId, type BindingId, type PrincipalId, type RoleId } from "../domain/iam/ids.js";
 
 /** The group-derived bindings `principalId` holds, locked until the caller's transaction ends. */
 export async function heldGroupGrants(

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { SignInProvider } from "../domain/signin/allow-list.js";
 import type { Queryable } from "../store/db.js";
-import { asIamId, type PrincipalId } from "./ids.js";
+import { asIamId, type PrincipalId } from "../domain/iam/ids.js";
 
 export const sha256Hex = (value: string): string =>
   createHash("sha256").update(value, "utf8").digest("hex");

@@ -6,9 +6,9 @@
  */
 import { hash, verify } from "@node-rs/argon2";
 import type { Queryable } from "../store/db.js";
-import type { PrincipalId } from "./ids.js";
-import { isPrincipalId } from "./ids.js";
-import type { PrincipalKind } from "./vocabulary.js";
+import type { PrincipalId } from "../domain/iam/ids.js";
+import { isPrincipalId } from "../domain/iam/ids.js";
+import type { PrincipalKind } from "../domain/iam/vocabulary.js";
 
 /** argon2id (algorithm 2) with OWASP's second recommended setting: 19 MiB, 2 passes, 1 lane. */
 const ARGON2ID = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;

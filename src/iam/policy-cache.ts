@@ -19,7 +19,7 @@ import { POLICY_CHANNEL, onLocalPolicyChange } from "../store/policy-changes.js"
 import { hashApiKey } from "./api-key-secret.js";
 import { authenticateApiKey, type AuthenticationResult } from "./api-keys.js";
 import { authorize, type AuthorizationRequest, type Decision } from "./authorizer.js";
-import type { PrincipalId } from "./ids.js";
+import type { PrincipalId } from "../domain/iam/ids.js";
 import { authenticateSession, hashSessionToken, type AuthenticatedSession } from "./sessions.js";
 
 /** Default lifetime of an entry: the backstop if a notification is ever lost. */

@@ -7,9 +7,9 @@ import { branded, defineTable, nullable, oneOf, text, timestamp } from "../store
 import type { RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
-import { isPrincipalId, newIamId, type PrincipalId } from "./ids.js";
+import { isPrincipalId, newIamId, type PrincipalId } from "../domain/iam/ids.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
-import { PRINCIPAL_KINDS, type PrincipalKind } from "./vocabulary.js";
+import { PRINCIPAL_KINDS, type PrincipalKind } from "../domain/iam/vocabulary.js";
 
 /** The `principals` table; {@link PrincipalRecord} is derived from it. */
 export const principalsTable = defineTable("principals", {

@@ -10,10 +10,14 @@ import type { RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
-import { isPrincipalId, isRestrictionId, newIamId } from "./ids.js";
-import type { PrincipalId, RestrictionId } from "./ids.js";
-import { PERMISSION_ACTIONS, PERMISSION_KINDS } from "./vocabulary.js";
-import type { PermissionAction, PermissionKind } from "./vocabulary.js";
+import { isPrincipalId, isRestrictionId, newIamId } from "../domain/iam/ids.js";
+import type { PrincipalId, RestrictionId } from "../domain/iam/ids.js";
+import {
+  PERMISSION_ACTIONS,
+  PERMISSION_KINDS,
+  type PermissionAction,
+  type PermissionKind,
+} from "../domain/iam/vocabulary.js";
 
 export const restrictionsTable = defineTable("restrictions", {
   id: branded(isRestrictionId, "a restriction ID"),

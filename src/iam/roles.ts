@@ -7,8 +7,8 @@ import { branded, defineTable, text, timestamp, type RowOf } from "../store/colu
 import type { Queryable } from "../store/db.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
-import { isRoleId, newIamId, type RoleId } from "./ids.js";
-import { PERMISSION_ACTIONS, PERMISSION_KINDS, type Permission } from "./vocabulary.js";
+import { isRoleId, newIamId, type RoleId } from "../domain/iam/ids.js";
+import { PERMISSION_ACTIONS, PERMISSION_KINDS, type Permission } from "../domain/iam/vocabulary.js";
 
 export const rolesTable = defineTable("roles", {
   id: branded(isRoleId, "a role ID"),

@@ -19,11 +19,18 @@ import type { Queryable } from "../store/db.js";
 import { rowById } from "../store/lookup.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
-import { isPrincipalId, isSessionId, newIamId, type PrincipalId, type SessionId } from "./ids.js";
-import type { PrincipalKind } from "./vocabulary.js";
-
-export const SESSION_METHODS = ["password", "oidc", "google"] as const;
-export type SessionMethod = (typeof SESSION_METHODS)[number];
+import {
+  isPrincipalId,
+  isSessionId,
+  newIamId,
+  type PrincipalId,
+  type SessionId,
+} from "../domain/iam/ids.js";
+import {
+  type PrincipalKind,
+  SESSION_METHODS,
+  type SessionMethod,
+} from "../domain/iam/vocabulary.js";
 
 /** The `sessions` table without the token hash: the shape every read returns. */
 export const sessionsTable = defineTable("sessions", {

@@ -13,7 +13,7 @@ import { readFile } from "node:fs/promises";
 import { ConfigurationError, type InstallationConfig } from "../config/installation-config.js";
 import type { Queryable } from "../store/db.js";
 import { installationSessionKey } from "../iam/session-signing-key.js";
-import { isPrincipalId } from "../iam/ids.js";
+import { isPrincipalId } from "../domain/iam/ids.js";
 import { getPrincipal } from "../iam/principals.js";
 import { DEFAULT_SIGN_IN_LIMITS, type AuthRuntime } from "../services/signin/runtime.js";
 import { DEFAULT_SESSION_LIFETIMES } from "../services/signin/sessions.js";

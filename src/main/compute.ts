@@ -16,7 +16,8 @@ import type { WorkloadDriver } from "../drivers/workloads.js";
 import { createOpenShellGateway } from "../drivers/openshell/gateway-client.js";
 import type { PreprovisionedBinding } from "../domain/preprovisioned/binding.js";
 import { markedNamespacesOf, type MarkedNamespaces } from "../drivers/marked-namespaces.js";
-import { recordNamespaceEvent, type NamespaceEvent } from "../drivers/kubernetes/events.js";
+import type { EventRecorder } from "../drivers/events.js";
+import { recordNamespaceEvent } from "../drivers/kubernetes/events.js";
 
 /** What the API needs to know of the Compute selection. */
 export function computeSelectionOf(config: InstallationConfig): ComputeSelection {
@@ -50,7 +51,7 @@ export interface ComputeRuntime {
   /** The Kubernetes request counter of the bundled driver (absent for installed modules). */
   readonly requests?: RequestCounter;
   /** Best-effort Events on tenant namespaces (bundled driver only). */
-  readonly events?: (namespace: string, event: NamespaceEvent) => Promise<boolean>;
+  readonly events?: EventRecorder;
   /** The tenant-labelled namespaces, through the watch caches (bundled driver only). */
   readonly marked?: MarkedNamespaces;
   close(): void;

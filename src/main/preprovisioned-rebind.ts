@@ -24,8 +24,7 @@ import { rebindNamespaceUid } from "../store/namespace-rebind.js";
 import { getNamespace, placementOf } from "../store/namespaces.js";
 import { RECONCILER_ACTOR } from "../work/namespace-pass-request.js";
 import { StartupRefusedError } from "./preprovisioned-startup.js";
-
-const REBINDABLE = new Set(["ready", "degraded", "provisioning"]);
+import { isLiveStatus } from "../domain/placement/namespace-status.js";
 
 /** What startup did: nothing to rebind, or the new UID recorded. */
 export type RebindResult =
@@ -51,7 +50,7 @@ export async function rebindPreprovisionedAtStartup(deps: {
   if (record === undefined || fromUid === null || fromUid === binding.uid) {
     return { rebound: false };
   }
-  if (!REBINDABLE.has(record.status)) {
+  if (!isLiveStatus(record.status)) {
     deps.logger.warn(
       { namespaceId: id, status: record.status },
       "the binding names a new namespace UID, but the Namespace is not live; an administrator's retry rebinds it",

@@ -13,10 +13,9 @@ import { appendAuditEvent, type NewAuditEvent } from "../store/audit-events.js";
 import type { Db, Queryable } from "../store/db.js";
 import type { JsonObject } from "../store/columns.js";
 import { authorize, type AuthorizationRequest, type Decision } from "../iam/authorizer.js";
-import type { PrincipalId, ApiKeyId, SessionId } from "../iam/ids.js";
-import type { SessionMethod } from "../iam/sessions.js";
+import type { PrincipalId, ApiKeyId, SessionId } from "../domain/iam/ids.js";
+import { type SessionMethod, formatPermission } from "../domain/iam/vocabulary.js";
 import type { PolicyCache } from "../iam/policy-cache.js";
-import { formatPermission } from "../iam/vocabulary.js";
 import { ServiceError } from "./errors.js";
 
 /** Who is asking: the authenticated principal, and the request (for audit correlation). */

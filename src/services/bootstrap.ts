@@ -23,10 +23,15 @@ import { branded, defineTable, timestamp, type JsonObject, type RowOf } from "..
 import type { Queryable } from "../store/db.js";
 import { hasAnyApiKey, issueApiKey } from "../iam/api-keys.js";
 import { createBinding } from "../iam/bindings.js";
-import { isInstallationId, newIamId, type InstallationId, type PrincipalId } from "../iam/ids.js";
+import {
+  isInstallationId,
+  newIamId,
+  type InstallationId,
+  type PrincipalId,
+} from "../domain/iam/ids.js";
 import { createPrincipal, findPrincipalByName, getPrincipal } from "../iam/principals.js";
 import { addRolePermissions, createRole, findRoleByName } from "../iam/roles.js";
-import { ALL_PERMISSIONS } from "../iam/vocabulary.js";
+import { ALL_PERMISSIONS } from "../domain/iam/vocabulary.js";
 import { setPassword } from "../iam/passwords.js";
 import { revokePrincipalSessions } from "../iam/sessions.js";
 

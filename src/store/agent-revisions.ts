@@ -5,7 +5,6 @@
  * else): `queued` → `active` → `retired`, or `queued` → `superseded` | `failed`.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
-import { EXECUTION_MODES, type ExecutionMode } from "./agents.js";
 import { isAgentId, isRevisionId, type AgentId, type RevisionId } from "../domain/workloads/ids.js";
 import {
   branded,
@@ -21,9 +20,12 @@ import {
 import type { JsonObject, RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { listPage, type Page, type PageOptions } from "./paging.js";
-
-export const REVISION_STATUSES = ["queued", "active", "retired", "superseded", "failed"] as const;
-export type RevisionStatus = (typeof REVISION_STATUSES)[number];
+import {
+  EXECUTION_MODES,
+  REVISION_STATUSES,
+  type ExecutionMode,
+  type RevisionStatus,
+} from "../domain/workloads/vocabulary.js";
 
 export const agentRevisionsTable = defineTable("agent_revisions", {
   id: branded(isRevisionId, "an AgentRevision ID"),

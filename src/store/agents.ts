@@ -22,12 +22,11 @@ import type { RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { rowById } from "./lookup.js";
 import { namespaceRows } from "./resource-paging.js";
-
-export const EXECUTION_MODES = ["embedded", "dedicated"] as const;
-export type ExecutionMode = (typeof EXECUTION_MODES)[number];
-
-export const AGENT_STATUSES = ["active", "deleting"] as const;
-export type AgentStatus = (typeof AGENT_STATUSES)[number];
+import {
+  AGENT_STATUSES,
+  EXECUTION_MODES,
+  type ExecutionMode,
+} from "../domain/workloads/vocabulary.js";
 
 export const agentsTable = defineTable("agents", {
   id: branded(isAgentId, "an Agent ID"),

@@ -11,12 +11,11 @@ import type { JsonObject, RowOf } from "./columns.js";
 import { StatementParams, type GatedPart } from "./composed.js";
 import type { Queryable } from "./db.js";
 import { checkPageLimit, keysetPage } from "./paging.js";
-
-export const AUDIT_EVENT_KINDS = ["mutation", "authorization_denial", "lifecycle"] as const;
-export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
-
-export const AUDIT_OUTCOMES = ["success", "denied", "failure"] as const;
-export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+import {
+  AUDIT_EVENT_KINDS,
+  AUDIT_OUTCOMES,
+  type AuditOutcome,
+} from "../domain/control-plane/vocabulary.js";
 
 /** The `audit_events` table; {@link AuditEventRecord} is derived from it. */
 export const auditEventsTable = defineTable("audit_events", {

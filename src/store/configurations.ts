@@ -10,10 +10,7 @@ import { defineTable, integer, oneOf, text, timestamp, namespaceIdColumn } from 
 import type { RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { namespaceRows } from "./resource-paging.js";
-
-/** The kinds of Configuration there are. */
-export const CONFIGURATION_KINDS = ["agent"] as const;
-export type ConfigurationKind = (typeof CONFIGURATION_KINDS)[number];
+import { CONFIGURATION_KINDS, type ConfigurationKind } from "../domain/tenant/vocabulary.js";
 
 export const configurationsTable = defineTable("configurations", {
   id: text,

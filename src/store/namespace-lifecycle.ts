@@ -9,7 +9,11 @@ import type { NamespaceId } from "../domain/placement/ids.js";
 import { sanitizeReason } from "../domain/input/reason.js";
 import type { Queryable } from "./db.js";
 import type { ApplyOutcomeResult } from "./namespace-outcomes.js";
-import type { StatusReasonInput } from "./namespace-vocabulary.js";
+import {
+  type StatusReasonInput,
+  isRetryableStatus,
+  type RetryableStatus,
+} from "../domain/placement/namespace-status.js";
 import { getNamespace, namespacesTable, type NamespaceRecord } from "./namespaces.js";
 
 const COLUMNS = namespacesTable.select();
@@ -57,7 +61,7 @@ export async function applyBoundOutcome(
 export type RetryNamespaceResult =
   | {
       readonly outcome: "retried";
-      readonly from: "failed" | "degraded";
+      readonly from: RetryableStatus;
       readonly namespace: NamespaceRecord;
     }
   | { readonly outcome: "not_retryable"; readonly namespace: NamespaceRecord }
@@ -74,7 +78,7 @@ export type RetryNamespaceResult =
 export async function retryNamespace(q: Queryable, id: NamespaceId): Promise<RetryNamespaceResult> {
   const current = await getNamespace(q, id, { forUpdate: true });
   if (current === undefined) return { outcome: "not_found" };
-  if (current.status !== "failed" && current.status !== "degraded") {
+  if (!isRetryableStatus(current.status)) {
     return { outcome: "not_retryable", namespace: current };
   }
   const res = await q.query(

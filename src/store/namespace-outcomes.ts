@@ -12,7 +12,7 @@ import { sanitizeReason } from "../domain/input/reason.js";
 import { StatementParams, type GatedPart } from "./composed.js";
 import type { Queryable } from "./db.js";
 import { announcePolicyChange } from "./policy-changes.js";
-import type { StatusReasonInput } from "./namespace-vocabulary.js";
+import type { StatusReasonInput } from "../domain/placement/namespace-status.js";
 import { getNamespace, namespacesTable, type NamespaceRecord } from "./namespaces.js";
 
 const COLUMNS = namespacesTable.select();

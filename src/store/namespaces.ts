@@ -23,7 +23,7 @@ import {
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
   type NamespaceStatus,
-} from "./namespace-vocabulary.js";
+} from "../domain/placement/namespace-status.js";
 
 /** The `namespaces` table; {@link NamespaceRecord} is derived from it. */
 export const namespacesTable = defineTable("namespaces", {

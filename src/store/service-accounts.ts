@@ -8,10 +8,7 @@ import { defineTable, nullable, oneOf, text, timestamp, namespaceIdColumn } from
 import type { RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { namespaceRows } from "./resource-paging.js";
-
-/** The kinds of credential a ServiceAccount may reference. */
-export const CREDENTIAL_KINDS = ["api_key", "oauth_token"] as const;
-export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+import { CREDENTIAL_KINDS, type CredentialKind } from "../domain/tenant/vocabulary.js";
 
 export const serviceAccountsTable = defineTable("service_accounts", {
   id: text,

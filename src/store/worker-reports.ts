@@ -6,9 +6,7 @@
  */
 import { defineTable, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
-
-export const WORKER_STATES = ["running", "refused", "stopped"] as const;
-export type WorkerState = (typeof WORKER_STATES)[number];
+import { WORKER_STATES } from "../domain/control-plane/vocabulary.js";
 
 export const workerReportsTable = defineTable("worker_reports", {
   workerId: text,

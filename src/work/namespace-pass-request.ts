@@ -22,6 +22,7 @@ import { WORK_CHANNEL } from "../queue/work-items.js";
 import type { Queryable } from "../store/db.js";
 import { namespaceWorkSubject } from "./lanes.js";
 import { ensureWorkKey, reconcileWorkKeys, type NamespaceWorkKind } from "./namespace-work.js";
+import { isLiveStatus } from "../domain/placement/namespace-status.js";
 
 /** The frozen actor of the system's own reconcile passes over bound Namespaces. */
 export const RECONCILER_ACTOR = "system:reconciler";
@@ -53,7 +54,7 @@ export async function requestNamespacePass(
     [id],
   );
   const status = found.rows[0]?.status;
-  if (status !== "provisioning" && status !== "ready" && status !== "degraded") {
+  if (status === undefined || !isLiveStatus(status)) {
     return { reason, outcome: "not_live" };
   }
   const subject = namespaceWorkSubject(id);

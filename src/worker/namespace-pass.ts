@@ -16,7 +16,7 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { ComputeDriver, PassObserver } from "../drivers/compute.js";
-import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
+import type { EventRecorder } from "../drivers/events.js";
 import type { Claim, WorkItem, WorkQueue } from "../queue/index.js";
 import { embeddedDecisions } from "../iam/embedded-decisions.js";
 import {
@@ -43,6 +43,7 @@ import {
 } from "./namespace-record.js";
 import { namespaceOutcomeOf } from "./namespace-status-table.js";
 import { runPass, type PassSummary, type WorkHandler } from "./pass-runner.js";
+import { isBoundStatus } from "../domain/placement/namespace-status.js";
 
 export interface NamespacePassDeps {
   readonly db: Db;
@@ -53,14 +54,12 @@ export interface NamespacePassDeps {
    * reason (into pending, degraded or failed, and back to ready). Never awaited for the
    * outcome, never required for success.
    */
-  readonly events?: (namespace: string, event: NamespaceEvent) => Promise<unknown>;
+  readonly events?: EventRecorder;
   /** Told the kind of every owned object a pass over a bound tenant wrote back (metrics). */
   readonly onRepaired?: (kind: string) => void;
 }
 
-function isBound(record: NamespaceRecord): boolean {
-  return record.status === "ready" || record.status === "degraded";
-}
+const isBound = (record: NamespaceRecord): boolean => isBoundStatus(record.status);
 
 /**
  * Whether the Namespace is in a state this work may act on: teardown needs `deleting`; the

@@ -9,7 +9,7 @@ import {
   type DeleteNamespaceResult,
   type EnsureNamespaceResult,
 } from "../domain/index.js";
-import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
+import type { EventRecorder } from "../drivers/events.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { Claim, WorkState } from "../queue/index.js";
 import type { Queryable } from "../store/db.js";
@@ -21,7 +21,11 @@ import {
   keepsBinding,
   provisioningOutcomeGated,
 } from "../store/namespace-outcomes.js";
-import type { NamespaceStatus, StatusReasonInput } from "../store/namespace-vocabulary.js";
+import {
+  type NamespaceStatus,
+  type StatusReasonInput,
+  isBoundStatus,
+} from "../domain/placement/namespace-status.js";
 import type { NamespaceRecord } from "../store/namespaces.js";
 import { provisioningOutcomeFor, teardownOutcomeFor } from "./namespace-status-table.js";
 import type { ComposedRecord, Stopped } from "./pass-runner.js";
@@ -51,9 +55,7 @@ export interface Landed {
   readonly reason: StatusReasonInput | null;
 }
 
-function isBound(record: NamespaceRecord): boolean {
-  return record.status === "ready" || record.status === "degraded";
-}
+const isBound = (record: NamespaceRecord): boolean => isBoundStatus(record.status);
 
 /**
  * What the Namespace becomes after the queue move left the work in `workState`, with a
@@ -253,7 +255,7 @@ function lifecycleEvent(
  * Best effort: never awaited, a failure is dropped.
  */
 export function announceNamespaceOutcome(
-  events: (namespace: string, event: NamespaceEvent) => Promise<unknown>,
+  events: EventRecorder,
   record: NamespaceRecord,
   verdict: Verdict,
   landed: Landed,

@@ -8,7 +8,7 @@
 import type { DeleteNamespaceResult, EnsureNamespaceResult, OutcomeCode } from "../domain/index.js";
 import type { WorkState } from "../queue/work-items.js";
 import type { ProvisioningOutcome, TeardownOutcome } from "../store/namespace-outcomes.js";
-import type { StatusReasonInput } from "../store/namespace-vocabulary.js";
+import type { StatusReasonInput } from "../domain/placement/namespace-status.js";
 import { outcomeOfResult, type PassOutcome } from "./outcome-table.js";
 
 /**

@@ -29,7 +29,7 @@ import {
 import type { WorkState } from "../queue/work-items.js";
 import type { GatedPart } from "../store/composed.js";
 import type { Db, Queryable } from "../store/db.js";
-import type { StatusReasonInput } from "../store/namespace-vocabulary.js";
+import type { StatusReasonInput } from "../domain/placement/namespace-status.js";
 import { QUEUE_MOVES, type PassOutcome, type QueueMove } from "./outcome-table.js";
 import { reauthorize } from "./reauthorize.js";
 

@@ -1,8 +1,8 @@
 import { authorize, type AuthorizationRequest } from "../iam/authorizer.js";
 import type { KnownDecisions } from "../iam/embedded-decisions.js";
-import { isPrincipalId } from "../iam/ids.js";
+import { isPrincipalId } from "../domain/iam/ids.js";
 import type { Queryable } from "../store/db.js";
-import type { StatusReasonInput } from "../store/namespace-vocabulary.js";
+import type { StatusReasonInput } from "../domain/placement/namespace-status.js";
 
 /**
  * `null` when the actor still holds every permission; otherwise the permanent reason —

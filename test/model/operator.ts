@@ -8,6 +8,7 @@ import { createMissing, tenantRoleBinding } from "../../src/drivers/kubernetes/r
 import { untilAccess } from "../harness/rbac.js";
 import type { Stack } from "../harness/stack.js";
 import type { Preparation, Tenant } from "./model.js";
+import { sleep } from "../harness/time.js";
 
 export interface Answer {
   readonly status: number;
@@ -59,11 +60,6 @@ function isConnectError(err: unknown): boolean {
   const cause = (err as { cause?: { code?: string } }).cause;
   return ["ECONNREFUSED", "ECONNRESET", "UND_ERR_SOCKET"].includes(cause?.code ?? "");
 }
-
-export const sleep = (ms: number) =>
-  new Promise<void>((r) => {
-    setTimeout(r, ms);
-  });
 
 export const RESTRICTED: Record<string, string> = {
   [LABELS.podSecurityEnforce]: "restricted",

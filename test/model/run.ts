@@ -16,7 +16,7 @@ import {
   TamperMarkers,
   type Fault,
 } from "./operator-commands.js";
-import { sleep } from "./operator.js";
+import { sleep } from "../harness/time.js";
 import { addFaults, emptyTotals, faultCount, type RunTotals } from "./totals.js";
 import {
   CreateExternal,

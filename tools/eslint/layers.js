@@ -3,7 +3,9 @@
  * The layer rule of `npm run lint`: a file under src/<folder>/ may import (relatively) only its
  * own folder and the folders its layer lists. The table is the README's architecture picture
  * (eslint.config.js passes it); an import that runs back up, or out of src/, is reported with
- * both folders and what the importing folder may use.
+ * both folders and what the importing folder may use. `implementations` names subfolders (the
+ * Kubernetes and OpenShell drivers) that only the listed top folders may import: the others
+ * use the ports beside them.
  */
 import { dirname, relative, resolve, sep } from "node:path";
 
@@ -29,6 +31,10 @@ export const layersRule = {
             type: "object",
             additionalProperties: { type: "array", items: { type: "string" } },
           },
+          implementations: {
+            type: "object",
+            additionalProperties: { type: "array", items: { type: "string" } },
+          },
           layers: {
             type: "object",
             additionalProperties: { type: "array", items: { type: "string" } },
@@ -40,14 +46,24 @@ export const layersRule = {
     ],
   },
   create(context) {
-    const { root, layers, importedOnlyBy = {} } = context.options[0];
+    const { root, layers, importedOnlyBy = {}, implementations = {} } = context.options[0];
     const srcDir = resolve(root, "src");
     const own = folderOf(srcDir, context.filename);
     if (own === null) return {};
     const may = layers[own];
     const check = (node, source) => {
       if (typeof source !== "string" || !source.startsWith(".")) return;
-      const target = folderOf(srcDir, resolve(dirname(context.filename), source));
+      const resolved = resolve(dirname(context.filename), source);
+      const target = folderOf(srcDir, resolved);
+      const inside = relative(srcDir, resolved).split(sep).join("/");
+      const implementation = Object.keys(implementations).find((p) => inside.startsWith(`${p}/`));
+      if (implementation !== undefined && !implementations[implementation].includes(own)) {
+        context.report({
+          node,
+          message: `src/${own} may not import src/${implementation}, an implementation: import its port in src/drivers (only ${implementations[implementation].map((f) => `src/${f}`).join(", ")} import src/${implementation})`,
+        });
+        return;
+      }
       if (target === own) return;
       if (may === undefined) {
         context.report({

@@ -4,7 +4,7 @@
  * route, and is audited.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { asIamId } from "../../iam/ids.js";
+import { asIamId } from "../../domain/iam/ids.js";
 import { listLiveSessions, type SessionRecord } from "../../iam/sessions.js";
 import type { Db } from "../../store/db.js";
 import { SessionIdSchema, SessionSchema, SetPasswordBodySchema } from "../../contract/auth.js";

@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { listApiKeys, type ApiKeyRecord } from "../../iam/api-keys.js";
-import { asIamId } from "../../iam/ids.js";
+import { asIamId } from "../../domain/iam/ids.js";
 import type { Db } from "../../store/db.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { errorResponses, op } from "../schemas.js";

@@ -4,7 +4,7 @@ import type { Static } from "@sinclair/typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
 import { getBinding, listBindings } from "../../iam/bindings.js";
 import type { BindingFilter, BindingRecord } from "../../iam/bindings.js";
-import { asIamId } from "../../iam/ids.js";
+import { asIamId } from "../../domain/iam/ids.js";
 import type { Db } from "../../store/db.js";
 import { createBindingAsAdministrator, removeBinding } from "../../services/iam/bindings.js";
 import { presentBinding } from "./present.js";

@@ -6,7 +6,7 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { listIdentities, type ExternalIdentityRecord } from "../../iam/external-identities.js";
-import { asIamId } from "../../iam/ids.js";
+import { asIamId } from "../../domain/iam/ids.js";
 import type { Db } from "../../store/db.js";
 import { administer } from "../../services/iam/administer.js";
 import {

@@ -12,7 +12,7 @@ import {
   type IamId,
   type IamRecordKind,
   type PrincipalId,
-} from "../../iam/ids.js";
+} from "../../domain/iam/ids.js";
 import type { Page, PageOptions } from "../../store/paging.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../../services/authorization.js";

@@ -1,7 +1,7 @@
 /** `/restrictions`: deny matching requests whatever the bindings allow; list; remove. */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
-import { asIamId } from "../../iam/ids.js";
+import { asIamId } from "../../domain/iam/ids.js";
 import { listRestrictions, type RestrictionRecord } from "../../iam/restrictions.js";
 import type { Db } from "../../store/db.js";
 import {

@@ -14,9 +14,6 @@ import type { Markers } from "./markers.js";
 import type { EnsureNamespaceResult, OutcomeCode } from "./outcomes.js";
 import { violation, type Violation } from "./violations.js";
 
-/** The states a bound Namespace can be in. */
-export type BoundStatus = "ready" | "degraded";
-
 /** What a pass over a bound Namespace decides. */
 export type BoundVerdict =
   | { readonly to: "ready" }

@@ -1,12 +1,5 @@
+import type { NamespaceEvent } from "../events.js";
 import type { ObjectClient } from "./client/index.js";
-
-export interface NamespaceEvent {
-  readonly type: "Normal" | "Warning";
-  /** A stable code, e.g. `KUBERNETES_PERMISSION_PENDING`. */
-  readonly reason: string;
-  /** The sanitized reason shown on the platform Namespace. */
-  readonly message: string;
-}
 
 /**
  * Records a Kubernetes Event on a tenant namespace, so `kubectl describe namespace` and

@@ -9,7 +9,7 @@ import {
   type ApiKeyRecord,
   type IssuedApiKey,
 } from "../../iam/api-keys.js";
-import type { ApiKeyId, PrincipalId } from "../../iam/ids.js";
+import type { ApiKeyId, PrincipalId } from "../../domain/iam/ids.js";
 import { getPrincipal } from "../../iam/principals.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";

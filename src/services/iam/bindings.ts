@@ -8,7 +8,7 @@ import {
   type BindingRecord,
   type NewBinding,
 } from "../../iam/bindings.js";
-import type { BindingId } from "../../iam/ids.js";
+import type { BindingId } from "../../domain/iam/ids.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";

@@ -10,7 +10,7 @@ import {
   type ExternalIdentityRecord,
   type IdentityKey,
 } from "../../iam/external-identities.js";
-import type { PrincipalId } from "../../iam/ids.js";
+import type { PrincipalId } from "../../domain/iam/ids.js";
 import type { Db } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";

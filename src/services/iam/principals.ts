@@ -8,7 +8,7 @@ import {
   type NewPrincipal,
   type PrincipalRecord,
 } from "../../iam/principals.js";
-import type { PrincipalId } from "../../iam/ids.js";
+import type { PrincipalId } from "../../domain/iam/ids.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";

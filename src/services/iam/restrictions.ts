@@ -8,7 +8,7 @@ import {
   type NewRestriction,
   type RestrictionRecord,
 } from "../../iam/restrictions.js";
-import type { RestrictionId } from "../../iam/ids.js";
+import type { RestrictionId } from "../../domain/iam/ids.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";

@@ -3,7 +3,7 @@
  * the name is taken) and delete (409 while a binding uses the role).
  */
 import { createRole, deleteRole, type NewRole, type RoleRecord } from "../../iam/roles.js";
-import type { RoleId } from "../../iam/ids.js";
+import type { RoleId } from "../../domain/iam/ids.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";

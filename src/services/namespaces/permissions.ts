@@ -13,7 +13,7 @@ import type { NamespaceId } from "../../domain/placement/ids.js";
 import type { Placement } from "../../domain/placement/placement.js";
 import type { AuthorizationRequest } from "../../iam/authorizer.js";
 import type { EmbeddedRequest } from "../../iam/embedded-decisions.js";
-import type { Permission } from "../../iam/vocabulary.js";
+import type { Permission } from "../../domain/iam/vocabulary.js";
 import type { NamespaceWorkKind } from "../../work/namespace-work.js";
 
 /** `namespace:create` on the collection. */

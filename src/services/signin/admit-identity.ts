@@ -10,7 +10,7 @@ import { groupRolesDiff, type GroupRole } from "../../domain/signin/group-roles.
 import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
 import { findIdentity, linkIdentity, touchIdentity } from "../../iam/external-identities.js";
 import { addGroupGrant, heldGroupGrants, removeGroupGrants } from "../../iam/group-bindings.js";
-import { asIamId, isRoleId, type PrincipalId } from "../../iam/ids.js";
+import { asIamId, isRoleId, type PrincipalId } from "../../domain/iam/ids.js";
 import { createPrincipal, getPrincipal } from "../../iam/principals.js";
 import { findRoleByName } from "../../iam/roles.js";
 import { appendAuditEvent } from "../../store/audit-events.js";

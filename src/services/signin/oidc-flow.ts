@@ -24,7 +24,7 @@ import {
   saveOidcRequest,
   sha256Hex,
 } from "../../iam/oidc-requests.js";
-import type { PrincipalId } from "../../iam/ids.js";
+import type { PrincipalId } from "../../domain/iam/ids.js";
 import type { Db } from "../../store/db.js";
 import { ServiceError } from "../errors.js";
 import { admitIdentity } from "./admit-identity.js";

@@ -8,7 +8,7 @@
  */
 import type { PasswordSignInMode } from "../../config/auth-settings.js";
 import type { Db } from "../../store/db.js";
-import type { PrincipalId } from "../../iam/ids.js";
+import type { PrincipalId } from "../../domain/iam/ids.js";
 import { checkPassword, setPassword } from "../../iam/passwords.js";
 import { getPrincipal } from "../../iam/principals.js";
 import { revokePrincipalSessions } from "../../iam/sessions.js";

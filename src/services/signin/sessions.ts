@@ -5,14 +5,10 @@
  */
 import { appendAuditEvent } from "../../store/audit-events.js";
 import type { Db, Queryable } from "../../store/db.js";
-import type { PrincipalId, SessionId } from "../../iam/ids.js";
+import type { PrincipalId, SessionId } from "../../domain/iam/ids.js";
 import { getPrincipal } from "../../iam/principals.js";
-import {
-  createSession,
-  revokeSession,
-  type SessionMethod,
-  type SessionRecord,
-} from "../../iam/sessions.js";
+import { createSession, revokeSession, type SessionRecord } from "../../iam/sessions.js";
+import type { SessionMethod } from "../../domain/iam/vocabulary.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
 import type { Mutation } from "../iam/administer.js";

@@ -22,6 +22,7 @@ import { getNamespace, placementOf, type NamespaceRecord } from "../../store/nam
 import { DependencyUnavailableError } from "../../store/guarded-db.js";
 import { ServiceError } from "../errors.js";
 import type { ErrorCode } from "../../contract/errors.js";
+import { isClosedStatus } from "../../domain/placement/namespace-status.js";
 
 /** Where a service reports what it handled but cannot answer (the API passes its logger). */
 export interface ServiceLog {
@@ -80,7 +81,7 @@ export function requireWritable(
   ns: NamespaceRecord,
   opts: { readonly whileManagedProvisioning?: boolean; readonly recordsOnly?: boolean } = {},
 ): void {
-  if (ns.status === "failed" || ns.status === "deleting") {
+  if (isClosedStatus(ns.status)) {
     throw new ServiceError(
       "RESOURCE_CONFLICT",
       `The Namespace is ${ns.status}; it takes no changes.`,

@@ -6,7 +6,7 @@
  * existence oracle), then look the Namespace up.
  */
 import type { NamespaceId } from "../../domain/placement/ids.js";
-import type { PermissionAction, PermissionKind } from "../../iam/vocabulary.js";
+import type { PermissionAction, PermissionKind } from "../../domain/iam/vocabulary.js";
 import type { JsonObject } from "../../store/columns.js";
 import type { Queryable } from "../../store/db.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";

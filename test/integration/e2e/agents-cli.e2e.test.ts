@@ -10,7 +10,8 @@ import {
   markAvailable,
   releaseTerminatingClaims,
 } from "../workloads/fixtures.js";
-import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
 
 let plane: ControlPlane;
 

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { prepareExternal } from "../compute/fixtures.js";
-import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
 
 let plane: ControlPlane;
 

@@ -9,27 +9,6 @@ import { occ, startOcc, type OccProcess } from "../../harness/occ.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";
 
 /**
- * One request to the API as the bootstrap administrator: the status and the parsed body,
- * which each test types by the shape it asserts.
- */
-export async function callApi(
-  plane: Pick<ControlPlane, "apiUrl" | "apiKey">,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${plane.apiUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${plane.apiKey}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-/**
  * An API and a worker (or several of each: {@link ControlPlaneOptions.apis} / `workers`)
  * running as separate `occ` processes on a fresh database. The first of each is "the" API and
  * "the" worker of the single-process fields.

@@ -12,7 +12,8 @@ import { eventually } from "../../harness/kube.js";
 import { parseRawResponse, rawHttp } from "../../harness/raw-http.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal } from "../compute/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
+import { startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
 
 let plane: ControlPlane;
 let db: Db;

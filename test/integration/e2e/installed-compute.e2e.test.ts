@@ -7,7 +7,8 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ADOPTION_REQUIRES_KUBERNETES } from "../../../src/services/compute-selection.js";
-import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
 import { tenantsOf } from "./tenants.js";
 
 const MODULE = fileURLToPath(new URL("./drivers/installed-compute.js", import.meta.url));

@@ -3,7 +3,8 @@ import { LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, revokeTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { callApi, untilNamespace } from "../../harness/api.js";
 
 interface NamespaceView {
   id: string;
@@ -22,17 +23,8 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: res.status, json: res.body as { data: NamespaceView } };
 }
 
-async function until(id: string, what: string, ok: (n: NamespaceView | null) => boolean) {
-  let last: unknown;
-  await eventually(
-    () => `${id} ${what} (last: ${JSON.stringify(last)})`,
-    async () => {
-      const res = await call("GET", `/namespaces/${id}`);
-      last = res.json;
-      return ok(res.status === 404 ? null : res.json.data);
-    },
-  );
-}
+const until = (id: string, what: string, ok: (n: NamespaceView | null) => boolean) =>
+  untilNamespace({ apiUrl, apiKey }, id, what, ok);
 
 controlPlaneForFile({}, (started) => {
   plane = started;

@@ -13,6 +13,7 @@ import { openPostgres } from "../../../src/store/pg-db.js";
 import type { Db } from "../../../src/store/db.js";
 import { createTestDatabase } from "../../harness/db.js";
 import { occ, startOcc, type OccProcess } from "../../harness/occ.js";
+import { requestApi } from "../../harness/api.js";
 
 let dir: string;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -29,15 +30,8 @@ async function call(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: { data?: Record<string, unknown> } }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown> } };
+  const res = await requestApi(base, method, path, { key, body });
+  return { status: res.status, body: res.body as { data?: Record<string, unknown> } };
 }
 
 let probes = 0;

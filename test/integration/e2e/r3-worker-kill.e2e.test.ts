@@ -11,7 +11,9 @@ import { LABELS, currentManagedName } from "../../../src/domain/index.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
+import { startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
+import { sleep } from "../../harness/time.js";
 
 const MANAGED = Number(process.env.OCC_R3_TENANTS ?? 8);
 const EXTERNAL = 3;
@@ -29,8 +31,6 @@ async function call(method: string, path: string, body?: unknown) {
   const res = await callApi(plane, method, path, body);
   return { status: res.status, json: res.body as { data: View } };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Kills and restarts the worker `times` times at random 0.3–1.5 s intervals. */
 async function chaos(times: number): Promise<void> {

@@ -17,6 +17,7 @@ import { createTestDatabase } from "../../harness/db.js";
 import { documentedBlock, operatorFolder, runBlock, shown } from "../../harness/doc-blocks.js";
 import { spawnSync } from "node:child_process";
 import { OCC_ENTRY, occ, runOcc, startOcc, type OccProcess } from "../../harness/occ.js";
+import { requestApi, type ApiRequest } from "../../harness/api.js";
 
 const PASSWORD = "alice's long password 1";
 const ADMIN_PASSWORD = "the recovery password 42";
@@ -55,23 +56,13 @@ async function call(
   base: string,
   method: string,
   path: string,
-  opts: { key?: string; cookie?: string; origin?: string; body?: unknown } = {},
+  opts: ApiRequest = {},
 ): Promise<Answer> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(opts.key === undefined ? {} : { authorization: `Bearer ${opts.key}` }),
-      ...(opts.cookie === undefined ? {} : { cookie: opts.cookie }),
-      ...(opts.origin === undefined ? {} : { origin: opts.origin }),
-      ...(opts.body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
-  });
-  const text = await res.text();
-  const cookie = res.headers.getSetCookie()[0]?.split(";")[0];
-  if (cookie !== undefined) seen.push(decodeURIComponent(cookie.slice("occ_session=".length)));
-  const body = (text === "" ? {} : JSON.parse(text)) as Answer["body"];
-  return { status: res.status, body, cookie };
+  const res = await requestApi(base, method, path, opts);
+  if (res.cookie !== undefined) {
+    seen.push(decodeURIComponent(res.cookie.slice("occ_session=".length)));
+  }
+  return { status: res.status, body: res.body as Answer["body"], cookie: res.cookie };
 }
 
 const signIn = (base: string, user: string, password: string) =>

@@ -8,7 +8,8 @@ import { currentManagedName, LABELS, type K8sNamespace } from "../../../src/doma
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, type ControlPlane } from "./control-plane.js";
+import { type ControlPlane } from "./control-plane.js";
+import { callApi, untilNamespace } from "../../harness/api.js";
 
 export interface NamespaceView {
   id: string;
@@ -37,20 +38,17 @@ export function tenantsOf(plane: ControlPlane) {
     ok: (n: NamespaceView) => boolean,
     timeoutMs = 90_000,
   ): Promise<NamespaceView> {
-    let last: NamespaceView | undefined;
-    await eventually(
-      `${id} ${what}`,
-      async () => {
-        last = await get(id);
-        return ok(last);
-      },
+    const view = await untilNamespace<NamespaceView>(
+      plane,
+      id,
+      what,
+      (n) => n !== null && ok(n),
       timeoutMs,
     ).catch((err: unknown) => {
-      throw new Error(
-        `${String(err)}; last seen ${JSON.stringify(last)}\n${plane.workerOutput.slice(-15).join("\n")}`,
-      );
+      throw new Error(`${String(err)}\n${plane.workerOutput.slice(-15).join("\n")}`);
     });
-    return last as NamespaceView;
+    if (view === null) throw new Error(`${id} ${what}: the Namespace is gone`);
+    return view;
   }
 
   /** The tenant's row as the worker left it. */
@@ -205,8 +203,3 @@ export async function deleteObject(
   await admin.delete(kind, { name, namespace }, { uid });
   return uid;
 }
-
-export const sleep = (ms: number) =>
-  new Promise<void>((r) => {
-    setTimeout(r, ms);
-  });

@@ -37,7 +37,9 @@ import {
 import type { StoreChange } from "../../../src/drivers/kubernetes/watch/store.js";
 import { reconcileWorkKeys } from "../../../src/work/namespace-work.js";
 import { eventually } from "../../harness/kube.js";
-import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
+import { startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
+import { sleep } from "../../harness/time.js";
 
 let dir: string;
 let cluster: LocalCluster;
@@ -61,11 +63,6 @@ afterAll(async () => {
   await cluster.stop();
   await rm(dir, { recursive: true, force: true });
 });
-
-const sleep = (ms: number) =>
-  new Promise<void>((r) => {
-    setTimeout(r, ms);
-  });
 
 describe("watches on a cluster of their own", () => {
   describe("through the occ worker process", () => {

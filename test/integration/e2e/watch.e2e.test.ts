@@ -12,7 +12,8 @@ import { eventually, uniqueName } from "../../harness/kube.js";
 import { runOccAsync, type OccResult } from "../../harness/occ.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
 import {
   deleteObject,
   eventReasons,
@@ -21,10 +22,10 @@ import {
   patchNamespace,
   recreateNamespace,
   relaxPodSecurityUntilRepaired,
-  sleep,
   tenantsOf,
   type NamespaceView,
 } from "./tenants.js";
+import { sleep } from "../../harness/time.js";
 
 let plane: ControlPlane;
 let t: ReturnType<typeof tenantsOf>;

@@ -14,7 +14,8 @@ import { formatLane } from "../../../src/work/lanes.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, readNamespace } from "../compute/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "./control-plane.js";
+import { startControlPlane, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
 import { tenantsOf } from "./tenants.js";
 
 let plane: ControlPlane;

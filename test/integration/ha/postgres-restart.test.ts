@@ -15,7 +15,8 @@ import { eventually } from "../../harness/kube.js";
 import { startTestPostgres, type TestPostgres } from "../../harness/postgres.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { readNamespace } from "../compute/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
+import { startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
+import { callApi } from "../../harness/api.js";
 
 let dir: string;
 let postgres: TestPostgres;

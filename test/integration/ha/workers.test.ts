@@ -23,7 +23,8 @@ import { startFaultProxy, type FaultProxy } from "../../harness/fault-proxy.js";
 import { eventually } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, readNamespace } from "../compute/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
+import { startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
+import { callApi } from "../../harness/api.js";
 
 const LEASE_SECONDS = 3;
 const A = 0;

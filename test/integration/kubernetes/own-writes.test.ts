@@ -13,6 +13,7 @@ import { migrate } from "../../../src/store/migrate.js";
 import { createTestDatabase } from "../../harness/db.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";
+import { sleep } from "../../harness/time.js";
 
 /**
  * The worker's watches against the real API server and PostgreSQL: the watch event of the
@@ -63,7 +64,6 @@ afterAll(async () => {
   await t.drop();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rv = (o: KubeObjectLike) =>
   (o.metadata as { resourceVersion?: string } | undefined)?.resourceVersion ?? "";
 

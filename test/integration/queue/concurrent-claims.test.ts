@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createWorkQueue } from "../../../src/queue/index.js";
 import { migratedDatabaseForFile } from "../../harness/db.js";
+import { sleep } from "../../harness/time.js";
 
 const CLAIMERS = 8;
 const SUBJECTS = 20;
@@ -12,8 +13,6 @@ const PER_SUBJECT = 10;
 const TOTAL = SUBJECTS * PER_SUBJECT;
 
 const t = await migratedDatabaseForFile({ max: CLAIMERS * 2 + 4 });
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe("concurrent claimers", () => {
   it(`${CLAIMERS} claimers over ${TOTAL} items in ${SUBJECTS} lanes: each item once, lanes never overlap`, async () => {

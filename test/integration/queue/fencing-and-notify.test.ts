@@ -7,10 +7,9 @@ import { createWorkQueue, listenForWork } from "../../../src/queue/index.js";
 import { appendAuditEvent } from "../../../src/store/audit-events.js";
 import { openPostgres } from "../../../src/store/pg-db.js";
 import { migratedDatabaseForFile } from "../../harness/db.js";
+import { sleep } from "../../harness/time.js";
 
 const t = await migratedDatabaseForFile({ max: 10 });
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe("fenced completion after lease expiry", () => {
   /** A queue of `kind` with a 300 ms lease, holding one item for `subject` claimed by `owner`. */

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../../src/api/errors.js";
 import type { ErrorCode } from "../../../src/contract/errors.js";
-import { call, errorOf, startApi, type ApiFixture, type Reply } from "./harness.js";
+import { call, errorOf, startApi, type ApiFixture, type Reply } from "../../harness/api-app.js";
 
 let fx: ApiFixture;
 beforeAll(async () => {

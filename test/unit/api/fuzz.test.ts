@@ -13,7 +13,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../../src/api/errors.js";
 import { parseRawResponse, rawHttp } from "../../harness/raw-http.js";
-import { call, errorOf, startApi, type ApiFixture, type Reply } from "./harness.js";
+import { call, errorOf, startApi, type ApiFixture, type Reply } from "../../harness/api-app.js";
 
 const RUNS = Number(process.env.OCC_FUZZ_RUNS ?? 150);
 const STATUSES = new Set<number>(Object.values(ERROR_STATUS));

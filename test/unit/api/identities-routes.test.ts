@@ -7,7 +7,7 @@ import { Type } from "@sinclair/typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { PrincipalSchema } from "../../../src/contract/iam.js";
 import { ExternalIdentitySchema } from "../../../src/contract/identities.js";
-import { call, counts, dataOf, errorOf, principalWith, startApi } from "./harness.js";
+import { call, counts, dataOf, errorOf, principalWith, startApi } from "../../harness/api-app.js";
 
 const fx = await startApi();
 afterAll(() => fx.close());

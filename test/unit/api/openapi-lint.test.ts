@@ -19,7 +19,7 @@ import {
   REGENERATE,
 } from "../../../tools/openapi-client.js";
 import { REPO_ROOT } from "../../harness/helm.js";
-import { call, startApi } from "./harness.js";
+import { call, startApi } from "../../harness/api-app.js";
 
 const run = promisify(execFile);
 const bin = (name: string) => join(REPO_ROOT, "node_modules", ".bin", name);

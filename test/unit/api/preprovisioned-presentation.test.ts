@@ -11,7 +11,7 @@ import { registerControlPlaneMetrics } from "../../../src/main/metrics.js";
 import { workerQueues } from "../../../src/work/queues.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { insertNamespace } from "../../../src/store/namespaces.js";
-import { call, dataOf, pageOf, startApi, type ApiFixture } from "./harness.js";
+import { call, dataOf, pageOf, startApi, type ApiFixture } from "../../harness/api-app.js";
 
 let fx: ApiFixture;
 let other: string;

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
-import { call, CONTROLLER_NAMESPACE, dataOf, errorOf, startApi } from "./harness.js";
+import { call, CONTROLLER_NAMESPACE, dataOf, errorOf, startApi } from "../../harness/api-app.js";
 
 const fx = await startApi();
 afterAll(() => fx.close());

@@ -7,7 +7,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRawResponse } from "../../harness/raw-http.js";
-import { startApi, type ApiFixture } from "./harness.js";
+import { startApi, type ApiFixture } from "../../harness/api-app.js";
 import { timeoutCheckIntervalMs } from "../../../src/api/client-errors.js";
 
 let fx: ApiFixture;

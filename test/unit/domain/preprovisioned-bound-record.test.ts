@@ -5,7 +5,7 @@ import { StartupRefusedError } from "../../../src/main/preprovisioned-startup.js
 import type { Db } from "../../../src/store/db.js";
 import { applyTeardownOutcome } from "../../../src/store/namespace-outcomes.js";
 import { insertNamespace, markNamespaceDeleting } from "../../../src/store/namespaces.js";
-import { openMigratedPglite, unique } from "../support/pglite.js";
+import { openMigratedPglite, unique } from "../../harness/pglite.js";
 
 /**
  * The bound Namespace must be a live row of the database (preprovisioned.md §1); the startup

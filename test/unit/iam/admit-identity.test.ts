@@ -4,7 +4,7 @@
  * taken by an unlinked principal or a deleted principal refuses; `groupRoles` adds and removes
  * only the bindings it made, never one an administrator made by hand.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { linkIdentity } from "../../../src/iam/external-identities.js";
 import { deletePrincipal } from "../../../src/iam/principals.js";
 import {
@@ -12,10 +12,10 @@ import {
   type ValidatedIdentity,
 } from "../../../src/services/signin/admit-identity.js";
 import type { ExternalProviderSettings } from "../../../src/services/signin/external-providers.js";
-import { bind, freshDb, principal, role } from "./db.js";
+import { bind, principal, role } from "./db.js";
+import { migratedPgliteForFile } from "../../harness/pglite.js";
 
-const db = await freshDb();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 const ISSUER = "https://idp.example.com";
 const viewer = await role(db, "viewer", [{ action: "read", kind: "namespace" }]);

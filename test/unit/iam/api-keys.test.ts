@@ -20,7 +20,8 @@ import {
 } from "../../../src/iam/api-keys.js";
 import { deletePrincipal } from "../../../src/iam/principals.js";
 import type { Db } from "../../../src/store/db.js";
-import { freshDb, principal } from "./db.js";
+import { principal } from "./db.js";
+import { openMigratedPglite } from "../../harness/pglite.js";
 
 describe("the key format", () => {
   it("carries ≥ 32 random bytes after a 16-hex-digit prefix, and never repeats", () => {
@@ -66,7 +67,7 @@ describe("the key format", () => {
 describe("stored keys", () => {
   let db: Db;
   beforeAll(async () => {
-    db = await freshDb();
+    db = await openMigratedPglite();
   });
   afterAll(() => db.close());
 

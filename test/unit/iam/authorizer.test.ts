@@ -10,13 +10,14 @@ import {
   type AuthorizationRequest,
 } from "../../../src/iam/authorizer.js";
 import { embeddedDecisions } from "../../../src/iam/embedded-decisions.js";
-import { newIamId, type PrincipalId } from "../../../src/iam/ids.js";
+import { newIamId, type PrincipalId } from "../../../src/domain/iam/ids.js";
 import { deletePrincipal } from "../../../src/iam/principals.js";
 import { createRestriction } from "../../../src/iam/restrictions.js";
-import { ALL_PERMISSIONS, type Permission } from "../../../src/iam/vocabulary.js";
+import { ALL_PERMISSIONS, type Permission } from "../../../src/domain/iam/vocabulary.js";
 import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import type { Db } from "../../../src/store/db.js";
-import { bind, freshDb, namespace, principal, role } from "./db.js";
+import { bind, namespace, principal, role } from "./db.js";
+import { openMigratedPglite } from "../../harness/pglite.js";
 
 const p = (kind: Permission["kind"], action: Permission["action"]): Permission => ({
   kind,
@@ -32,7 +33,7 @@ let restricted: PrincipalId;
 let gone: PrincipalId;
 
 beforeAll(async () => {
-  db = await freshDb();
+  db = await openMigratedPglite();
   nsA = await namespace(db, "a");
   nsB = await namespace(db, "b");
   const everything = await role(db, "everything", [...ALL_PERMISSIONS]);

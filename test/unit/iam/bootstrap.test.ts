@@ -10,17 +10,17 @@ import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
 import { authenticateApiKey } from "../../../src/iam/api-keys.js";
 import { authorize } from "../../../src/iam/authorizer.js";
 import { bootstrap } from "../../../src/services/bootstrap.js";
-import { ALL_PERMISSIONS } from "../../../src/iam/vocabulary.js";
+import { ALL_PERMISSIONS } from "../../../src/domain/iam/vocabulary.js";
 import type { Db } from "../../../src/store/db.js";
 import { faulty, type FaultyDb } from "../../harness/faulty-db.js";
-import { freshDb } from "./db.js";
+import { openMigratedPglite } from "../../harness/pglite.js";
 
 let raw: Db;
 let db: FaultyDb;
 let deps: NamespaceServiceDeps;
 
 beforeEach(async () => {
-  raw = await freshDb();
+  raw = await openMigratedPglite();
   db = faulty(raw);
   deps = {
     db,

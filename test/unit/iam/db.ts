@@ -1,21 +1,13 @@
 /** A migrated PGlite database and small fixtures for the IAM unit tests. */
 import { createBinding } from "../../../src/iam/bindings.js";
-import type { PrincipalId, RoleId } from "../../../src/iam/ids.js";
+import type { PrincipalId, RoleId } from "../../../src/domain/iam/ids.js";
 import { createPrincipal } from "../../../src/iam/principals.js";
 import { createRole } from "../../../src/iam/roles.js";
-import type { Permission } from "../../../src/iam/vocabulary.js";
+import type { Permission } from "../../../src/domain/iam/vocabulary.js";
 import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
 import { insertNamespace } from "../../../src/store/namespaces.js";
-import { openPglite } from "../../../src/store/pglite-db.js";
-
-export async function freshDb(): Promise<Db> {
-  const db = await openPglite();
-  await migrate(db);
-  return db;
-}
 
 export async function principal(db: Db, name: string): Promise<PrincipalId> {
   const r = await createPrincipal(db, { kind: "user", name });

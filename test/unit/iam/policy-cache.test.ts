@@ -9,7 +9,8 @@ import { issueApiKey, revokeApiKey } from "../../../src/iam/api-keys.js";
 import { deleteBinding, listBindings } from "../../../src/iam/bindings.js";
 import { startPolicyCache, type PolicyCache } from "../../../src/iam/policy-cache.js";
 import type { Db } from "../../../src/store/db.js";
-import { bind, freshDb, principal, role } from "./db.js";
+import { bind, principal, role } from "./db.js";
+import { openMigratedPglite } from "../../harness/pglite.js";
 
 const CREATE = { permission: { action: "create", kind: "namespace" } } as const;
 let db: Db;
@@ -17,7 +18,7 @@ let clock = 0;
 let cache: PolicyCache;
 
 beforeAll(async () => {
-  db = await freshDb();
+  db = await openMigratedPglite();
   cache = await startPolicyCache(db, { ttlMs: 1_000, now: () => clock });
 });
 

@@ -7,7 +7,8 @@ import { validateInstallationConfig } from "../../../src/config/installation-con
 import { createPrincipal, deletePrincipal } from "../../../src/iam/principals.js";
 import { checkRecoveryAccount } from "../../../src/main/auth-runtime.js";
 import type { Db } from "../../../src/store/db.js";
-import { freshDb, principal } from "./db.js";
+import { principal } from "./db.js";
+import { openMigratedPglite } from "../../harness/pglite.js";
 
 function configNaming(id: string) {
   return validateInstallationConfig({ auth: { recoveryUserId: id } }, "test.yaml");
@@ -22,7 +23,7 @@ async function warningsFor(db: Db, id: string): Promise<string[]> {
 describe("the recovery account check", () => {
   let db: Db;
   beforeAll(async () => {
-    db = await freshDb();
+    db = await openMigratedPglite();
   });
   afterAll(async () => {
     await db.close();

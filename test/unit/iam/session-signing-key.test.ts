@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { loadAuthRuntime } from "../../../src/main/auth-runtime.js";
 import type { Db } from "../../../src/store/db.js";
-import { freshDb } from "./db.js";
+import { openMigratedPglite } from "../../harness/pglite.js";
 
 const noKeyFile = validateInstallationConfig({}, "test.yaml");
 
@@ -19,7 +19,7 @@ describe("the session signing key", () => {
   let b: Db;
   let dir: string;
   beforeAll(async () => {
-    [a, b] = await Promise.all([freshDb(), freshDb()]);
+    [a, b] = await Promise.all([openMigratedPglite(), openMigratedPglite()]);
     dir = await mkdtemp(join(tmpdir(), "occ-session-key-"));
   });
   afterAll(async () => {

@@ -14,6 +14,7 @@ const root = join(import.meta.dirname, "../../..");
 const TABLE = JSON.parse(readFileSync(join(root, "tools/eslint/layers.json"), "utf8")) as {
   readonly layers: Record<string, readonly string[]>;
   readonly importedOnlyBy: Record<string, readonly string[]>;
+  readonly implementations: Record<string, readonly string[]>;
 };
 const LAYERS = TABLE.layers;
 const eslint = new ESLint({
@@ -84,6 +85,24 @@ describe("the layer rule of npm run lint", () => {
       "../api/app.js",
       "only src/main/processes.ts may import src/api",
     ],
+    [
+      "the worker importing the Kubernetes Event implementation",
+      "src/worker/fixture.ts",
+      "../drivers/kubernetes/events.js",
+      "src/worker may not import src/drivers/kubernetes, an implementation",
+    ],
+    [
+      "a use case importing the OpenShell driver",
+      "src/services/agents/fixture.ts",
+      "../../drivers/openshell/service.js",
+      "src/services may not import src/drivers/openshell, an implementation",
+    ],
+    [
+      "the contract importing storage",
+      "src/contract/fixture.ts",
+      "../store/namespaces.js",
+      "src/contract may not import src/store",
+    ],
   ])("rejects %s", async (_what, path, from, message) => {
     const messages = await lint(path, imports(from));
     expect(messages.filter((m) => m.startsWith("occ/layers:"))).toEqual([
@@ -97,6 +116,10 @@ describe("the layer rule of npm run lint", () => {
     ["a file importing its own folder", "src/domain/placement/fixture.ts", "../input/result.js"],
     ["the composition root that starts the server", "src/main/processes.ts", "../api/server.js"],
     ["a package", "src/domain/fixture.ts", "node:path"],
+    ["the worker importing the Event port", "src/worker/fixture.ts", "../drivers/events.js"],
+    ["composition importing a driver", "src/main/fixture.ts", "../drivers/kubernetes/events.js"],
+    ["the CLI importing a driver", "src/cli/fixture.ts", "../drivers/openshell/service.js"],
+    ["a driver importing its sibling", "src/drivers/fixture.ts", "./kubernetes/events.js"],
   ])("accepts %s", async (_what, path, from) => {
     expect(await lint(path, imports(from))).toEqual([]);
   });
@@ -132,7 +155,12 @@ describe("the layer rule of npm run lint", () => {
     )) as { rules: Record<string, unknown> };
     expect(config.rules["occ/layers"]).toEqual([
       2,
-      { root, layers: LAYERS, importedOnlyBy: TABLE.importedOnlyBy },
+      {
+        root,
+        layers: LAYERS,
+        importedOnlyBy: TABLE.importedOnlyBy,
+        implementations: TABLE.implementations,
+      },
     ]);
     expect(config.rules["max-lines"]).toEqual([2, { max: 300 }]);
     expect(readFileSync(join(root, "package.json"), "utf8")).toContain('"lint": "eslint ."');

@@ -1,9 +1,8 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createWorkQueue, isExhausted, type WorkQueue } from "../../../src/queue/index.js";
-import { ManualClock, openMigratedPglite, unique } from "../support/pglite.js";
+import { ManualClock, migratedPgliteForFile, unique } from "../../harness/pglite.js";
 
-const db = await openMigratedPglite();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 interface Setup {
   queue: WorkQueue<string>;

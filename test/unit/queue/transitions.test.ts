@@ -1,14 +1,13 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createWorkQueue,
   type Claim,
   type WorkQueue,
   type WorkQueuePolicy,
 } from "../../../src/queue/index.js";
-import { ManualClock, openMigratedPglite, unique } from "../support/pglite.js";
+import { ManualClock, migratedPgliteForFile, unique } from "../../harness/pglite.js";
 
-const db = await openMigratedPglite();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 const LEASE = 10_000;
 const NOTE = { code: "KUBERNETES_API_UNAVAILABLE", message: "the API server answered 503" };

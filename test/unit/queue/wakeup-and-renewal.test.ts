@@ -1,9 +1,8 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createWorkQueue, listenForWork, WORK_CHANNEL } from "../../../src/queue/index.js";
-import { openMigratedPglite, unique } from "../support/pglite.js";
+import { migratedPgliteForFile, unique } from "../../harness/pglite.js";
 
-const db = await openMigratedPglite();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 describe("listenForWork on PGlite (NOTIFY in-process)", () => {
   it("wakes a waiter when work is enqueued, and not for a rolled-back enqueue", async () => {

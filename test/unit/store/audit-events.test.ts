@@ -1,13 +1,12 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   appendAuditEvent,
   listAuditEvents,
   type AuditEventRecord,
 } from "../../../src/store/audit-events.js";
-import { openMigratedPglite, unique } from "../support/pglite.js";
+import { migratedPgliteForFile, unique } from "../../harness/pglite.js";
 
-const db = await openMigratedPglite();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 describe("appendAuditEvent", () => {
   it("stores a mutation with its details and returns it", async () => {

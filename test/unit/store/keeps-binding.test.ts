@@ -4,7 +4,7 @@
  * agree on every combination, or a composed settle would silently write nothing (or overwrite
  * a write-once binding). Each row runs both against the same record, in PostgreSQL.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import {
   applyProvisioningOutcome,
@@ -12,10 +12,9 @@ import {
   type ProvisioningOutcome,
 } from "../../../src/store/namespace-outcomes.js";
 import { getNamespace, insertNamespace } from "../../../src/store/namespaces.js";
-import { openMigratedPglite, unique } from "../support/pglite.js";
+import { migratedPgliteForFile, unique } from "../../harness/pglite.js";
 
-const db = await openMigratedPglite();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 const RECORDED = "11111111-1111-4111-8111-111111111111";
 const OTHER = "22222222-2222-4222-8222-222222222222";

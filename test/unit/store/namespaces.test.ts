@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
 import type { Placement } from "../../../src/domain/placement/placement.js";
 import {
@@ -13,10 +13,9 @@ import {
   placementOf,
   type NamespaceRecord,
 } from "../../../src/store/namespaces.js";
-import { openMigratedPglite, unique } from "../support/pglite.js";
+import { migratedPgliteForFile, unique } from "../../harness/pglite.js";
 
-const db = await openMigratedPglite();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
 

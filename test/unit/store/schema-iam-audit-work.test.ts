@@ -1,11 +1,10 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import { WORK_STATES } from "../../../src/queue/work-items.js";
-import { AUDIT_EVENT_KINDS, AUDIT_OUTCOMES } from "../../../src/store/audit-events.js";
-import { checkLiterals, openMigratedPglite, refusal, unique } from "../support/pglite.js";
+import { AUDIT_EVENT_KINDS, AUDIT_OUTCOMES } from "../../../src/domain/control-plane/vocabulary.js";
+import { checkLiterals, migratedPgliteForFile, refusal, unique } from "../../harness/pglite.js";
 
-const db = await openMigratedPglite();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 /** control-plane.md §3, verbatim. */
 const SPEC_ACTIONS = ["create", "read", "update", "delete", "deploy", "operate", "administer"];

@@ -1,15 +1,14 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
 import type { SqlParam } from "../../../src/store/db.js";
 import {
   NAMESPACE_STATUSES,
   NAMESPACE_STATUS_CODES,
   PLACEMENT_MODES,
-} from "../../../src/store/namespace-vocabulary.js";
-import { checkLiterals, openMigratedPglite, refusal, unique } from "../support/pglite.js";
+} from "../../../src/domain/placement/namespace-status.js";
+import { checkLiterals, migratedPgliteForFile, refusal, unique } from "../../harness/pglite.js";
 
-const db = await openMigratedPglite();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
 const OTHER_UID = "1f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
 import { namespaceWorkSubject } from "../../../src/work/lanes.js";
 import {
@@ -11,12 +11,11 @@ import {
   reconcileWorkKeys,
 } from "../../../src/work/namespace-work.js";
 import { createWorkQueue } from "../../../src/queue/work-queue.js";
-import { openMigratedPglite, unique } from "../support/pglite.js";
+import { migratedPgliteForFile, unique } from "../../harness/pglite.js";
 
 const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
 const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS });
-const db = await openMigratedPglite();
-afterAll(() => db.close());
+const db = await migratedPgliteForFile();
 
 /** A Namespace row in `status` with its placement item, as the API and worker leave it. */
 async function namespaceIn(

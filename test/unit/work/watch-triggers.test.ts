@@ -5,7 +5,7 @@ import { OwnWrites } from "../../../src/drivers/kubernetes/watch/own-writes.js";
 import type { TenantTouch } from "../../../src/drivers/kubernetes/watch/watch-set.js";
 import { touchBatcher } from "../../../src/main/watch-triggers.js";
 import type { Db } from "../../../src/store/db.js";
-import { openMigratedPglite } from "../support/pglite.js";
+import { openMigratedPglite } from "../../harness/pglite.js";
 
 let db: Db;
 const a = newNamespaceId();

@@ -17,7 +17,7 @@ import {
   principalWith,
   startApi,
   type ApiFixture,
-} from "./harness.js";
+} from "../../harness/api-app.js";
 
 const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
 let fx: ApiFixture;

@@ -3,32 +3,31 @@
  * built on it, driven with `inject`. Helpers create principals with exactly the permissions a
  * test needs, through the IAM routes as the bootstrap administrator.
  */
-import { isServerNamespaceId, type NamespaceId } from "../../../src/domain/placement/ids.js";
+import { isServerNamespaceId, type NamespaceId } from "../../src/domain/placement/ids.js";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import pino from "pino";
 import type { Registry } from "prom-client";
-import { buildApp, type OccApp } from "../../../src/api/app.js";
-import type { AuthRuntime } from "../../../src/services/signin/runtime.js";
-import { IssuedApiKeySchema, PrincipalSchema, RoleSchema } from "../../../src/contract/iam.js";
-import { registerFormats } from "../../../src/contract/formats.js";
-import { NamespaceSchema } from "../../../src/contract/namespaces.js";
+import { buildApp, type OccApp } from "../../src/api/app.js";
+import type { AuthRuntime } from "../../src/services/signin/runtime.js";
+import { IssuedApiKeySchema, PrincipalSchema, RoleSchema } from "../../src/contract/iam.js";
+import { registerFormats } from "../../src/contract/formats.js";
+import { NamespaceSchema } from "../../src/contract/namespaces.js";
 import {
   DataEnvelope,
   ErrorEnvelopeSchema,
   PageEnvelope,
   type ErrorEnvelope,
-} from "../../../src/contract/envelopes.js";
-import type { ComputeSelection } from "../../../src/services/compute-selection.js";
-import type { NamespaceContentCheck } from "../../../src/services/namespaces/contents.js";
-import type { NamespaceServiceDeps } from "../../../src/services/namespaces/deps.js";
-import { namespaceQueueConfig } from "../../../src/work/namespace-work.js";
-import { bootstrap } from "../../../src/services/bootstrap.js";
-import type { Permission } from "../../../src/iam/vocabulary.js";
-import type { Db, Queryable } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
-import { openPglite } from "../../../src/store/pglite-db.js";
-import { faulty, type FaultyDb } from "../../harness/faulty-db.js";
+} from "../../src/contract/envelopes.js";
+import type { ComputeSelection } from "../../src/services/compute-selection.js";
+import type { NamespaceContentCheck } from "../../src/services/namespaces/contents.js";
+import type { NamespaceServiceDeps } from "../../src/services/namespaces/deps.js";
+import { namespaceQueueConfig } from "../../src/work/namespace-work.js";
+import { bootstrap } from "../../src/services/bootstrap.js";
+import type { Permission } from "../../src/domain/iam/vocabulary.js";
+import type { Db, Queryable } from "../../src/store/db.js";
+import { faulty, type FaultyDb } from "./faulty-db.js";
+import { openMigratedPglite } from "./pglite.js";
 
 export const CONTROLLER_NAMESPACE = "occ-system";
 
@@ -59,8 +58,7 @@ export interface FixtureOptions {
 }
 
 export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
-  const raw = await openPglite();
-  await migrate(raw);
+  const raw = await openMigratedPglite();
   const db = faulty(raw);
   const deps: NamespaceServiceDeps = {
     db,

@@ -18,7 +18,7 @@ import {
   requestIdOf,
   startApi,
   type ApiFixture,
-} from "./harness.js";
+} from "../../harness/api-app.js";
 
 const READ = { action: "read", kind: "namespace" } as const;
 const DELETE = { action: "delete", kind: "namespace" } as const;

@@ -18,7 +18,7 @@ import {
   requestIdOf,
   startApi,
   type ApiFixture,
-} from "./harness.js";
+} from "../../harness/api-app.js";
 
 const CREATE = { action: "create", kind: "namespace" } as const;
 const ADMINISTER = { action: "administer", kind: "installation" } as const;

@@ -63,3 +63,7 @@ export const ALL_PERMISSIONS: readonly Permission[] = PERMISSION_KINDS.flatMap((
 /** Principals are people or programs; both authenticate with API keys. */
 export const PRINCIPAL_KINDS = ["user", "service"] as const;
 export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
+
+/** How a session was signed in. */
+export const SESSION_METHODS = ["password", "oidc", "google"] as const;
+export type SessionMethod = (typeof SESSION_METHODS)[number];

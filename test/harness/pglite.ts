@@ -1,16 +1,24 @@
 /**
- * Unit-test support for the store and queue: a migrated in-memory PGlite (one per test file —
+ * The embedded database for unit tests: a migrated in-memory PGlite (one per test file —
  * opening one takes seconds, so tests isolate themselves by unique names, kinds and subjects),
  * a manual clock, and unique-name helpers.
  */
-import type { Db } from "../../../src/store/db.js";
-import { migrate } from "../../../src/store/migrate.js";
-import { openPglite } from "../../../src/store/pglite-db.js";
+import { afterAll } from "vitest";
+import type { Db } from "../../src/store/db.js";
+import { migrate } from "../../src/store/migrate.js";
+import { openPglite } from "../../src/store/pglite-db.js";
 
 /** A fresh in-memory PGlite with every migration applied. */
 export async function openMigratedPglite(): Promise<Db> {
   const db = await openPglite();
   await migrate(db);
+  return db;
+}
+
+/** A migrated PGlite for the whole test file, closed after its last test. */
+export async function migratedPgliteForFile(): Promise<Db> {
+  const db = await openMigratedPglite();
+  afterAll(() => db.close());
   return db;
 }
 
