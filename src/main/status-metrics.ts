@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../store/db.js";
-import { NAMESPACE_STATUSES } from "../store/namespace-vocabulary.js";
+import { NAMESPACE_STATUSES } from "../domain/placement/namespace-status.js";
 
 /** The statuses a tenant should not stay in: every one but `ready`. */
 const WAITING_STATUSES = NAMESPACE_STATUSES.filter((s) => s !== "ready");

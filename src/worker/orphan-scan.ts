@@ -14,7 +14,7 @@ import {
   type OrphanNamespace,
 } from "../domain/placement/orphans.js";
 import type { MarkedNamespaces } from "../drivers/marked-namespaces.js";
-import type { NamespaceEvent } from "../drivers/kubernetes/events.js";
+import type { NamespaceEvent } from "../drivers/events.js";
 import { findOrphans } from "../services/namespaces/orphans.js";
 import type { Db } from "../store/db.js";
 

@@ -20,7 +20,7 @@ import {
 } from "../../contract/auth.js";
 import { getPrincipal } from "../../iam/principals.js";
 import { authorize } from "../../iam/authorizer.js";
-import { formatPermission, INSTALLATION_ONLY_PERMISSIONS } from "../../iam/vocabulary.js";
+import { formatPermission, INSTALLATION_ONLY_PERMISSIONS } from "../../domain/iam/vocabulary.js";
 import { passwordSignIn } from "../../services/signin/password.js";
 import { signOut } from "../../services/signin/sessions.js";
 import { ServiceError } from "../../services/errors.js";

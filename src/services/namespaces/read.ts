@@ -13,7 +13,7 @@ import {
   type NamespacePage,
   type NamespaceRecord,
 } from "../../store/namespaces.js";
-import type { NamespaceStatus } from "../../store/namespace-vocabulary.js";
+import type { NamespaceStatus } from "../../domain/placement/namespace-status.js";
 import { authorizedNamespaceFilter } from "../../iam/authorizer.js";
 import { recordingDenials, requirePermission, type Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";

@@ -16,7 +16,8 @@ import { eventually, uniqueName } from "../../harness/kube.js";
 import { kubectl } from "../../harness/preprovisioned.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { callApi } from "../../harness/api.js";
+import { controlPlaneForFile, type ControlPlane } from "./control-plane.js";
 import { deleteObject } from "./tenants.js";
 import type { NamespaceView } from "../../../src/contract/namespaces.js";
 

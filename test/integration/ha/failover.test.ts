@@ -34,7 +34,8 @@ import {
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, readNamespace } from "../compute/fixtures.js";
 import { startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
-import { deleteObject, sleep, tenantsOf } from "../e2e/tenants.js";
+import { sleep } from "../../harness/time.js";
+import { deleteObject, tenantsOf } from "../e2e/tenants.js";
 
 /**
  * The bound stated in docs/operations.md ("Database failover"): from the promotion to the first

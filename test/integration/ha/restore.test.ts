@@ -38,7 +38,8 @@ import { eventually } from "../../harness/kube.js";
 import { postgresBinDir } from "../../harness/postgres.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
+import { callApi } from "../../harness/api.js";
+import { startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
 
 let dir: string;
 let plane: ControlPlane;

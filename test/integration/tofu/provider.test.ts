@@ -16,7 +16,8 @@ import { eventually } from "../../harness/kube.js";
 import { REPO_ROOT } from "../../harness/helm.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, prepareExternal, readNamespace } from "../compute/fixtures.js";
-import { callApi, controlPlaneForFile, type ControlPlane } from "../e2e/control-plane.js";
+import { callApi } from "../../harness/api.js";
+import { controlPlaneForFile, type ControlPlane } from "../e2e/control-plane.js";
 import { buildTofu, tofuIn, valuesOf, type Tofu } from "./tofu.js";
 
 const PROVIDER = join(REPO_ROOT, "terraform-provider-occ");

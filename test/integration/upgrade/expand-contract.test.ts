@@ -17,7 +17,8 @@ import { eventually } from "../../harness/kube.js";
 import { runOcc } from "../../harness/occ.js";
 import { buildPreviousRelease, type PreviousRelease } from "../../harness/previous-release.js";
 import { readNamespace } from "../compute/fixtures.js";
-import { callApi, controlPlaneForFile, type ControlPlane } from "../e2e/control-plane.js";
+import { callApi } from "../../harness/api.js";
+import { controlPlaneForFile, type ControlPlane } from "../e2e/control-plane.js";
 import { tenantsOf } from "../e2e/tenants.js";
 
 let release: PreviousRelease;

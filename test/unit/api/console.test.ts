@@ -18,7 +18,7 @@ import {
   principalWith,
   startApi,
   type ApiFixture,
-} from "./harness.js";
+} from "../../harness/api-app.js";
 
 let fx: ApiFixture;
 beforeAll(async () => {
