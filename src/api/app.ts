@@ -55,7 +55,7 @@ import {
 } from "../services/namespaces/contents.js";
 import { namespaceRoutes } from "./namespaces/routes.js";
 import { orphanRoutes } from "./namespaces/orphan-routes.js";
-import type { MarkedNamespaces } from "../drivers/marked-namespaces.js";
+import type { OrphanServiceDeps } from "../services/namespaces/orphans.js";
 import { namespaceQueueConfig, type NamespaceWorkKind } from "../work/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";
 import { registerConsole } from "./console.js";
@@ -108,7 +108,7 @@ export interface AppOptions {
    */
   readonly drivers?: TenantDrivers;
   /** Lists the tenant-labelled namespaces for the orphan report; without it that answers 503. */
-  readonly markedNamespaces?: MarkedNamespaces;
+  readonly markedNamespaces?: OrphanServiceDeps["markedNamespaces"];
   /** A pino logger; default no logging. Requests are logged without their query string. */
   readonly logger?: FastifyBaseLogger;
   /** How long a whole request may take to arrive before 408; default 30 s. */

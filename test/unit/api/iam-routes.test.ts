@@ -14,7 +14,15 @@ import {
   RoleSchema,
 } from "../../../src/contract/iam.js";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
-import { call, counts, dataOf, errorOf, pageOf, principalWith, startApi } from "../../harness/api-app.js";
+import {
+  call,
+  counts,
+  dataOf,
+  errorOf,
+  pageOf,
+  principalWith,
+  startApi,
+} from "../../harness/api-app.js";
 
 const fx = await startApi();
 afterAll(() => fx.close());

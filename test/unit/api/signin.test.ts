@@ -15,7 +15,15 @@ import {
   type AuthRuntime,
 } from "../../../src/services/signin/runtime.js";
 import { buildApp, type OccApp } from "../../../src/api/app.js";
-import { call, dataOf, errorOf, pageOf, startApi, type ApiFixture, type Reply } from "../../harness/api-app.js";
+import {
+  call,
+  dataOf,
+  errorOf,
+  pageOf,
+  startApi,
+  type ApiFixture,
+  type Reply,
+} from "../../harness/api-app.js";
 
 const PASSWORD = "correct horse battery staple";
 const BASE = "http://127.0.0.1:8080";

@@ -5,7 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADOPTION_REQUIRES_KUBERNETES } from "../../../src/services/compute-selection.js";
-import { call, counts, errorOf, principalWith, startApi, type ApiFixture } from "../../harness/api-app.js";
+import {
+  call,
+  counts,
+  errorOf,
+  principalWith,
+  startApi,
+  type ApiFixture,
+} from "../../harness/api-app.js";
 
 const CREATE = { action: "create", kind: "namespace" } as const;
 
