@@ -15,6 +15,7 @@ echo "== node $(node --version) ($(command -v node))"
 echo "== typecheck";    npx tsc -p tsconfig.json --noEmit && npx tsc -p console/tsconfig.json
 echo "== lint";         npx eslint . --max-warnings 0
 echo "== format";       npx prettier --check . --log-level warn
+echo "== console build"; npm run build:console --silent >/dev/null
 echo "== tests"
 report=$(mktemp)
 deployed=$(mktemp)
