@@ -27,6 +27,12 @@ occ_node_use "$root" || true
 
 ref=$(sed -e 's/#.*//' deploy/previous-release | tr -d '[:space:]')
 [ -n "$ref" ] || { echo "previous-release: deploy/previous-release names no git ref" >&2; exit 1; }
+# A shallow clone (as some CI systems make) lacks the commit: fetch that one commit first.
+if ! git rev-parse --verify --quiet "$ref^{commit}" >/dev/null &&
+  [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+  echo "previous-release: $ref is not in this shallow clone; fetching it from origin"
+  git fetch --quiet --depth=1 origin "$ref" || true
+fi
 commit=$(git rev-parse --verify --quiet "$ref^{commit}") || {
   echo "previous-release: $ref (deploy/previous-release) is not a commit of this clone;" \
     "fetch its history (git fetch --unshallow) or correct the file" >&2
