@@ -67,6 +67,15 @@ const LANE_RACE_ROUNDS = 8;
  * it takes something else. That is why `claim` needs the `Db` itself, outside any caller's
  * transaction — each attempt is its own single-statement transaction.
  *
+ * The claim's UPDATE re-checks that its candidate is still eligible. The oldest queued item is
+ * found and locked by `work_items_oldest_queued`, a VOLATILE function, which reads with a
+ * snapshot of its own, taken after the statement's. An ended item requeued between the two
+ * (the worker's resync requeues succeeded items while its slots claim) is found queued by the
+ * function while the UPDATE still reads the ended row; unguarded, it wrote `claimed` over that
+ * row, `finished_at` kept, and PostgreSQL refused it (`work_items_finished_consistent`: 67
+ * failed claims in bench P9's resync drain). Guarded, the UPDATE passes the row over, and a
+ * candidate passed over makes this function look again with a new statement (a new snapshot).
+ *
  * A reclaimed item whose attempts were already all spent comes back with
  * `lease.attempt > item.maxAttempts`: its previous holders died mid-attempt. The caller should
  * then fail it permanently instead of running it again (see `isExhausted`).
@@ -81,11 +90,16 @@ export async function claim<K extends string>(
     const claiming = claimCtes(config, p, nowSqlOf(p.add(nowParam(config.clock))), opts);
     try {
       const res = await db.query(
-        `${withClause(claiming.ctes)}\nSELECT * FROM ${claiming.row}`,
+        `${withClause(claiming.ctes)}
+         SELECT r.*, EXISTS (SELECT 1 FROM ${claiming.candidate}) AS occ_had_candidate
+         FROM (VALUES (true)) AS one (x) LEFT JOIN ${claiming.row} AS r ON true`,
         p.values,
       );
       const row = res.rows[0];
-      return row === undefined ? null : claimOfRow(config, row, claiming);
+      if (row !== undefined && row.id !== null) return claimOfRow(config, row, claiming);
+      // A candidate passed over (see the `claimed` CTE): look again with a fresh snapshot.
+      if (row?.occ_had_candidate === true) continue;
+      return null;
     } catch (err) {
       if (isLaneRace(err)) continue;
       throw err;
@@ -104,6 +118,8 @@ export interface ClaimCtes {
   readonly ctes: readonly Cte[];
   /** The CTE with the claimed row (none when nothing was eligible). */
   readonly row: string;
+  /** The CTE with the chosen candidate (none when nothing was eligible). */
+  readonly candidate: string;
   /** The claimed row's work item columns are renamed `<as>…` (`Table.select`). */
   readonly as: string | undefined;
   readonly token: string;
@@ -155,6 +171,7 @@ export function claimCtes<K extends string>(
                 attempt_count = w.attempt_count + 1, updated_at = ${now}
             FROM ${x}candidate AS k
             WHERE w.id = k.id
+              AND (w.state = 'queued' OR (w.state = 'claimed' AND w.lease_expires_at <= ${now}))
             RETURNING ${config.table.select("w")}`,
     },
     {
@@ -169,6 +186,7 @@ export function claimCtes<K extends string>(
   return {
     ctes,
     row: `${x}row`,
+    candidate: `${x}candidate`,
     as: chained?.as,
     token,
     attached: opts.attach !== undefined,
