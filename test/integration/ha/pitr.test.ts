@@ -168,7 +168,10 @@ describe("point-in-time recovery (continuous archiving, Debian's PostgreSQL)", (
     const names = await live.db.query<{ name: string }>(
       "SELECT name FROM principals WHERE name LIKE 'pitr-%' ORDER BY name",
     );
-    expect(names.rows.map((r) => r.name), logTail()).toEqual(["pitr-before"]);
+    expect(
+      names.rows.map((r) => r.name),
+      logTail(),
+    ).toEqual(["pitr-before"]);
     // OCC works on the recovered database: the API answers with what it holds.
     await principal("pitr-recovered");
   }, 180_000);
