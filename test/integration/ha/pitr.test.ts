@@ -23,6 +23,7 @@ import {
   runBlock,
   runCommand,
   shown,
+  type DocBlock,
   type RunOptions,
 } from "../../harness/doc-blocks.js";
 import { eventually } from "../../harness/kube.js";
@@ -76,8 +77,8 @@ function runOpts(targetTime: string): RunOptions {
   };
 }
 
-function run(id: string, targetTime = ""): void {
-  for (const r of runBlock(documentedBlock(id), runOpts(targetTime))) {
+function run(block: DocBlock, targetTime = ""): void {
+  for (const r of runBlock(block, runOpts(targetTime))) {
     expect(r.code, `${shown(r)}\n${logTail()}`).toBe(0);
   }
 }
@@ -106,7 +107,7 @@ beforeAll(async () => {
   );
   const started = runCommand(pgCtl("start"), { cwd: dir });
   expect(started.code, `${shown(started)}\n${logTail()}`).toBe(0);
-  run("pitr-archive");
+  run(documentedBlock("pitr-archive"));
   await grantChartClusterRoles();
   plane = await startControlPlane({ adminDatabaseUrl: adminUrl() });
 }, 180_000);
@@ -130,7 +131,7 @@ describe("point-in-time recovery (continuous archiving, Debian's PostgreSQL)", (
     expect((await sql<{ archive_mode: string }>(adminUrl(), "SHOW archive_mode"))[0]).toEqual({
       archive_mode: "on",
     });
-    run("pitr-basebackup");
+    run(documentedBlock("pitr-basebackup"));
     await principal("pitr-before");
     await new Promise((r) => setTimeout(r, 200));
     const [{ t } = { t: "" }] = await sql<{ t: string }>(
@@ -153,7 +154,7 @@ describe("point-in-time recovery (continuous archiving, Debian's PostgreSQL)", (
     });
 
     await live.restart(async () => {
-      run("pitr-recover", t);
+      run(documentedBlock("pitr-recover"), t);
       await eventually(
         "recovery finished and promoted",
         async () =>
