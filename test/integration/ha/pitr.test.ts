@@ -69,6 +69,10 @@ function runOpts(targetTime: string): RunOptions {
       "/var/lib/postgresql/15/main": data,
       "/etc/postgresql/15/main/conf.d": join(dir, "conf.d"),
       "sudo -u postgres pg_basebackup": `${postgresToolCommand("pg_basebackup")} -p ${port} -U postgres`,
+      // Not root (a developer's machine): the server runs as this user, who owns everything.
+      ...(process.getuid?.() === 0
+        ? {}
+        : { "-o postgres -g postgres ": "", "postgres:postgres": "$(id -u):$(id -g)" }),
       "systemctl restart postgresql@15-main": pgCtl("restart"),
       "systemctl stop postgresql@15-main": pgCtl("stop"),
       "systemctl start postgresql@15-main": pgCtl("start"),
