@@ -1,7 +1,7 @@
 /**
  * R5 (spec/quality.md §3): model-based random sequences with faults against the real stack —
  * kube-apiserver + kube-controller-manager, PostgreSQL, `occ api` ×2 and `occ worker` ×2.
- * The count comes from OCC_MODEL_RUNS (CI: 200, from the seed tools/test.sh fixes); OCC_MODEL_SEED,
+ * The count comes from OCC_MODEL_RUNS (CI: 100, from the seed tools/test.sh fixes); OCC_MODEL_SEED,
  * OCC_MODEL_PATH and OCC_MODEL_REPLAY_PATH replay a failure
  * (`npm run test:model -- --seed <n> --path <p> --replay-path <r>`). See docs/reliability.md.
  */
@@ -76,7 +76,7 @@ describe("regressions: sequences the model shrank", () => {
 });
 
 it("every sequence of commands and faults leaves every invariant holding", async () => {
-  const runs = number("OCC_MODEL_RUNS") ?? 200;
+  const runs = number("OCC_MODEL_RUNS") ?? 100;
   const seed = number("OCC_MODEL_SEED");
   const path = process.env.OCC_MODEL_PATH;
   const replayPath = process.env.OCC_MODEL_REPLAY_PATH;
