@@ -1,7 +1,7 @@
 /**
  * Writes the API's OpenAPI document, as `/openapi.json` serves it, to the path given — without
- * a server: the app is built on an empty in-memory database and asked for its document — with
- * one change for the Go generator, {@link collapseLiteralUnions}.
+ * a server: the same document the CLI's client is generated from (tools/openapi-client.ts
+ * `openApiDocument`) — with one change for the Go generator, {@link collapseLiteralUnions}.
  *
  * oapi-codegen (v2.8) reads this OpenAPI 3.1 document as it is (its `anyOf [T, null]` become
  * pointers), but TypeBox writes a union of string literals as `anyOf` of one-value enums, which
@@ -10,8 +10,7 @@
  * it, and becomes a plain string type. Nothing else is changed.
  */
 import { writeFile } from "node:fs/promises";
-import { buildApp } from "../src/api/app.js";
-import { openPglite } from "../src/store/pglite-db.js";
+import { openApiDocument } from "./openapi-client.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -36,9 +35,5 @@ function collapseLiteralUnions(node: Json): Json {
 
 const target = process.argv[2];
 if (target === undefined) throw new Error("usage: tsx tools/provider-openapi.ts <output.json>");
-const db = await openPglite();
-const app = await buildApp({ db, controllerNamespace: "occ-system" });
-const doc = collapseLiteralUnions(app.swagger() as unknown as Json);
+const doc = collapseLiteralUnions((await openApiDocument()) as unknown as Json);
 await writeFile(target, `${JSON.stringify(doc, null, 2)}\n`);
-await app.close();
-await db.close();
