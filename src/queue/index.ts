@@ -1,4 +1,5 @@
 /** The generic PostgreSQL work queue. This barrel only re-exports. */
+export * from "./attach.js";
 export * from "./claim.js";
 export * from "./clock.js";
 export * from "./enqueue.js";

@@ -5,6 +5,7 @@
  */
 import type { GatedPart } from "../store/composed.js";
 import type { Db, Queryable } from "../store/db.js";
+import { readAttached, type AttachedRow } from "./attach.js";
 import { claim, nextWakeAt, type ClaimOptions } from "./claim.js";
 import type { QueueClock } from "./clock.js";
 import {
@@ -45,6 +46,8 @@ export interface WorkQueue<K extends string> {
   reopen(q: Queryable, input: ReopenInput): Promise<ReopenResult<K>>;
   /** The oldest eligible item on a free lane, or `null`. Outside transactions. See `claim.ts`. */
   claim(db: Db, opts: ClaimOptions<K>): Promise<Claim<K> | null>;
+  /** The subquery a claim attaches (`ClaimOptions.attach`), read over the item afterwards. */
+  attached(q: Queryable, itemId: string, attach: string): Promise<AttachedRow>;
   /** Extends an unexpired lease. */
   renew(q: Queryable, lease: Lease): Promise<RenewResult>;
   /** Renews in the background while a Driver call runs. */
@@ -110,6 +113,7 @@ export function createWorkQueue<const K extends string>(opts: WorkQueueOptions<K
     enqueue: (q, input) => enqueue(config, q, input),
     reopen: (q, input) => reopen(config, q, input),
     claim: (db, claimOpts) => claim(config, db, claimOpts),
+    attached: readAttached,
     renew: (q, lease) => renew(config, q, lease),
     keepAlive: (q, lease, keepOpts) => keepLeaseAlive(config, q, lease, keepOpts),
     complete: (q, lease, note, gated, next) => complete(config, q, lease, note, gated, next),

@@ -1,7 +1,7 @@
 /**
  * Agent work as a kind of the pass runner (`pass-runner.ts`; drivers.md §4, control-plane.md
  * §5):
- * - load: the Agent of the lane when it is in the state the work expects — `deleting` for
+ * - target: the Agent of the lane when it is in the state the work expects — `deleting` for
  *   teardown, `active` with a latest revision for deploy (deploy work converges the Agent to
  *   its *latest* revision, so work queued for an older revision simply finds the latest one
  *   active);
@@ -11,22 +11,28 @@
  * - record: `agent-record.ts`.
  */
 import type { CredentialSource, WorkloadDriver, WorkloadTenant } from "../drivers/workloads.js";
-import type { Claim, WorkQueue } from "../queue/index.js";
-import { latestAgentRevision, type AgentRevisionRecord } from "../store/agent-revisions.js";
-import { getAgent, type AgentRecord } from "../store/agents.js";
+import type { Claim, WorkItem, WorkQueue } from "../queue/index.js";
+import type { AgentRevisionRecord } from "../store/agent-revisions.js";
+import { agentById } from "../store/agent-target.js";
+import type { AgentRecord } from "../store/agents.js";
 import type { Db } from "../store/db.js";
 import { getNamespace, placementOf } from "../store/namespaces.js";
 import { secretRows } from "../store/secrets.js";
 import { serviceAccountRows } from "../store/service-accounts.js";
 import type { AgentWorkKind } from "../work/agent-work.js";
-import { agentIdOfSubject } from "../work/lanes.js";
+import { agentIdOfSubject, laneIdSql } from "../work/lanes.js";
 import {
   agentOutcomeOf,
   recordAgentOutcome,
   type AgentTarget,
   type AgentVerdict,
 } from "./agent-record.js";
-import { runPass, type PassSummary, type WorkHandler } from "./pass-runner.js";
+import {
+  runPass,
+  type PassSummary,
+  type TargetDeclaration,
+  type WorkHandler,
+} from "./pass-runner.js";
 
 export interface AgentPassDeps {
   readonly db: Db;
@@ -34,68 +40,89 @@ export interface AgentPassDeps {
   readonly workloads: WorkloadDriver;
 }
 
+/** The Agent of the claimed lane `c` and its newest revision. */
+const AGENT_OF_LANE = agentById(laneIdSql("agent", "c.subject"));
+
+/**
+ * The Agent pass's target: the Agent of its lane in the state the work expects — `deleting`
+ * for teardown, `active` with a latest revision for deploy.
+ */
+const AGENT_TARGET: TargetDeclaration<AgentWorkKind, AgentTarget> = {
+  superseded: "the Agent is no longer in the state this work expects",
+  sql: AGENT_OF_LANE.sql,
+  read(item, row) {
+    const agentId = agentIdOfSubject(item.subject);
+    const found = agentId === null ? undefined : AGENT_OF_LANE.read(row);
+    if (found === undefined || found.agent.id !== agentId) return null;
+    const { agent, revision } = found;
+    if (item.kind === "agent.teardown") {
+      return agent.status === "deleting" ? { target: { agent, revision: undefined } } : null;
+    }
+    return agent.status === "active" && revision !== undefined
+      ? { target: { agent, revision } }
+      : null;
+  },
+};
+
 /** The Agent work handler over `deps`' Workload Driver. */
 export function agentWork(
   deps: Pick<AgentPassDeps, "workloads">,
-): WorkHandler<AgentWorkKind, AgentTarget, AgentVerdict, void> {
+): WorkHandler<AgentWorkKind, AgentTarget, AgentVerdict> {
+  const verdictOf = async (
+    db: Db,
+    item: WorkItem<AgentWorkKind>,
+    { agent, revision }: AgentTarget,
+  ): Promise<AgentVerdict> => {
+    const tenant = await tenantOf(db, agent);
+    if (tenant === null) {
+      return {
+        kind: "refused",
+        reason: {
+          code: "KUBERNETES_OWNERSHIP_CONFLICT",
+          message: "the Agent's Namespace is gone",
+        },
+      };
+    }
+    const credential = revision === undefined ? null : await credentialOf(db, revision);
+    if (credential === "missing") {
+      return {
+        kind: "refused",
+        reason: {
+          code: "AGENT_REFERENCE_MISSING",
+          message: "the revision's ServiceAccount or its credential Secret no longer exists",
+        },
+      };
+    }
+    if (item.kind === "agent.deploy" && revision !== undefined) {
+      return {
+        kind: "deploy",
+        result: await deps.workloads.deployRevision({
+          tenant,
+          agentId: agent.id,
+          executionMode: revision.executionMode,
+          revisionId: revision.id,
+          configurationDocument: revision.configurationDocument,
+          credential,
+        }),
+      };
+    }
+    return {
+      kind: "teardown",
+      result: await deps.workloads.teardownAgent({ tenant, agentId: agent.id }),
+    };
+  };
   return {
-    superseded: "the Agent is no longer in the state this work expects",
-    async load(db, item) {
-      const agentId = agentIdOfSubject(item.subject);
-      const agent = agentId === null ? undefined : await getAgent(db, agentId);
-      if (agent === undefined) return null;
-      if (item.kind === "agent.teardown") {
-        return agent.status === "deleting" ? { agent, revision: undefined } : null;
-      }
-      const revision = await latestAgentRevision(db, agent.id);
-      return agent.status === "active" && revision !== undefined ? { agent, revision } : null;
-    },
+    target: AGENT_TARGET,
     permissions: (item, { agent }) => [
       {
         permission: { action: item.kind === "agent.deploy" ? "deploy" : "delete", kind: "agent" },
         namespaceId: agent.namespaceId,
       },
     ],
-    async reconcile(db, item, { agent, revision }) {
-      const tenant = await tenantOf(db, agent);
-      if (tenant === null) {
-        return {
-          kind: "refused",
-          reason: {
-            code: "KUBERNETES_OWNERSHIP_CONFLICT",
-            message: "the Agent's Namespace is gone",
-          },
-        };
-      }
-      const credential = revision === undefined ? null : await credentialOf(db, revision);
-      if (credential === "missing") {
-        return {
-          kind: "refused",
-          reason: {
-            code: "AGENT_REFERENCE_MISSING",
-            message: "the revision's ServiceAccount or its credential Secret no longer exists",
-          },
-        };
-      }
-      if (item.kind === "agent.deploy" && revision !== undefined) {
-        return {
-          kind: "deploy",
-          result: await deps.workloads.deployRevision({
-            tenant,
-            agentId: agent.id,
-            executionMode: revision.executionMode,
-            revisionId: revision.id,
-            configurationDocument: revision.configurationDocument,
-            credential,
-          }),
-        };
-      }
-      return {
-        kind: "teardown",
-        result: await deps.workloads.teardownAgent({ tenant, agentId: agent.id }),
-      };
+    async reconcile(db, item, target) {
+      const verdict = await verdictOf(db, item, target);
+      return { verdict, outcome: agentOutcomeOf(verdict) };
     },
-    outcomeOf: (_target, verdict) => agentOutcomeOf(verdict),
     record: recordAgentOutcome,
   };
 }

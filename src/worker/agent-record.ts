@@ -1,6 +1,6 @@
 /**
- * The record step of an Agent pass: inside the runner's settle transaction, after the fenced
- * queue move, what it means for the Agent and its revisions, with a lifecycle audit event.
+ * The record of an Agent pass, declared (`record-writes.ts`): what the outcome means for the
+ * Agent and its revisions, with a lifecycle audit event, made with the fenced queue move.
  *
  * | Driver result | Work | Agent / revision |
  * |---|---|---|
@@ -13,14 +13,23 @@
 import type { DeployRevisionResult, TeardownAgentResult } from "../domain/index.js";
 import type { AgentWorkKind } from "../work/agent-work.js";
 import type { Claim, WorkState } from "../queue/index.js";
-import { retireOtherRevisions, setRevisionStatus } from "../store/agent-revisions.js";
+import {
+  retireOtherRevisions,
+  setRevisionStatus,
+  type AgentRevisionRecord,
+} from "../store/agent-revisions.js";
+import { supersedeQueuedRevisions } from "../store/agent-revision-settle.js";
 import { deleteAgentRow, setAgentReason, setCurrentRevision } from "../store/agents.js";
-import { appendAuditEvent } from "../store/audit-events.js";
-import type { AgentRevisionRecord } from "../store/agent-revisions.js";
+import { auditGated, type NewAuditEvent } from "../store/audit-events.js";
 import type { AgentRecord } from "../store/agents.js";
-import type { Queryable } from "../store/db.js";
 import { outcomeOfResult, type PassOutcome } from "./outcome-table.js";
 import type { Stopped } from "./pass-runner.js";
+import {
+  composable,
+  inTransaction,
+  type DeclaredRecord,
+  type RecordWrite,
+} from "./record-writes.js";
 
 /** What a pass is about: the Agent, and for deploy work its latest revision. */
 export interface AgentTarget {
@@ -60,20 +69,19 @@ function reasonOf(verdict: AgentVerdict | Stopped): AgentReason | null {
 
 /**
  * What the Agent (or its revision) becomes after the queue move left the work in `workState`,
- * with a lifecycle audit event when that is news.
+ * with a lifecycle audit event when that is news: writes the settle transaction runs.
  */
-export async function recordAgentOutcome(
-  tx: Queryable,
+export function recordAgentOutcome(
   claim: Claim<AgentWorkKind>,
   target: AgentTarget,
   verdict: AgentVerdict | Stopped,
   workState: WorkState,
-): Promise<void> {
+): DeclaredRecord {
   const reason = reasonOf(verdict);
   const finished = workState === "failed_permanent";
-  const to = await applyOutcome(tx, claim.item.kind, target, verdict, reason, finished);
-  if (to === null) return;
-  await appendAuditEvent(tx, {
+  const { writes, to } = agentChange(claim.item.kind, target, verdict, reason, finished);
+  if (to === null) return { writes };
+  const event: NewAuditEvent = {
     kind: "lifecycle",
     actor: claim.item.actor,
     action:
@@ -91,45 +99,49 @@ export async function recordAgentOutcome(
       ...(target.revision !== undefined ? { revisionId: target.revision.id } : {}),
       ...(reason !== null ? { code: reason.code } : {}),
     },
-  });
+  };
+  return { writes: [...writes, composable(auditGated(event))] };
 }
 
 /**
- * Applies the outcome; returns what the Agent (or revision) became when that is news worth an
- * audit event (`null` for a repeated pending or retry with the same reason).
+ * The writes of the outcome, and what the Agent (or revision) became when that is news worth
+ * an audit event (`to: null` for a repeated pending or retry with the same reason).
  */
-async function applyOutcome(
-  tx: Queryable,
+function agentChange(
   kind: AgentWorkKind,
   target: AgentTarget,
   verdict: AgentVerdict | Stopped,
   reason: AgentReason | null,
   finished: boolean,
-): Promise<string | null> {
+): { readonly writes: readonly RecordWrite[]; readonly to: string | null } {
   const { agent, revision } = target;
   if (reason === null) {
     if (kind === "agent.teardown") {
-      await deleteAgentRow(tx, agent.id);
-      return "deleted";
+      return { writes: [inTransaction((tx) => deleteAgentRow(tx, agent.id))], to: "deleted" };
     }
-    if (revision === undefined) return null;
-    await setRevisionStatus(tx, revision.id, "active", null);
-    await retireOtherRevisions(tx, agent.id, revision.id);
-    await tx.query(
-      `UPDATE agent_revisions SET status = 'superseded'
-       WHERE agent_id = $1 AND id <> $2 AND status = 'queued'`,
-      [agent.id, revision.id],
-    );
-    await setCurrentRevision(tx, agent.id, revision.id);
-    return revision.status === "active" && agent.currentRevisionId === revision.id
-      ? null
-      : "active";
+    if (revision === undefined) return { writes: [], to: null };
+    const activate = inTransaction(async (tx) => {
+      await setRevisionStatus(tx, revision.id, "active", null);
+      await retireOtherRevisions(tx, agent.id, revision.id);
+      await supersedeQueuedRevisions(tx, agent.id, revision.id);
+      await setCurrentRevision(tx, agent.id, revision.id);
+    });
+    const already = revision.status === "active" && agent.currentRevisionId === revision.id;
+    return { writes: [activate], to: already ? null : "active" };
   }
-  await setAgentReason(tx, agent.id, reason);
-  if (kind === "agent.deploy" && revision !== undefined && revision.status === "queued") {
-    await setRevisionStatus(tx, revision.id, finished ? "failed" : "queued", reason);
+  const failRevision =
+    kind === "agent.deploy" && revision !== undefined && revision.status === "queued";
+  const writes = [
+    inTransaction(async (tx) => {
+      await setAgentReason(tx, agent.id, reason);
+      if (failRevision) {
+        await setRevisionStatus(tx, revision.id, finished ? "failed" : "queued", reason);
+      }
+    }),
+  ];
+  if (finished || verdict.kind === "stopped" || verdict.kind === "refused") {
+    return { writes, to: "failed" };
   }
-  if (finished || verdict.kind === "stopped" || verdict.kind === "refused") return "failed";
-  if (agent.statusCode === reason.code) return null;
-  return verdict.result.outcome === "pending" ? "pending" : "retrying";
+  if (agent.statusCode === reason.code) return { writes, to: null };
+  return { writes, to: verdict.result.outcome === "pending" ? "pending" : "retrying" };
 }

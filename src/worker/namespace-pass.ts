@@ -4,10 +4,10 @@
  * bound one (`namespace.ensure` by {@link RECONCILER_ACTOR}, on `ready` or `degraded`) and
  * teardown (`namespace.teardown`, on `deleting`) — lifecycle.md §1.
  *
- * - load: the Namespace of the lane, when it is in the state the work expects — read in the
- *   claim's own statement (`claimedTarget`), so a pass starts without a round trip of its own;
+ * - target: the Namespace of the lane, when it is in the state the work expects — read in the
+ *   claim's own statement (`store/namespace-target.ts`), so a pass starts without a round trip;
  * - permissions: `namespacePassPermissions` (the rule the API checks too), decided in the
- *   claim's statement as well (`DECIDED_IN_CLAIM`), so re-authorization costs no round trip;
+ *   claim's statement as well (`embeddedDecisions`), so re-authorization costs no round trip;
  *   the system's reconcile of a bound Namespace adopts nothing new and has no one to
  *   re-authorize;
  * - reconcile: the Compute Driver; a bound Namespace is passed as such, so drift the operator
@@ -24,25 +24,19 @@ import {
   namespacePassPermissions,
 } from "../services/namespaces/permissions.js";
 import type { Db } from "../store/db.js";
-import {
-  getNamespace,
-  namespacesTable,
-  placementOf,
-  type NamespaceRecord,
-} from "../store/namespaces.js";
+import { namespaceById } from "../store/namespace-target.js";
+import { placementOf, type NamespaceRecord } from "../store/namespaces.js";
 import { laneIdSql, namespaceIdOfSubject } from "../work/lanes.js";
 import { RECONCILER_ACTOR } from "../work/namespace-pass-request.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
-import {
-  announceNamespaceOutcome,
-  composeNamespaceOutcome,
-  recordNamespaceOutcome,
-  type Landed,
-  type NamespaceVerdict,
-  type Seen,
-} from "./namespace-record.js";
+import { recordNamespaceOutcome, type NamespaceVerdict, type Seen } from "./namespace-record.js";
 import { namespaceOutcomeOf } from "./namespace-status-table.js";
-import { runPass, type PassSummary, type WorkHandler } from "./pass-runner.js";
+import {
+  runPass,
+  type PassSummary,
+  type TargetDeclaration,
+  type WorkHandler,
+} from "./pass-runner.js";
 import { isBoundStatus } from "../domain/placement/namespace-status.js";
 
 export interface NamespacePassDeps {
@@ -84,52 +78,40 @@ function targetOf(
   return live && inScope(item, record) ? record : null;
 }
 
-/** How the Namespace read in the claim names its columns (beside the work item's). */
-const CLAIMED = "ns_";
+/** The Namespace of the claimed lane `c`. */
+const NAMESPACE_OF_LANE = namespaceById(laneIdSql("namespace", "c.subject"));
 
 /**
  * The re-authorization of the claimed item's frozen actor (`c.actor`), read beside its
  * Namespace: every request a Namespace pass can need, left undecided for the system's own work
  * (no one to re-authorize).
  */
-const DECIDED_IN_CLAIM = embeddedDecisions({
+const DECIDED_BESIDE = embeddedDecisions({
   principal: "c.actor",
-  namespace: "t.id",
+  namespace: NAMESPACE_OF_LANE.id,
   requests: NAMESPACE_PASS_REQUESTS,
   as: "az_",
   unless: `c.actor = '${RECONCILER_ACTOR}'`,
 });
 
-/**
- * The Namespace of the claimed lane `c`, for the claim's `attach`: by primary key alone, the
- * only index its one condition can use, so the lookup stays one row whatever the statistics
- * (with `deleted_at IS NULL` here too, a fresh table's planner chose the partial listing index
- * and read all of it). Tombstones are left out by {@link targetOf}, as {@link getNamespace} does.
- */
-const NAMESPACE_OF_CLAIMED_LANE = `SELECT ${namespacesTable.select("t", CLAIMED)},
-  ${DECIDED_IN_CLAIM.sql}
-  FROM namespaces AS t WHERE t.id = ${laneIdSql("namespace", "c.subject")}`;
+/** The Namespace pass's target: the Namespace of its lane, in the state the work expects. */
+const NAMESPACE_TARGET: TargetDeclaration<NamespaceWorkKind, NamespaceRecord> = {
+  superseded: "the Namespace is no longer in the state this work expects",
+  sql: NAMESPACE_OF_LANE.sql(DECIDED_BESIDE.sql),
+  read(item, row) {
+    const id = namespaceIdOfSubject(item.subject);
+    const record = id === null ? null : targetOf(item, id, NAMESPACE_OF_LANE.read(row));
+    return record === null ? null : { target: record, known: DECIDED_BESIDE.read(row, record.id) };
+  },
+};
 
 /** The Namespace work handler over `deps`' Compute Driver. */
 export function namespaceWork(
   deps: NamespacePassDeps,
-): WorkHandler<NamespaceWorkKind, NamespaceRecord, NamespaceVerdict, Landed> {
+): WorkHandler<NamespaceWorkKind, NamespaceRecord, NamespaceVerdict> {
   const events = deps.events;
   return {
-    superseded: "the Namespace is no longer in the state this work expects",
-    async load(db, item) {
-      const id = namespaceIdOfSubject(item.subject);
-      return id === null ? null : targetOf(item, id, await getNamespace(db, id));
-    },
-    claimedTarget: {
-      sql: NAMESPACE_OF_CLAIMED_LANE,
-      target(item, row) {
-        const id = namespaceIdOfSubject(item.subject);
-        if (id === null || row[`${CLAIMED}id`] === null) return null;
-        return targetOf(item, id, namespacesTable.decode(row, CLAIMED));
-      },
-      decided: (row, record) => DECIDED_IN_CLAIM.read(row, record.id),
-    },
+    target: NAMESPACE_TARGET,
     permissions: (item, record) =>
       item.actor === RECONCILER_ACTOR
         ? null
@@ -143,6 +125,8 @@ export function namespaceWork(
         },
         repaired: (kind) => {
           repaired.push(kind);
+          // The write happened whatever the settle finds (a stale lease withholds the record).
+          deps.onRepaired?.(kind);
         },
       };
       const input = {
@@ -153,28 +137,15 @@ export function namespaceWork(
         bound: isBound(record),
         observer,
       };
-      return item.kind === "namespace.ensure"
-        ? { kind: "ensure", result: await deps.compute.ensureNamespace(input), seen, repaired }
-        : { kind: "teardown", result: await deps.compute.deleteNamespace(input) };
+      const verdict: NamespaceVerdict =
+        item.kind === "namespace.ensure"
+          ? { kind: "ensure", result: await deps.compute.ensureNamespace(input), seen, repaired }
+          : { kind: "teardown", result: await deps.compute.deleteNamespace(input) };
+      const bound = verdict.kind === "ensure" && isBound(record);
+      return { verdict, outcome: namespaceOutcomeOf(verdict.result, bound) };
     },
-    outcomeOf: (record, verdict) =>
-      namespaceOutcomeOf(verdict.result, verdict.kind === "ensure" && isBound(record)),
-    record: recordNamespaceOutcome,
-    compose: composeNamespaceOutcome,
-    ...(events !== undefined
-      ? {
-          announce: (record: NamespaceRecord, verdict, landed: Landed) => {
-            announceNamespaceOutcome(events, record, verdict, landed);
-          },
-        }
-      : {}),
-    summarize(verdict, summary) {
-      if (verdict.kind !== "ensure") return summary;
-      // The writes happened whatever the settle found (a stale lease only withholds the record).
-      for (const kind of verdict.repaired) deps.onRepaired?.(kind);
-      if (summary.result !== "applied" || verdict.repaired.length === 0) return summary;
-      return { ...summary, repaired: verdict.repaired };
-    },
+    record: (claim, record, verdict, workState) =>
+      recordNamespaceOutcome(claim, record, verdict, workState, events),
   };
 }
 

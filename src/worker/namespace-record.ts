@@ -1,6 +1,6 @@
 /**
- * The record step of a Namespace pass: inside the runner's settle transaction, after the
- * fenced queue move, the Namespace's new status and its audit event; then — best effort,
+ * The record of a Namespace pass, declared (`record-writes.ts`): the Namespace's new status and
+ * its audit events, which the runner makes with the fenced queue move; then — best effort,
  * after commit — one Kubernetes Event when the status or its reason changed (lifecycle.md §2).
  */
 import {
@@ -12,8 +12,7 @@ import {
 import type { EventRecorder } from "../drivers/events.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { Claim, WorkState } from "../queue/index.js";
-import type { Queryable } from "../store/db.js";
-import { appendAuditEvent, auditGated, type NewAuditEvent } from "../store/audit-events.js";
+import { auditGated, type NewAuditEvent } from "../store/audit-events.js";
 import { applyBoundOutcome } from "../store/namespace-lifecycle.js";
 import {
   applyProvisioningOutcome,
@@ -28,7 +27,13 @@ import {
 } from "../domain/placement/namespace-status.js";
 import type { NamespaceRecord } from "../store/namespaces.js";
 import { provisioningOutcomeFor, teardownOutcomeFor } from "./namespace-status-table.js";
-import type { ComposedRecord, Stopped } from "./pass-runner.js";
+import type { Stopped } from "./pass-runner.js";
+import {
+  composable,
+  inTransaction,
+  type DeclaredRecord,
+  type RecordWrite,
+} from "./record-writes.js";
 
 /** The tenant's Kubernetes namespace as a pass read it (`uid: null`: absent). */
 export interface Seen {
@@ -58,69 +63,47 @@ export interface Landed {
 const isBound = (record: NamespaceRecord): boolean => isBoundStatus(record.status);
 
 /**
- * What the Namespace becomes after the queue move left the work in `workState`, with a
- * lifecycle audit event when its status or reason code changed.
+ * The record of a pass: what the Namespace becomes after the queue move left the work in
+ * `workState`, with a lifecycle audit event when its status or reason code changed and one
+ * when the pass repaired drift, then — with `events` — its Kubernetes Event after commit.
+ * Composable (`record-writes.ts`) where a write can be one gated statement: the audit events,
+ * and provisioning → ready keeping its binding; the rest run in the settle transaction.
  */
-export async function recordNamespaceOutcome(
-  tx: Queryable,
+export function recordNamespaceOutcome(
   claim: Claim<NamespaceWorkKind>,
   record: NamespaceRecord,
   verdict: Verdict,
   workState: WorkState,
-): Promise<Landed> {
-  const landed = await applyNamespaceOutcome(tx, claim.item.kind, record, verdict, workState);
-  if (changed(record, landed)) {
-    await appendAuditEvent(tx, lifecycleEvent(claim, record, landed, rebindOf(record, verdict)));
-  }
-  const repair = repairEvent(claim, record, verdict);
-  if (repair !== null) await appendAuditEvent(tx, repair);
-  return landed;
-}
-
-/**
- * The record step as writes composed into the pass's fenced completion (`pass-runner.ts`), for
- * the passes that end `done` the common ways — a bound Namespace found unchanged (nothing to
- * write), and provisioning → ready with the binding it keeps — so that the queue move, the
- * status and the audit event are one statement. `null`: every other outcome, recorded by
- * {@link recordNamespaceOutcome} in a transaction. Both give the same rows.
- */
-export function composeNamespaceOutcome(
-  claim: Claim<NamespaceWorkKind>,
-  record: NamespaceRecord,
-  verdict: Verdict,
-): ComposedRecord<Landed> | null {
-  if (verdict.kind !== "ensure") return null;
-  if (isBound(record)) {
-    const unchanged = boundVerdictFor(verdict.result).to === "unchanged";
-    const repair = repairEvent(claim, record, verdict);
-    return unchanged
-      ? {
-          parts: repair === null ? [] : [auditGated(repair)],
-          recorded: { status: record.status, reason: currentReason(record) },
-        }
-      : null;
-  }
-  const outcome = provisioningOutcomeFor(verdict.result, "succeeded", verdict.seen);
-  if (outcome.to !== "ready" || !keepsBinding(record, outcome)) return null;
-  const landed: Landed = { status: "ready", reason: null };
+  events?: EventRecorder,
+): DeclaredRecord {
+  const { write, landed } = namespaceWrite(claim.item.kind, record, verdict, workState);
+  const audit = [
+    ...(changed(record, landed)
+      ? [lifecycleEvent(claim, record, landed, rebindOf(record, verdict))]
+      : []),
+    ...[repairEvent(claim, record, verdict)].filter((e) => e !== null),
+  ];
+  const repaired = verdict.kind === "ensure" ? verdict.repaired : [];
   return {
-    parts: [
-      provisioningOutcomeGated(record.id, outcome),
-      ...(changed(record, landed)
-        ? [auditGated(lifecycleEvent(claim, record, landed, rebindOf(record, verdict)))]
-        : []),
-    ],
-    recorded: landed,
+    writes: [...(write === null ? [] : [write]), ...audit.map((e) => composable(auditGated(e)))],
+    ...(events === undefined
+      ? {}
+      : {
+          announce: () => {
+            announceNamespaceOutcome(events, record, verdict, landed);
+          },
+        }),
+    ...(repaired.length === 0 ? {} : { details: { repaired } }),
   };
 }
 
-async function applyNamespaceOutcome(
-  tx: Queryable,
+/** The write of the Namespace's new status (`null`: none), and what it lands on. */
+function namespaceWrite(
   kind: NamespaceWorkKind,
   record: NamespaceRecord,
   verdict: Verdict,
   workState: WorkState,
-): Promise<Landed> {
+): { readonly write: RecordWrite | null; readonly landed: Landed } {
   // A teardown verdict, or teardown work stopped before the Driver call.
   if (
     verdict.kind === "teardown" ||
@@ -130,30 +113,47 @@ async function applyNamespaceOutcome(
       verdict.kind === "teardown"
         ? teardownOutcomeFor(verdict.result)
         : { to: "deleting" as const, reason: verdict.reason };
-    await applyTeardownOutcome(tx, record.id, outcome);
-    return outcome.to === "tombstoned"
-      ? { status: "tombstoned", reason: null }
-      : { status: "deleting", reason: outcome.reason };
+    return {
+      write: inTransaction((tx) => applyTeardownOutcome(tx, record.id, outcome)),
+      landed:
+        outcome.to === "tombstoned"
+          ? { status: "tombstoned", reason: null }
+          : { status: "deleting", reason: outcome.reason },
+    };
   }
+  const unchanged = {
+    write: null,
+    landed: { status: record.status, reason: currentReason(record) },
+  };
   if (isBound(record)) {
     // A stop (attempts spent by dead workers) or a transient failure is no verdict.
-    if (verdict.kind !== "ensure") return { status: record.status, reason: currentReason(record) };
+    if (verdict.kind !== "ensure") return unchanged;
     const bound = boundVerdictFor(verdict.result);
-    if (bound.to === "unchanged") return { status: record.status, reason: currentReason(record) };
+    if (bound.to === "unchanged") return unchanged;
     const observedUid = verdict.seen?.uid;
     const reason = bound.to === "degraded" ? { code: bound.code, message: bound.message } : null;
-    await applyBoundOutcome(tx, record.id, {
-      ...(reason === null ? { to: "ready" } : { to: "degraded", reason }),
+    const outcome = {
+      ...(reason === null ? { to: "ready" as const } : { to: "degraded" as const, reason }),
       ...(observedUid !== undefined ? { observedUid } : {}),
-    });
-    return { status: bound.to, reason };
+    };
+    return {
+      write: inTransaction((tx) => applyBoundOutcome(tx, record.id, outcome)),
+      landed: { status: bound.to, reason },
+    };
   }
   const outcome =
     verdict.kind === "ensure"
       ? provisioningOutcomeFor(verdict.result, workState, verdict.seen)
       : { to: "failed" as const, reason: verdict.reason };
-  await applyProvisioningOutcome(tx, record.id, outcome);
-  return { status: outcome.to, reason: outcome.to === "ready" ? null : outcome.reason };
+  // A refused binding must be able to throw: only a binding kept is one gated statement.
+  const write =
+    outcome.to === "ready" && keepsBinding(record, outcome)
+      ? composable(provisioningOutcomeGated(record.id, outcome))
+      : inTransaction((tx) => applyProvisioningOutcome(tx, record.id, outcome));
+  return {
+    write,
+    landed: { status: outcome.to, reason: outcome.to === "ready" ? null : outcome.reason },
+  };
 }
 
 function currentReason(record: NamespaceRecord): StatusReasonInput | null {

@@ -39,16 +39,16 @@ export interface WorkEntry {
  * of the same kinds — only for the first entry of the loop's list, whose work comes before
  * every other kind anyway, so that chaining never lets later kinds overtake it.
  */
-export function workEntry<K extends string, T, V extends Verdict, R>(
+export function workEntry<K extends string, T, V extends Verdict>(
   queue: WorkQueue<K>,
-  handler: WorkHandler<K, T, V, R>,
+  handler: WorkHandler<K, T, V>,
   opts: { readonly chain?: boolean } = {},
 ): WorkEntry {
   /** How this entry claims for `owner`: its kinds, with the handler's target attached. */
-  const claimOptions = (owner: string): ClaimOptions<K> => {
-    const attach = handler.claimedTarget?.sql;
-    return { owner, ...(attach === undefined ? {} : { attach }) };
-  };
+  const claimOptions = (owner: string): ClaimOptions<K> => ({
+    owner,
+    attach: handler.target.sql,
+  });
   const passOf = (db: Db, owner: string, claimed: Claim<K>): ClaimedPass => ({
     claim: claimed,
     async run() {

@@ -96,7 +96,7 @@ const attach = namespaceWork({
   db: undefined as never,
   queue: createWorkQueue({ kinds: NAMESPACE_WORK_KINDS }),
   compute: undefined as never,
-}).claimedTarget?.sql;
+}).target.sql;
 
 describe.each([
   ["never analyzed", false],

@@ -1,8 +1,9 @@
 /**
- * The Namespace pass reads its target in the claim's own statement (`claimedTarget`, the
- * queue's `attach`): it must find exactly what `load` finds — the same record when the
- * Namespace is in scope, nothing when it is not — and a pass that finds nothing completes the
- * work as superseded without touching the cluster.
+ * The Namespace pass reads its target in the claim's own statement (`WorkHandler.target`, the
+ * queue's `attach`), or with the same subquery after a claim made without it: both must find
+ * the record the store has — the same record when the Namespace is in scope, nothing when it
+ * is not — and a pass that finds nothing completes the work as superseded without touching
+ * the cluster.
  */
 import { describe, expect, it } from "vitest";
 import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
@@ -21,30 +22,36 @@ const env = workerTestEnvironment();
 async function claimWithTarget(id: NamespaceId, kind: NamespaceWorkKind = "namespace.ensure") {
   const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
   const work = namespaceWork({ db: env.db, queue, compute: env.compute.driver });
-  const attach = work.claimedTarget?.sql;
-  if (attach === undefined) throw new Error("the Namespace handler reads its target in the claim");
-  return { queue, work, claim: await env.claimOf(queue, id, { owner: "t", attach, kind }) };
+  const attach = work.target.sql;
+  const claim = await env.claimOf(queue, id, { owner: "t", attach, kind });
+  /** The target as the claim read it, and as the runner reads it after a claim without it. */
+  const read = async () => ({
+    inClaim: work.target.read(claim.item, claim.attached ?? {})?.target ?? null,
+    after:
+      work.target.read(claim.item, await queue.attached(env.db, claim.item.id, attach))?.target ??
+      null,
+  });
+  return { queue, work, claim, read };
 }
 
 describe("the Namespace read in the claim", () => {
-  it("is the record load reads, for a provisioning Namespace", async () => {
+  it("is the stored record, read in the claim or after it, for a provisioning Namespace", async () => {
     const id = await env.created("claimed-target");
-    const { queue, work, claim } = await claimWithTarget(id);
+    const { queue, claim, read } = await claimWithTarget(id);
     expect(claim.attached).toBeDefined();
-    const fromClaim = work.claimedTarget?.target(claim.item, claim.attached ?? {});
-    expect(fromClaim).toEqual(await getNamespace(env.db, id));
-    expect(fromClaim).toEqual(await work.load(env.db, claim.item));
-    expect(fromClaim?.status).toBe("provisioning");
+    const { inClaim, after } = await read();
+    expect(inClaim).toEqual(await getNamespace(env.db, id));
+    expect(after).toEqual(inClaim);
+    expect(inClaim?.status).toBe("provisioning");
     await queue.release(env.db, claim.lease);
   });
 
   it("is nothing when the Namespace left the state the work expects, and the pass completes superseded without placing it", async () => {
     const id = await env.created("claimed-gone");
     await markNamespaceDeleting(env.db, id);
-    const { queue, work, claim } = await claimWithTarget(id);
+    const { queue, work, claim, read } = await claimWithTarget(id);
     expect(claim.item.kind).toBe("namespace.ensure");
-    expect(work.claimedTarget?.target(claim.item, claim.attached ?? {})).toBeNull();
-    expect(await work.load(env.db, claim.item)).toBeNull();
+    expect(await read()).toEqual({ inClaim: null, after: null });
 
     expect(await runPass({ db: env.db, queue }, work, claim)).toEqual({ result: "superseded" });
     const item = await env.db.query<{ state: string; last_code: string | null }>(
@@ -56,16 +63,15 @@ describe("the Namespace read in the claim", () => {
     expect(await readNamespace(currentManagedName(id))).toBeUndefined();
   });
 
-  it("is nothing for a tombstoned Namespace, as load finds nothing (tombstones are left out)", async () => {
+  it("is nothing for a tombstoned Namespace, read either way (tombstones are left out)", async () => {
     const id = await env.created("claimed-tombstone");
     const principal = { principalId: env.boot.administratorId };
     await deleteNamespace(env.serviceDeps(), principal, id);
     const tombstoned = await applyTeardownOutcome(env.db, id, { to: "tombstoned" });
     expect(tombstoned.outcome).toBe("applied");
-    const { queue, work, claim } = await claimWithTarget(id, "namespace.teardown");
+    const { queue, claim, read } = await claimWithTarget(id, "namespace.teardown");
     expect(claim.attached?.ns_id).toBe(id); // the row is read: the tombstone is left out after
-    expect(work.claimedTarget?.target(claim.item, claim.attached ?? {})).toBeNull();
-    expect(await work.load(env.db, claim.item)).toBeNull();
+    expect(await read()).toEqual({ inClaim: null, after: null });
     await queue.release(env.db, claim.lease);
   });
 });

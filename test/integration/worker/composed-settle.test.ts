@@ -1,7 +1,8 @@
 /**
- * The settle of a `done` Namespace pass composed into the fenced completion's statement
- * (`WorkHandler.compose`): it must leave exactly the rows the settle transaction leaves, and a
- * stale lease must publish nothing through it.
+ * The settle of a `done` Namespace pass composed into the fenced completion's statement (the
+ * runner's choice when every write of the declared record is composable, `record-writes.ts`):
+ * it must leave exactly the rows the settle transaction leaves, and a stale lease must publish
+ * nothing through it.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
@@ -10,6 +11,8 @@ import { getNamespace } from "../../../src/store/namespaces.js";
 import { NAMESPACE_WORK_KINDS, type NamespaceWorkKind } from "../../../src/work/namespace-work.js";
 import { namespaceWork } from "../../../src/worker/namespace-pass.js";
 import { runPass } from "../../../src/worker/pass-runner.js";
+import { runGated } from "../../../src/store/gated-writes.js";
+import { inTransaction, settleWay } from "../../../src/worker/record-writes.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { FAST, workerTestEnvironment } from "./environment.js";
 
@@ -86,10 +89,32 @@ describe("the composed settle of a done pass", () => {
     const composedId = await env.created("composed-ready");
     const plainId = await env.created("transaction-ready");
 
-    const composed = await passUntilSettled(queue, namespaceWork(deps), composedId);
-    const { compose, ...withoutCompose } = namespaceWork(deps);
-    expect(compose).toBeTypeOf("function");
-    const plain = await passUntilSettled(queue, withoutCompose, plainId);
+    const base = namespaceWork(deps);
+    const ways: string[] = [];
+    const observed: Handler = {
+      ...base,
+      record(claim, target, verdict, workState) {
+        const declared = base.record(claim, target, verdict, workState);
+        ways.push(settleWay({ kind: "done" }, declared));
+        return declared;
+      },
+    };
+    const composed = await passUntilSettled(queue, observed, composedId);
+    expect(ways.at(-1)).toBe("composed");
+    // The same writes, each run on its own: the runner settles in a transaction.
+    const inTx: Handler = {
+      ...base,
+      record(claim, target, verdict, workState) {
+        const declared = base.record(claim, target, verdict, workState);
+        const writes = declared.writes.map((w) =>
+          "composable" in w ? inTransaction((tx) => runGated(tx, [w.composable])) : w,
+        );
+        ways.push(settleWay({ kind: "done" }, { ...declared, writes }));
+        return { ...declared, writes };
+      },
+    };
+    const plain = await passUntilSettled(queue, inTx, plainId);
+    expect(ways.at(-1)).toBe("plain");
 
     expect(composed).toEqual({ result: "applied", move: "complete", code: null });
     expect(plain).toEqual(composed);
@@ -122,12 +147,13 @@ describe("the composed settle of a done pass", () => {
     const stalling: Handler = {
       ...base,
       async reconcile(db, item, target) {
-        const verdict = await base.reconcile(db, item, target);
+        const reconciled = await base.reconcile(db, item, target);
+        const { verdict } = reconciled;
         if (verdict.kind === "ensure" && verdict.result.outcome === "ready") {
           aheadMs = queue.policy.leaseMs + 1_000;
           successor = await claimOf(queue, id, "successor");
         }
-        return verdict;
+        return reconciled;
       },
     };
     const summary = await passUntilSettled(queue, stalling, id, "stalled");

@@ -62,8 +62,8 @@ async function createdBy(
 
 /**
  * Runs the pass of the Namespace `id`'s work. `readInClaim`: as the worker does, with the
- * target and the re-authorization read in the claim's statement; otherwise each in a
- * statement of its own (`load`, `authorize`).
+ * target and the re-authorization read in the claim's statement; otherwise by the runner with
+ * the same subquery after a claim made without it.
  */
 async function passFor(id: NamespaceId, queuePolicy = {}, readInClaim = false) {
   const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: queuePolicy });
@@ -73,7 +73,7 @@ async function passFor(id: NamespaceId, queuePolicy = {}, readInClaim = false) {
     compute: env.compute.driver,
     ...(env.compute.events !== undefined ? { events: env.compute.events } : {}),
   };
-  const attach = readInClaim ? namespaceWork(passDeps).claimedTarget?.sql : undefined;
+  const attach = readInClaim ? namespaceWork(passDeps).target.sql : undefined;
   const claim = await env.claimOf(queue, id, {
     owner: "test",
     ...(attach === undefined ? {} : { attach }),
@@ -82,7 +82,7 @@ async function passFor(id: NamespaceId, queuePolicy = {}, readInClaim = false) {
 }
 
 describe.each([
-  ["in a statement of its own", false],
+  ["read after the claim", false],
   ["in the claim's statement", true],
 ])("the worker re-authorizes the frozen actor, %s", (how, readInClaim) => {
   const tag = readInClaim ? "c" : "s";
@@ -206,11 +206,10 @@ describe("the re-authorization read in the claim's statement", () => {
     });
     const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: {} });
     const work = namespaceWork({ db: env.db, queue, compute: env.compute.driver });
-    const attach = work.claimedTarget?.sql ?? "";
-    const claim = await env.claimOf(queue, ns.id, { owner: "t", attach });
-    const row = claim.attached ?? {};
-    const target = work.claimedTarget?.target(claim.item, row) ?? null;
-    if (target === null) throw new Error("the claim read no Namespace");
+    const claim = await env.claimOf(queue, ns.id, { owner: "t", attach: work.target.sql });
+    const targeted = work.target.read(claim.item, claim.attached ?? {});
+    if (targeted === null) throw new Error("the claim read no Namespace");
+    const { target, known } = targeted;
     const requests = work.permissions(claim.item, target) ?? [];
     expect(requests.map((r) => `${r.permission.kind}:${r.permission.action}`)).toEqual([
       "namespace:create",
@@ -220,7 +219,6 @@ describe("the re-authorization read in the claim's statement", () => {
     // Revoked after the claim: the claim's decisions are what policy said when it was made,
     // while a decision made now is a denial.
     await deleteBinding(env.db, who.bindingId);
-    const known = work.claimedTarget?.decided?.(row, target);
     for (const request of requests) {
       expect(known?.(request)).toEqual({ allowed: true });
       expect(await authorize(env.db, who.principalId, request)).toMatchObject({
