@@ -5,6 +5,7 @@ export * from "./clock.js";
 export * from "./enqueue.js";
 export * from "./lease-renewal.js";
 export * from "./policy.js";
+export * from "./requeue.js";
 export * from "./stats.js";
 export * from "./transitions.js";
 export * from "./work-items.js";

@@ -18,6 +18,7 @@ import {
 } from "./enqueue.js";
 import { keepLeaseAlive, type KeepAliveOptions, type LeaseKeeper } from "./lease-renewal.js";
 import { DEFAULT_WORK_QUEUE_POLICY, validatePolicy, type WorkQueuePolicy } from "./policy.js";
+import { actorOfKey, pullForward } from "./requeue.js";
 import { queueDepth, type KindDepth } from "./stats.js";
 import {
   complete,
@@ -40,10 +41,16 @@ import {
 export interface WorkQueue<K extends string> {
   readonly kinds: readonly K[];
   readonly policy: WorkQueuePolicy;
+  /** Where its statements read "now" (`clock.ts`). */
+  readonly clock: QueueClock;
   /** Idempotent by key; NOTIFYs on create. See `enqueue.ts`. */
   enqueue(q: Queryable, input: EnqueueInput<K>): Promise<EnqueueResult<K>>;
   /** Requeues a `failed_permanent` item with a fresh budget. See `enqueue.ts`. */
   reopen(q: Queryable, input: ReopenInput): Promise<ReopenResult<K>>;
+  /** Queued items of `kind` in lane `subject` available now; one's ID. See `requeue.ts`. */
+  pullForward(q: Queryable, subject: string, kind: K): Promise<string | null>;
+  /** The frozen actor of the item holding `key`. */
+  actorOf(q: Queryable, key: string): Promise<string | undefined>;
   /** The oldest eligible item on a free lane, or `null`. Outside transactions. See `claim.ts`. */
   claim(db: Db, opts: ClaimOptions<K>): Promise<Claim<K> | null>;
   /** The subquery a claim attaches (`ClaimOptions.attach`), read over the item afterwards. */
@@ -110,8 +117,11 @@ export function createWorkQueue<const K extends string>(opts: WorkQueueOptions<K
   return {
     kinds: config.kinds,
     policy: config.policy,
+    clock: config.clock,
     enqueue: (q, input) => enqueue(config, q, input),
     reopen: (q, input) => reopen(config, q, input),
+    pullForward: (q, subject, kind) => pullForward(config, q, subject, kind),
+    actorOf: (q, key) => actorOfKey(config, q, key),
     claim: (db, claimOpts) => claim(config, db, claimOpts),
     attached: readAttached,
     renew: (q, lease) => renew(config, q, lease),

@@ -16,10 +16,11 @@
  *   an administrator's retry, and teardown has its own work.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
-import type { WorkQueuePolicy } from "../queue/policy.js";
+import { requeue } from "../queue/requeue.js";
+import type { QueueConfig } from "../queue/work-items.js";
 import type { WorkQueue } from "../queue/work-queue.js";
-import { WORK_CHANNEL } from "../queue/work-items.js";
 import type { Queryable } from "../store/db.js";
+import { statusOfNamespace } from "../store/namespace-passes.js";
 import { namespaceWorkSubject } from "./lanes.js";
 import { ensureWorkKey, reconcileWorkKeys, type NamespaceWorkKind } from "./namespace-work.js";
 import { isLiveStatus } from "../domain/placement/namespace-status.js";
@@ -49,32 +50,15 @@ export async function requestNamespacePass(
   id: NamespaceId,
   reason: PassRequestReason,
 ): Promise<PassRequestResult> {
-  const found = await q.query<{ status: string }>(
-    "SELECT status FROM namespaces WHERE id = $1 AND deleted_at IS NULL",
-    [id],
-  );
-  const status = found.rows[0]?.status;
+  const status = await statusOfNamespace(q, id);
   if (status === undefined || !isLiveStatus(status)) {
     return { reason, outcome: "not_live" };
   }
   const subject = namespaceWorkSubject(id);
-  const due = await q.query<{ id: string }>(
-    `UPDATE work_items SET available_at = LEAST(available_at, now()), updated_at = now()
-     WHERE subject = $1 AND kind = 'namespace.ensure' AND state = 'queued'
-     RETURNING id::text AS id`,
-    [subject],
-  );
-  const queued = due.rows[0];
-  if (queued !== undefined) {
-    await notify(q);
-    return { reason, outcome: "deduplicated", itemId: queued.id };
-  }
+  const queued = await queue.pullForward(q, subject, "namespace.ensure");
+  if (queued !== null) return { reason, outcome: "deduplicated", itemId: queued };
   if (status === "provisioning") {
-    const held = await q.query<{ actor: string }>(
-      "SELECT actor FROM work_items WHERE idempotency_key = $1",
-      [ensureWorkKey(id)],
-    );
-    const actor = held.rows[0]?.actor;
+    const actor = await queue.actorOf(q, ensureWorkKey(id));
     if (actor === undefined) return { reason, outcome: "not_live" };
     const itemId = await requeueEnsureWork(q, queue, { key: ensureWorkKey(id), subject, actor });
     return itemId === null
@@ -98,35 +82,13 @@ export interface RequeueInput {
 
 /**
  * Creates the `namespace.ensure` item with `key`, or returns an ended one (`succeeded` or
- * `failed_permanent`) to the queue as new: available now, a fresh attempt budget and
- * convergence deadline, and `actor` as its frozen actor. A queued or claimed item is left
- * alone and `null` returned. NOTIFYs on success, so a listening worker wakes at commit.
+ * `failed_permanent`) to the queue as new (`queue/requeue.ts`). A queued or claimed item is
+ * left alone and `null` returned. NOTIFYs on success, so a listening worker wakes at commit.
  */
-export async function requeueEnsureWork(
+export function requeueEnsureWork(
   q: Queryable,
-  queue: { readonly policy: WorkQueuePolicy },
+  queue: Pick<QueueConfig<NamespaceWorkKind>, "clock" | "policy">,
   input: RequeueInput,
 ): Promise<string | null> {
-  const res = await q.query<{ id: string }>(
-    `INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts,
-                             available_at, deadline_at, created_at, updated_at)
-     VALUES ($1, 'namespace.ensure', $2, $3, $4, now(),
-             now() + $5::float8 * interval '1 millisecond', now(), now())
-     ON CONFLICT (idempotency_key) DO UPDATE
-       SET state = 'queued', actor = EXCLUDED.actor, attempt_count = 0, pending_count = 0,
-           max_attempts = EXCLUDED.max_attempts, available_at = EXCLUDED.available_at,
-           deadline_at = EXCLUDED.deadline_at, finished_at = NULL, updated_at = now()
-       WHERE work_items.state IN ('succeeded', 'failed_permanent')
-         AND work_items.kind = 'namespace.ensure' AND work_items.subject = EXCLUDED.subject
-     RETURNING id::text AS id`,
-    [input.key, input.subject, input.actor, queue.policy.maxAttempts, queue.policy.convergenceMs],
-  );
-  const row = res.rows[0];
-  if (row === undefined) return null;
-  await notify(q);
-  return row.id;
-}
-
-async function notify(q: Queryable): Promise<void> {
-  await q.query("SELECT pg_notify($1, $2)", [WORK_CHANNEL, "namespace.ensure"]);
+  return requeue(queue, q, { ...input, kind: "namespace.ensure" });
 }

@@ -6,11 +6,11 @@
  * worker or the API server was down is found at the latest one period later.
  */
 import type { Logger } from "pino";
-import type { NamespaceId } from "../domain/placement/ids.js";
 import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
+import { liveNamespaceIds } from "../store/namespace-passes.js";
 
 export interface ResyncOptions {
   readonly db: Db;
@@ -39,24 +39,19 @@ export async function resyncNamespaces(
   let after = "";
   let covered = 0;
   for (;;) {
-    const page = await db.query<{ id: NamespaceId }>(
-      `SELECT id FROM namespaces
-        WHERE deleted_at IS NULL AND status IN ('provisioning', 'ready', 'degraded') AND id > $1
-        ORDER BY id LIMIT $2`,
-      [after, PAGE],
-    );
+    const page = await liveNamespaceIds(db, after, PAGE);
     let next = 0;
     await Promise.all(
-      Array.from({ length: Math.min(IN_FLIGHT, page.rows.length) }, async () => {
-        for (let row = page.rows[next++]; row !== undefined; row = page.rows[next++]) {
-          await requestNamespacePass(db, queue, row.id, "resync");
+      Array.from({ length: Math.min(IN_FLIGHT, page.length) }, async () => {
+        for (let id = page[next++]; id !== undefined; id = page[next++]) {
+          await requestNamespacePass(db, queue, id, "resync");
           covered += 1;
         }
       }),
     );
-    const last = page.rows.at(-1);
-    if (last === undefined || page.rows.length < PAGE) return covered;
-    after = last.id;
+    const last = page.at(-1);
+    if (last === undefined || page.length < PAGE) return covered;
+    after = last;
   }
 }
 

@@ -1,0 +1,102 @@
+/**
+ * Asking again for work that may already exist, by key: pull a queued item forward, or return
+ * an ended one to the queue as new. The watches, the resync and an administrator's retry ask
+ * this way (`work/namespace-pass-request.ts`); like every queue statement these read the
+ * queue's clock and NOTIFY in the same statement, so a listening worker wakes at commit.
+ */
+import { StatementParams } from "../store/composed.js";
+import type { Queryable } from "../store/db.js";
+import { text } from "../store/columns.js";
+import { nowParam, nowSqlOf } from "./clock.js";
+import { WORK_CHANNEL, type QueueConfig } from "./work-items.js";
+
+export interface RequeueInput<K extends string> {
+  readonly key: string;
+  readonly kind: K;
+  readonly subject: string;
+  /** The frozen actor of the requeued work (re-authorized before it runs, unless the system). */
+  readonly actor: string;
+}
+
+/** The `id` of the first row of a statement's result, decoded; `null` when there is none. */
+function firstId(rows: readonly unknown[]): string | null {
+  const row: unknown = rows[0];
+  if (typeof row !== "object" || row === null) return null;
+  return text((row as { readonly id?: unknown }).id);
+}
+
+/**
+ * Makes the queued items of `kind` in lane `subject` available now (an earlier availability is
+ * kept). Returns the ID of one of them, or `null` when none is queued.
+ */
+export async function pullForward<K extends string>(
+  config: QueueConfig<K>,
+  q: Queryable,
+  subject: string,
+  kind: K,
+): Promise<string | null> {
+  const p = new StatementParams();
+  const now = nowSqlOf(p.add(nowParam(config.clock)));
+  const res = await q.query(
+    `WITH due AS (
+       UPDATE work_items SET available_at = LEAST(available_at, ${now}), updated_at = ${now}
+       WHERE subject = ${p.add(subject)} AND kind = ${p.add(kind)} AND state = 'queued'
+       RETURNING id::text AS id, kind)
+     SELECT id, pg_notify(${p.add(WORK_CHANNEL)}, kind)::text AS notified FROM due`,
+    p.values,
+  );
+  return firstId(res.rows);
+}
+
+/** The frozen actor of the item holding `key`, or `undefined` when there is none. */
+export async function actorOfKey<K extends string>(
+  config: QueueConfig<K>,
+  q: Queryable,
+  key: string,
+): Promise<string | undefined> {
+  const res = await q.query(
+    "SELECT actor FROM work_items WHERE idempotency_key = $1 AND kind = ANY($2::text[])",
+    [key, config.kinds],
+  );
+  const row: unknown = res.rows[0];
+  return typeof row === "object" && row !== null
+    ? text((row as { readonly actor?: unknown }).actor)
+    : undefined;
+}
+
+/**
+ * Creates the item of `input.key`, or returns an ended one (`succeeded` or `failed_permanent`)
+ * of the same kind and lane to the queue as new: available now, a fresh attempt budget and
+ * convergence deadline, and `input.actor` as its frozen actor. A queued or claimed item is left
+ * alone and `null` returned; otherwise the item's ID.
+ */
+export async function requeue<K extends string>(
+  config: Pick<QueueConfig<K>, "clock" | "policy">,
+  q: Queryable,
+  input: RequeueInput<K>,
+): Promise<string | null> {
+  const p = new StatementParams();
+  const now = nowSqlOf(p.add(nowParam(config.clock)));
+  const convergence = p.add(config.policy.convergenceMs);
+  const res = await q.query(
+    `WITH n AS (SELECT ${now} AS t),
+     item AS (
+       INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts,
+                               available_at, deadline_at, created_at, updated_at)
+       SELECT ${p.add(input.key)}, ${p.add(input.kind)}, ${p.add(input.subject)},
+              ${p.add(input.actor)}, ${p.add(config.policy.maxAttempts)},
+              n.t, n.t + ${convergence}::float8 * interval '1 millisecond', n.t, n.t
+       FROM n
+       ON CONFLICT (idempotency_key) DO UPDATE
+         SET state = 'queued', actor = EXCLUDED.actor, attempt_count = 0, pending_count = 0,
+             max_attempts = EXCLUDED.max_attempts, available_at = EXCLUDED.available_at,
+             deadline_at = EXCLUDED.deadline_at, finished_at = NULL,
+             updated_at = EXCLUDED.updated_at
+         WHERE work_items.state IN ('succeeded', 'failed_permanent')
+           AND work_items.kind = EXCLUDED.kind AND work_items.subject = EXCLUDED.subject
+       RETURNING id::text AS id, kind)
+     SELECT id, pg_notify(${p.add(WORK_CHANNEL)}, kind)::text AS notified FROM item`,
+    p.values,
+  );
+  return firstId(res.rows);
+}
