@@ -36,7 +36,7 @@ import { currentManagedName, type NamespaceId } from "../src/domain/index.js";
 import type { ComputeDriver } from "../src/drivers/compute.js";
 import { createObjectClient, loadKubeConfig } from "../src/drivers/kubernetes/client/index.js";
 import { KubernetesComputeDriver } from "../src/drivers/kubernetes/compute/driver.js";
-import { createComputeRuntime } from "../src/main/compute.js";
+import { createWorkerRuntime } from "../src/drivers/runtime.js";
 import { namespaceWorkQueue } from "../src/work/queues.js";
 import { runBootstrap, startApiProcess } from "../src/main/processes.js";
 import { startWorker } from "../src/worker/worker.js";
@@ -97,14 +97,14 @@ try {
     const key = boot.apiKey ?? "";
     const silent = pino({ level: "silent" });
     const api = await startApiProcess({ db: env.db, config: env.config, port: 0, logger: silent });
-    const compute = await createComputeRuntime(env.config);
+    const compute = await createWorkerRuntime({ config: env.config });
     const called = new Map<string, number>();
     const timed: ComputeDriver = {
       ensureNamespace: (input) => {
         if (!called.has(input.namespaceId)) called.set(input.namespaceId, performance.now());
-        return compute.driver.ensureNamespace(input);
+        return compute.compute.ensureNamespace(input);
       },
-      deleteNamespace: (input) => compute.driver.deleteNamespace(input),
+      deleteNamespace: (input) => compute.compute.deleteNamespace(input),
     };
     const worker = await startWorker({
       db: env.db,

@@ -6,7 +6,7 @@
  * profile may not list namespaces and has no reader.
  */
 import { LABELS, type K8sNamespace } from "../domain/index.js";
-import type { ObjectClient } from "./kubernetes/client/index.js";
+import type { ObjectReader } from "./kubernetes/client/index.js";
 
 export interface MarkedNamespaces {
   /** Every namespace carrying the tenant label, read now. */
@@ -14,6 +14,6 @@ export interface MarkedNamespaces {
 }
 
 /** The reader over `client`. */
-export function markedNamespacesOf(client: ObjectClient): MarkedNamespaces {
+export function markedNamespacesOf(client: ObjectReader): MarkedNamespaces {
   return { list: () => client.list("Namespace", { labelSelector: LABELS.namespace }) };
 }

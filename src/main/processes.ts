@@ -3,18 +3,15 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { InstallationConfig } from "../config/installation-config.js";
 import { startApiServer, type RunningServer } from "../api/server.js";
-import {
-  RequestLimiter,
-  createObjectClient,
-  loadKubeConfig,
-} from "../drivers/kubernetes/client/index.js";
+import { RequestLimiter } from "../drivers/kubernetes/client/index.js";
+import { createApiRuntime, createWorkerRuntime, withWorkerClient } from "../drivers/runtime.js";
 import { bootstrap, type BootstrapOptions, type BootstrapResult } from "../services/bootstrap.js";
 import { agentIdsOf } from "../store/agents.js";
 import { startPolicyCache, type PolicyCache } from "../iam/policy-cache.js";
 import type { Db } from "../store/db.js";
 import type { RequiredSchema } from "../store/schema-version.js";
 import { startWorker, type RunningWorker } from "../worker/worker.js";
-import { computeSelectionOf, createComputeRuntime } from "./compute.js";
+import { computeSelectionOf } from "./compute.js";
 import type { ControlPlaneMetrics } from "./metrics.js";
 import { agentWorkQueue, namespaceWorkQueue, workQueuePolicy } from "../work/queues.js";
 import { agentQueueConfig } from "../work/agent-work.js";
@@ -25,10 +22,7 @@ import { checkRecoveryAccount, loadAuthRuntime } from "./auth-runtime.js";
 import { loadExternalProviders } from "./external-providers.js";
 import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { requireBoundNamespaceRecord } from "./preprovisioned-bound-record.js";
-import { createTenantDrivers } from "../drivers/factory.js";
-import { markedNamespacesOf } from "../drivers/marked-namespaces.js";
 import { startOrphanScan } from "../worker/orphan-scan.js";
-import { driverProfileOf } from "../drivers/profile.js";
 import {
   apiGrantFailuresAtStartup,
   missingGrantsWarning,
@@ -90,18 +84,14 @@ export async function startApiProcess(opts: {
   for (const warning of external.warnings) opts.logger.warn(warning);
   const limiter = new RequestLimiter(opts.config.kubernetes.rateLimit.api);
   opts.metrics?.observeKubernetesWaits(limiter);
-  const kubernetes = createObjectClient(loadKubeConfig(opts.config.kubernetes.apiKubeconfig), {
-    timeoutMs: opts.config.kubernetes.requestTimeoutMs,
-    limiter,
-  });
-  opts.metrics?.countKubernetesRequests(kubernetes.counter);
-  const drivers = createTenantDrivers(kubernetes, driverProfileOf(opts.config, binding));
+  const runtime = createApiRuntime({ config: opts.config, binding, limiter });
+  opts.metrics?.countKubernetesRequests(runtime.requests);
   if (binding !== null) {
     try {
-      const missing = await apiGrantFailuresAtStartup(kubernetes, opts.config, binding);
+      const missing = await apiGrantFailuresAtStartup(runtime.client, opts.config, binding);
       if (missing.length > 0) opts.logger.warn(missingGrantsWarning("api", binding, missing));
     } catch (err) {
-      kubernetes.close();
+      runtime.close();
       throw err;
     }
   }
@@ -116,7 +106,7 @@ export async function startApiProcess(opts: {
       },
     });
   } catch (err) {
-    kubernetes.close();
+    runtime.close();
     throw err;
   }
   const server = await startApiServer({
@@ -124,10 +114,8 @@ export async function startApiProcess(opts: {
     policyCache,
     auth: auth.runtime,
     externalProviders: external.providers,
-    drivers,
-    ...(binding === null && opts.config.drivers.compute === "kubernetes"
-      ? { markedNamespaces: markedNamespacesOf(kubernetes) }
-      : {}),
+    drivers: runtime.drivers,
+    ...(runtime.marked !== null ? { markedNamespaces: runtime.marked } : {}),
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
     preprovisionedNamespaceId: binding?.namespaceId,
@@ -139,7 +127,7 @@ export async function startApiProcess(opts: {
     ...(opts.host !== undefined ? { host: opts.host } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),
   }).catch(async (err: unknown) => {
-    kubernetes.close();
+    runtime.close();
     await policyCache.close();
     throw err;
   });
@@ -147,7 +135,7 @@ export async function startApiProcess(opts: {
     ...server,
     async close() {
       await server.close();
-      kubernetes.close();
+      runtime.close();
       await policyCache.close();
     },
   };
@@ -168,16 +156,10 @@ export async function startWorkerProcess(opts: {
   opts.metrics?.observeKubernetesWaits(limiter);
   if (binding !== null) {
     await requireBoundNamespaceRecord(opts.db, binding);
-    const probe = createObjectClient(loadKubeConfig(opts.config.kubernetes.kubeconfig), {
-      timeoutMs: opts.config.kubernetes.requestTimeoutMs,
-      limiter,
-    });
-    try {
-      const missing = await verifyPreprovisionedNamespaceAtStartup(probe, opts.config, binding);
-      if (missing.length > 0) opts.logger.warn(missingGrantsWarning("worker", binding, missing));
-    } finally {
-      probe.close();
-    }
+    const missing = await withWorkerClient({ config: opts.config, limiter }, (probe) =>
+      verifyPreprovisionedNamespaceAtStartup(probe, opts.config, binding),
+    );
+    if (missing.length > 0) opts.logger.warn(missingGrantsWarning("worker", binding, missing));
   }
   const queue = namespaceWorkQueue(opts.config);
   // Watches (normal profile) or the periodic re-read (preprovisioned): changes queue passes.
@@ -192,18 +174,18 @@ export async function startWorkerProcess(opts: {
       for (const id of ids) await requestNamespacePass(opts.db, queue, id, "watch");
     },
   });
-  const compute = await createComputeRuntime(
-    opts.config,
+  const compute = await createWorkerRuntime({
+    config: opts.config,
     binding,
-    (c) => watches.wrap(c),
-    (tenantId) => agentIdsOf(opts.db, tenantId),
     limiter,
-  );
+    readsVia: (c) => watches.wrap(c),
+    agentIds: (tenantId) => agentIdsOf(opts.db, tenantId),
+  });
   if (binding !== null) {
     try {
       await rebindPreprovisionedAtStartup({
         db: opts.db,
-        compute: compute.driver,
+        compute: compute.compute,
         binding,
         logger: opts.logger,
       });
@@ -213,16 +195,16 @@ export async function startWorkerProcess(opts: {
       throw err;
     }
   }
-  if (compute.requests !== undefined) opts.metrics?.countKubernetesRequests(compute.requests);
+  if (compute.requests !== null) opts.metrics?.countKubernetesRequests(compute.requests);
   const worker = await startWorker({
     // Agent workloads run on the bundled Kubernetes Compute Driver (drivers.md §4).
-    ...(compute.workloads !== undefined
+    ...(compute.workloads !== null
       ? { agents: { queue: agentWorkQueue(opts.config), workloads: compute.workloads } }
       : {}),
     db: opts.db,
     queue,
-    compute: compute.driver,
-    ...(compute.events !== undefined ? { events: compute.events } : {}),
+    compute: compute.compute,
+    ...(compute.events !== null ? { events: compute.events } : {}),
     ...(opts.metrics !== undefined
       ? {
           onPass: (kind, outcome, seconds) => opts.metrics?.observePass(kind, outcome, seconds),
@@ -242,13 +224,13 @@ export async function startWorkerProcess(opts: {
   });
   // Normal profile only: the preprovisioned one may not list namespaces.
   const orphans =
-    binding === null && compute.marked !== undefined
+    binding === null && compute.marked !== null
       ? startOrphanScan({
           db: opts.db,
           marked: compute.marked,
           everyMs: opts.config.worker.resyncSeconds * 1_000,
           logger: opts.logger,
-          ...(compute.events !== undefined ? { events: compute.events } : {}),
+          ...(compute.events !== null ? { events: compute.events } : {}),
           ...(opts.metrics !== undefined
             ? { onScan: (counts) => opts.metrics?.orphanNamespaces(counts) }
             : {}),

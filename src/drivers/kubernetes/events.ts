@@ -1,5 +1,5 @@
 import type { NamespaceEvent } from "../events.js";
-import type { ObjectClient } from "./client/index.js";
+import type { ObjectWriter } from "./client/index.js";
 
 /**
  * Records a Kubernetes Event on a tenant namespace, so `kubectl describe namespace` and
@@ -8,7 +8,7 @@ import type { ObjectClient } from "./client/index.js";
  * Events there yet — that is often exactly what the Event would say).
  */
 export async function recordNamespaceEvent(
-  client: ObjectClient,
+  client: ObjectWriter,
   namespace: string,
   event: NamespaceEvent,
 ): Promise<boolean> {

@@ -21,7 +21,7 @@ const env = workerTestEnvironment();
 /** Claims the Namespace's item of `kind` with the target read attached. */
 async function claimWithTarget(id: NamespaceId, kind: NamespaceWorkKind = "namespace.ensure") {
   const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
-  const work = namespaceWork({ db: env.db, queue, compute: env.compute.driver });
+  const work = namespaceWork({ db: env.db, queue, compute: env.runtime.compute });
   const attach = work.target.sql;
   const claim = await env.claimOf(queue, id, { owner: "t", attach, kind });
   /** The target as the claim read it, and as the runner reads it after a claim without it. */

@@ -21,7 +21,7 @@ const env = workerTestEnvironment();
 beforeAll(async () => {
   // The default Namespace bootstrap queued: placed first, so only this file's items are left.
   const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
-  const deps = { db: env.db, queue, compute: env.compute.driver };
+  const deps = { db: env.db, queue, compute: env.runtime.compute };
   await passUntilSettled(queue, namespaceWork(deps), env.boot.defaultNamespace.id);
 });
 
@@ -85,7 +85,7 @@ async function settledRows(id: NamespaceId) {
 describe("the composed settle of a done pass", () => {
   it("leaves the same rows as the settle transaction: provisioning → ready, binding, item succeeded, one lifecycle event", async () => {
     const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: FAST });
-    const deps = { db: env.db, queue, compute: env.compute.driver };
+    const deps = { db: env.db, queue, compute: env.runtime.compute };
     const composedId = await env.created("composed-ready");
     const plainId = await env.created("transaction-ready");
 
@@ -139,7 +139,7 @@ describe("the composed settle of a done pass", () => {
       policy: FAST,
       clock: { now: () => new Date(Date.now() + aheadMs) },
     });
-    const deps = { db: env.db, queue, compute: env.compute.driver };
+    const deps = { db: env.db, queue, compute: env.runtime.compute };
     const id = await env.created("composed-stale");
     const base = namespaceWork(deps);
     let successor: Awaited<ReturnType<typeof claimOf>> | undefined;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, inject } from "vitest";
 import type { NamespaceId } from "../../../src/domain/index.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
-import { createComputeRuntime, type ComputeRuntime } from "../../../src/main/compute.js";
+import { createWorkerRuntime, type WorkerRuntime } from "../../../src/drivers/runtime.js";
 import { runBootstrap } from "../../../src/main/processes.js";
 import type { Claim, WorkQueue } from "../../../src/queue/index.js";
 import { createNamespace } from "../../../src/services/namespaces/create.js";
@@ -27,7 +27,7 @@ type Bootstrap = Awaited<ReturnType<typeof runBootstrap>>;
 export interface WorkerTestEnvironment {
   readonly config: ReturnType<typeof validateInstallationConfig>;
   readonly db: TestDatabase["db"];
-  readonly compute: ComputeRuntime;
+  readonly runtime: WorkerRuntime;
   readonly boot: Bootstrap;
   /** The Namespace service's dependencies, as the API process builds them. */
   serviceDeps(policy?: Partial<WorkQueuePolicy>): ReturnType<typeof namespaceServiceDeps>;
@@ -50,14 +50,14 @@ export function workerTestEnvironment(): WorkerTestEnvironment {
     "test",
   );
   let t: TestDatabase | undefined;
-  let compute: ComputeRuntime | undefined;
+  let compute: WorkerRuntime | undefined;
   let boot: Bootstrap | undefined;
   beforeAll(async () => {
     await grantChartClusterRoles();
     t = await createTestDatabase();
     await migrate(t.db);
     boot = await runBootstrap(t.db, config);
-    compute = await createComputeRuntime(config);
+    compute = await createWorkerRuntime({ config });
   });
   afterAll(async () => {
     compute?.close();
@@ -74,7 +74,7 @@ export function workerTestEnvironment(): WorkerTestEnvironment {
     get db() {
       return ready(t).db;
     },
-    get compute() {
+    get runtime() {
       return ready(compute);
     },
     get boot() {

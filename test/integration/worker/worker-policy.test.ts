@@ -70,8 +70,8 @@ async function passFor(id: NamespaceId, queuePolicy = {}, readInClaim = false) {
   const passDeps = {
     db: env.db,
     queue,
-    compute: env.compute.driver,
-    ...(env.compute.events !== undefined ? { events: env.compute.events } : {}),
+    compute: env.runtime.compute,
+    ...(env.runtime.events !== null ? { events: env.runtime.events } : {}),
   };
   const attach = readInClaim ? namespaceWork(passDeps).target.sql : undefined;
   const claim = await env.claimOf(queue, id, {
@@ -205,7 +205,7 @@ describe("the re-authorization read in the claim's statement", () => {
       existingNamespace: prepared.metadata?.name ?? "",
     });
     const queue = createWorkQueue({ kinds: NAMESPACE_WORK_KINDS, policy: {} });
-    const work = namespaceWork({ db: env.db, queue, compute: env.compute.driver });
+    const work = namespaceWork({ db: env.db, queue, compute: env.runtime.compute });
     const claim = await env.claimOf(queue, ns.id, { owner: "t", attach: work.target.sql });
     const targeted = work.target.read(claim.item, claim.attached ?? {});
     if (targeted === null) throw new Error("the claim read no Namespace");

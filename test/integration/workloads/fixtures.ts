@@ -31,6 +31,7 @@ import type { PassSummary } from "../../../src/worker/pass-runner.js";
 import { kubeAs, rawGet, uniqueName } from "../../harness/kube.js";
 import { workloadSettings } from "../../harness/workloads.js";
 import { admin, settings } from "../compute/fixtures.js";
+import { statusWriter } from "../../harness/status-writer.js";
 import { call, type TenantApi } from "../tenant/fixtures.js";
 
 const SMALL = { cpu: "250m", memory: "256Mi" };
@@ -134,13 +135,16 @@ export async function deploy(
   return revisionId;
 }
 
+/** The cluster administrator's status writes (the controllers the test cluster lacks). */
+const adminStatus = statusWriter(loadKubeConfig(inject("env").kubeconfigs.admin));
+
 /**
  * What the Deployment controller and kubelet would report once the pods run: the test cluster
  * has neither, so the test writes the status subresource itself (as envtest projects do).
  */
 export async function markAvailable(ns: string, name: string): Promise<void> {
   const d = await admin.get("Deployment", { name, namespace: ns });
-  await admin.patchStatus(
+  await adminStatus.patchStatus(
     "Deployment",
     { name, namespace: ns },
     {

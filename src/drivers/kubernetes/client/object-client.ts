@@ -49,19 +49,25 @@ export interface DeleteOptions {
 }
 
 /**
- * The one Kubernetes port of the product: get, list, create, apply, patch and delete over any
- * kind of the `KINDS` table. Every object returned is typed by its kind and was parsed
- * (`parseKindObject`): the caller never picks the type of what was read.
- * Reads are retried on transient failures within a small budget; writes are sent exactly
- * once; every request has a deadline and is counted by verb and code.
+ * The read side of the Kubernetes port (controller-runtime's `client.Reader`): get and list
+ * over any kind of the `KINDS` table. Every object returned is typed by its kind and was parsed
+ * (`parseKindObject`): the caller never picks the type of what was read. Reads are retried on
+ * transient failures within a small budget.
  */
-export interface ObjectClient {
-  readonly counter: RequestCounter;
+export interface ObjectReader {
   /** Throws `KubeApiError` with category `not-found` when absent. */
   get<K extends Kind>(kind: K, ref: ObjectRef): Promise<KindObject<K>>;
   /** `get`, or `undefined` when absent. */
   find<K extends Kind>(kind: K, ref: ObjectRef): Promise<KindObject<K> | undefined>;
   list<K extends Kind>(kind: K, opts?: ListOptions): Promise<KindObject<K>[]>;
+}
+
+/**
+ * The write side of the Kubernetes port (controller-runtime's `client.Writer`): create, apply,
+ * patch and delete, each sent exactly once. There is no status write: the product never writes
+ * another controller's status (tests that stand in for one use `test/harness/status-writer.ts`).
+ */
+export interface ObjectWriter {
   /**
    * `O` is the caller's object as written: its fields beyond the envelope are the kind's schema,
    * which the API server validates (a non-generic parameter would refuse them as excess).
@@ -89,9 +95,15 @@ export interface ObjectClient {
     patch: unknown,
     opts: WriteOptions & { readonly type: PatchType },
   ): Promise<KindObject<K>>;
-  /** Writes the status subresource (tests mark Deployments available, as envtest does). */
-  patchStatus<K extends Kind>(kind: K, ref: ObjectRef, patch: unknown): Promise<KindObject<K>>;
   delete(kind: Kind, ref: ObjectRef, opts: DeleteOptions): Promise<void>;
+}
+
+/**
+ * The one Kubernetes port of the product: an {@link ObjectReader} and an {@link ObjectWriter}
+ * on one identity, every request with a deadline and counted by verb and code.
+ */
+export interface ObjectClient extends ObjectReader, ObjectWriter {
+  readonly counter: RequestCounter;
   close(): void;
 }
 
@@ -194,17 +206,6 @@ export function createObjectClient(kc: KubeAccess, opts: ObjectClientOptions = {
         path,
         body: patch,
         contentType: PATCH_CONTENT_TYPES[o.type],
-      });
-      return parseKindObject(kind, res, ref);
-    },
-    async patchStatus<K extends Kind>(kind: K, ref: ObjectRef, patch: unknown) {
-      const path = `${objectPath(kind, ref)}/status${writeQuery(undefined)}`;
-      const res = await t.call({
-        verb: "patch",
-        method: "PATCH",
-        path,
-        body: patch,
-        contentType: PATCH_CONTENT_TYPES.merge,
       });
       return parseKindObject(kind, res, ref);
     },
