@@ -22,21 +22,21 @@ const retry: PassOutcome = { kind: "retry", note };
 const terminal: PassOutcome = { kind: "terminal", note };
 
 describe("the runner's choice of settle", () => {
-  it.each<[string, PassOutcome, readonly RecordWrite[] | null, SettleWay]>([
-    ["done, nothing to write", done, [], "composed"],
-    ["done with a note, nothing to write", doneWithNote, [], "composed"],
-    ["done, one composable write", done, [composable(part)], "composed"],
-    ["done, two composable writes", done, [composable(part), composable(other)], "composed"],
-    ["done, a transaction step", done, [step], "plain"],
-    ["done, composable then a step", done, [composable(part), step], "plain"],
-    ["done, a step then composable", done, [step, composable(part)], "plain"],
-    ["done, no record declared", done, null, "plain"],
-    ["pending, composable writes", pending, [composable(part)], "plain"],
-    ["pending, nothing to write", pending, [], "plain"],
-    ["retry, composable writes", retry, [composable(part)], "plain"],
-    ["terminal, composable writes", terminal, [composable(part)], "plain"],
-    ["terminal, a step", terminal, [step], "plain"],
-  ])("%s → %s", (_what, outcome, writes, way) => {
+  it.each<[string, SettleWay, PassOutcome, readonly RecordWrite[] | null]>([
+    ["done, nothing to write", "composed", done, []],
+    ["done with a note, nothing to write", "composed", doneWithNote, []],
+    ["done, one composable write", "composed", done, [composable(part)]],
+    ["done, two composable writes", "composed", done, [composable(part), composable(other)]],
+    ["done, a transaction step", "plain", done, [step]],
+    ["done, composable then a step", "plain", done, [composable(part), step]],
+    ["done, a step then composable", "plain", done, [step, composable(part)]],
+    ["done, no record declared", "plain", done, null],
+    ["pending, composable writes", "plain", pending, [composable(part)]],
+    ["pending, nothing to write", "plain", pending, []],
+    ["retry, composable writes", "plain", retry, [composable(part)]],
+    ["terminal, composable writes", "plain", terminal, [composable(part)]],
+    ["terminal, a step", "plain", terminal, [step]],
+  ])("%s → %s", (_what, way, outcome, writes) => {
     expect(settleWay(outcome, writes === null ? null : { writes })).toBe(way);
   });
 
