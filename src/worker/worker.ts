@@ -9,6 +9,7 @@ import { agentWork } from "./agent-pass.js";
 import { namespaceWork, type NamespacePassDeps } from "./namespace-pass.js";
 import type { ClaimHow } from "./claim-how.js";
 import { startResync, type ResyncOptions } from "./resync.js";
+import type { PassSummary } from "./pass-runner.js";
 import { workEntry, type ClaimedPass, type WorkEntry } from "./work-entry.js";
 
 export interface WorkerOptions {
@@ -117,7 +118,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
         subject: claim.item.subject,
         attempt: claim.lease.attempt,
         durationMs: Date.now() - started,
-        ...summary,
+        ...logFieldsOf(summary),
       },
       "work pass finished",
     );
@@ -173,4 +174,11 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       logger.info({ owner: opts.owner }, "worker stopped");
     },
   };
+}
+
+/** A pass's summary as log fields: what its record added (e.g. `repaired`) beside the rest. */
+function logFieldsOf(summary: PassSummary): Readonly<Record<string, unknown>> {
+  if (summary.result !== "applied" || summary.details === undefined) return summary;
+  const { details, ...rest } = summary;
+  return { ...rest, ...details };
 }
