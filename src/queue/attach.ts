@@ -23,6 +23,5 @@ export async function readAttached(
      WHERE c.id = $1::uuid`,
     [itemId],
   );
-  const row: unknown = res.rows[0];
-  return typeof row === "object" && row !== null ? (row as AttachedRow) : {};
+  return res.rows[0] ?? {};
 }

@@ -19,10 +19,9 @@ export interface RequeueInput<K extends string> {
 }
 
 /** The `id` of the first row of a statement's result, decoded; `null` when there is none. */
-function firstId(rows: readonly unknown[]): string | null {
-  const row: unknown = rows[0];
-  if (typeof row !== "object" || row === null) return null;
-  return text((row as { readonly id?: unknown }).id);
+function firstId(rows: readonly Readonly<Record<string, unknown>>[]): string | null {
+  const row = rows[0];
+  return row === undefined ? null : text(row.id);
 }
 
 /**
@@ -58,10 +57,8 @@ export async function actorOfKey<K extends string>(
     "SELECT actor FROM work_items WHERE idempotency_key = $1 AND kind = ANY($2::text[])",
     [key, config.kinds],
   );
-  const row: unknown = res.rows[0];
-  return typeof row === "object" && row !== null
-    ? text((row as { readonly actor?: unknown }).actor)
-    : undefined;
+  const row = res.rows[0];
+  return row === undefined ? undefined : text(row.actor);
 }
 
 /**
