@@ -17,6 +17,7 @@ import {
   type Fault,
 } from "./operator-commands.js";
 import { sleep } from "../harness/time.js";
+import { takeBackup, TakeBackup } from "./restore.js";
 import { addFaults, emptyTotals, faultCount, type RunTotals } from "./totals.js";
 import {
   CreateExternal,
@@ -30,7 +31,10 @@ const api = fc.nat(1);
 const index = fc.nat(7);
 const resource = fc.constantFrom("configuration" as const, "secret" as const, "agent" as const);
 
-/** Cheap faults most of the time; PostgreSQL and API-server restarts in a fraction. */
+/**
+ * Cheap faults most of the time; PostgreSQL and API-server restarts, a failover and a restore
+ * of the sequence's backup (taken at its start) in a fraction.
+ */
 export const faultArb: fc.Arbitrary<InjectFault> = fc
   .tuple(
     fc.oneof(
@@ -38,6 +42,7 @@ export const faultArb: fc.Arbitrary<InjectFault> = fc
       { weight: 3, arbitrary: fc.constant<Fault>("kill-api") },
       { weight: 1, arbitrary: fc.constant<Fault>("restart-postgres") },
       { weight: 1, arbitrary: fc.constant<Fault>("failover-postgres") },
+      { weight: 1, arbitrary: fc.constant<Fault>("restore-backup") },
       { weight: 1, arbitrary: fc.constant<Fault>("restart-apiserver") },
     ),
     fc.nat(1),
@@ -131,6 +136,11 @@ export async function runSequence(
   const m = newModel(stack.unexpectedExits.length);
   const real: Real = { stack };
   const list = [...cmds];
+  // A restore rolls back to the backup taken before the sequence's first command.
+  const restores = [fault, ...list].some(
+    (c) => c instanceof InjectFault && c.fault === "restore-backup",
+  );
+  if (restores && !list.some((c) => c instanceof TakeBackup)) await takeBackup(m, real);
   for (const [i, c] of list.entries()) {
     if (i === at % (list.length + 1)) await fault.run(m, real);
     if (c.check(m)) {
