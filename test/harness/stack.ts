@@ -231,9 +231,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           primaryUrl(),
           file,
         ]);
-        for (const role of ["api", "worker"] as const) {
-          slots[role] = await Promise.all(slots[role].map(() => launch(role)));
-        }
+        const [api, worker] = await Promise.all(
+          (["api", "worker"] as const).map((role) =>
+            Promise.all(slots[role].map(() => launch(role))),
+          ),
+        );
+        slots.api = api ?? [];
+        slots.worker = worker ?? [];
       },
       stop: stopAll,
     };
