@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { collectDefaultMetrics, Registry } from "prom-client";
-import { createLogger, flushLogger } from "../main/logger.js";
+import { createLogger, flushLogger, flushLoggerSync } from "../main/logger.js";
 import { registerControlPlaneMetrics } from "../main/metrics.js";
 import { startMetricsServer } from "../main/metrics-server.js";
 import { workerQueues } from "../work/queues.js";
@@ -24,7 +24,7 @@ import {
 } from "../main/worker-status.js";
 import type { Logger } from "pino";
 import { openFromOptions, withCommonOptions, type CommonOptions } from "./common-options.js";
-import { untilStopSignal } from "./signals.js";
+import { armShutdownDeadline, untilStopSignal } from "./signals.js";
 import { passwordFromFile } from "./password-input.js";
 import { PASSWORD_MIN_LENGTH } from "../contract/auth.js";
 
@@ -111,6 +111,7 @@ export function registerProcessCommands(program: Command): void {
     });
     console.log(`occ api listening on ${server.url}`);
     const signal = await untilStopSignal();
+    armShutdownDeadline(deadlineReport(logger));
     await server.close();
     await db.close();
     // The log is written asynchronously: the last request lines may still be buffered.
@@ -152,6 +153,7 @@ export function registerProcessCommands(program: Command): void {
     const heartbeat = await startWorkerHeartbeat(db, workerId, logger);
     logger.info({ metrics: `${server.url}/metrics`, workerId }, "worker metrics served");
     const signal = await untilStopSignal();
+    armShutdownDeadline(deadlineReport(logger));
     await worker.stop();
     await heartbeat.stop();
     await server.close();
@@ -198,6 +200,14 @@ async function openWorkerChecked(
     refuse("schema-version", err),
   );
   return { db, config };
+}
+
+/** What a process logs when its stop overran the deadline: what still kept it alive. */
+function deadlineReport(logger: Logger): (activeResources: readonly string[]) => void {
+  return (activeResources) => {
+    logger.error({ activeResources }, "shutdown deadline passed");
+    flushLoggerSync(logger);
+  };
 }
 
 function parsePort(value: string, flag: string): number {

@@ -77,3 +77,12 @@ export async function flushLogger(logger: Logger): Promise<void> {
   });
   destinations.get(logger)?.flushSync();
 }
+
+/** {@link flushLogger} for a process about to exit at once: what is buffered, written now. */
+export function flushLoggerSync(logger: Logger): void {
+  try {
+    destinations.get(logger)?.flushSync();
+  } catch {
+    // A write still in flight (sonic-boom refuses then): the exit writes nothing more anyway.
+  }
+}

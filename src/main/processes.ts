@@ -238,10 +238,35 @@ export async function startWorkerProcess(opts: {
       : null;
   return {
     async stop() {
-      await orphans?.stop();
-      await worker.stop();
+      // No new claims, scans or resyncs; passes in flight get `PASS_DRAIN_MS` to settle.
+      const draining = worker.stop();
+      const scanning = orphans?.stop();
+      await drained(draining, PASS_DRAIN_MS);
+      // Then Kubernetes is cut off, whatever the API server does (down, refusing, hanging):
+      // watches and requests in flight end at once; a pass cut off settles nothing (its claim's
+      // lease expires and the work returns to the queue, as after a crash).
       await watches.stop();
       compute.close();
+      await Promise.all([draining, scanning]);
     },
   };
+}
+
+/**
+ * How long a stopping worker lets the passes in flight finish before it closes its Kubernetes
+ * clients under them: a pass against a healthy API server takes well under a second; one that
+ * is still running after this waits on a server that does not answer.
+ */
+export const PASS_DRAIN_MS = 5_000;
+
+/** Resolves when `work` settles or after `ms`, whichever comes first (no timer left behind). */
+async function drained(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise<void>((r) => {
+      timer = setTimeout(r, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }

@@ -62,6 +62,8 @@ export function startOrphanScan(opts: OrphanScanOptions): { stop(): Promise<void
       opts.onScan?.(byPlacement);
       for (const o of orphans) await report(o);
     } catch (err) {
+      // Cut off by the stop (its Kubernetes client closed): nothing to report.
+      if (stopped) return;
       opts.logger.warn({ err }, "orphan scan failed; the next one tries again");
     }
   };

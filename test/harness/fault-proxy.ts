@@ -26,6 +26,8 @@ export interface FaultProxy {
   readonly seen: SeenRequest[];
   /** A kubeconfig for `identity` that talks to the API server through this proxy. */
   kubeConfig(identity: ClusterIdentity): KubeConfig;
+  /** Resets every open connection (watch streams included), as an API server going away. */
+  resetConnections(): void;
   close(): Promise<void>;
 }
 
@@ -128,6 +130,9 @@ export async function startFaultProxy(
         currentContext: "proxy",
       });
       return kc;
+    },
+    resetConnections() {
+      for (const s of sockets) s.destroy();
     },
     close: () =>
       new Promise<void>((r) => {

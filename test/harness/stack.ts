@@ -19,6 +19,7 @@ import {
 } from "../../src/drivers/kubernetes/client/index.js";
 import { chartClusterRbac, createMissing } from "../../src/drivers/kubernetes/rbac-objects.js";
 import { occ, startOcc, type OccProcess } from "./occ.js";
+import { makePostgresDirs, runPostgresTool } from "./postgres.js";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "./postgres-replication.js";
 
 export type Role = "api" | "worker";
@@ -57,6 +58,13 @@ export interface Stack {
   /** Crashes the primary, promotes the standby and clones a new standby (see the harness). */
   failoverPostgres(): Promise<void>;
   restartApiServer(): Promise<void>;
+  /** `pg_dump --format=custom` of the control plane's database (docs/operations.md); its file. */
+  backupDatabase(name: string): Promise<string>;
+  /**
+   * Stops every OCC process, restores `file` with `pg_restore --clean --if-exists` (the
+   * documented procedure) and starts the processes again, waiting until they are ready.
+   */
+  restoreDatabase(file: string, whileStopped?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -201,6 +209,36 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       failoverPostgres: () => postgres.failover(),
       restartApiServer: () =>
         cluster.restartApiServer(() => new Promise((r) => setTimeout(r, 1_000))),
+      backupDatabase(name) {
+        const backups = join(dir, "backups");
+        makePostgresDirs(backups);
+        const file = join(backups, name);
+        runPostgresTool("pg_dump", ["--format=custom", "--file", file, primaryUrl()]);
+        return Promise.resolve(file);
+      },
+      async restoreDatabase(file, whileStopped) {
+        await Promise.all([...restarting]);
+        const old = [...slots.api, ...slots.worker];
+        for (const slot of old) slot.stopping = true;
+        await Promise.all(old.map((slot) => slot.proc.stop()));
+        await whileStopped?.();
+        runPostgresTool("pg_restore", [
+          "--clean",
+          "--if-exists",
+          "--single-transaction",
+          "--no-owner",
+          "--dbname",
+          primaryUrl(),
+          file,
+        ]);
+        const [api, worker] = await Promise.all(
+          (["api", "worker"] as const).map((role) =>
+            Promise.all(slots[role].map(() => launch(role))),
+          ),
+        );
+        slots.api = api ?? [];
+        slots.worker = worker ?? [];
+      },
       stop: stopAll,
     };
   } catch (err) {

@@ -5,7 +5,8 @@
 import { ANNOTATIONS, LABELS, MARKER_VALUES } from "../../src/domain/index.js";
 import type { Stack } from "../harness/stack.js";
 import { matches, OUTAGE_OUTCOMES, type Model, type Tenant } from "./model.js";
-import { RESTRICTED, row as namespaceRow } from "./operator.js";
+import { call, RESTRICTED, row as namespaceRow } from "./operator.js";
+import { markers } from "./restore.js";
 
 interface Meta {
   metadata: {
@@ -42,6 +43,7 @@ export async function violations(stack: Stack, m: Model): Promise<string[]> {
   );
   for (const d of doubly) found.push(`${d.kubernetes_namespace} is bound to more than one tenant`);
   found.push(...(await queue(stack)));
+  found.push(...(await orphans(stack, m, all)));
   for (const t of m.tenants)
     found.push(
       ...(await tenant(stack, t, all)).map((v) => `${t.id} (${t.mode} ${t.namespace}): ${v}`),
@@ -54,6 +56,39 @@ export async function violations(stack: Stack, m: Model): Promise<string[]> {
     if (audited.length === 0) found.push(`${mut.action} ${mut.resourceId} has no audit event`);
   }
   return found;
+}
+
+/**
+ * After a restore (test/model/restore.ts): each orphan still exists with the same UID and
+ * markers, no tenant is bound to it, and `GET /namespaces/orphans` reports the marked ones.
+ */
+async function orphans(stack: Stack, m: Model, all: readonly Meta[]): Promise<string[]> {
+  if (m.orphans.length === 0) return [];
+  const out: string[] = [];
+  const res = await call(stack, 0, "GET", "/namespaces/orphans");
+  const report = (res.body.data as { items?: { kubernetesNamespace: string }[] } | undefined)
+    ?.items;
+  if (res.status !== 200 || report === undefined)
+    out.push(`GET /namespaces/orphans answered ${res.status}`);
+  const bound = await stack.query<{ kubernetes_namespace: string }>(
+    "SELECT kubernetes_namespace FROM namespaces WHERE deleted_at IS NULL AND kubernetes_namespace = ANY($1::text[])",
+    [m.orphans.map((o) => o.namespace)],
+  );
+  for (const o of m.orphans) {
+    const what = `orphan ${o.namespace} (of ${o.id}, created after the backup)`;
+    const ns = all.find((n) => n.metadata.name === o.namespace);
+    if (ns === undefined || ns.metadata.uid !== o.uid) out.push(`${what} was deleted`);
+    else if (ns.metadata.deletionTimestamp !== undefined) out.push(`${what} is being deleted`);
+    else if (markers(ns) !== o.metadata) out.push(`${what} was modified`);
+    if (bound.some((b) => b.kubernetes_namespace === o.namespace)) out.push(`${what} was adopted`);
+    if (
+      o.marked &&
+      report !== undefined &&
+      !report.some((i) => i.kubernetesNamespace === o.namespace)
+    )
+      out.push(`${what} is not reported by GET /namespaces/orphans`);
+  }
+  return out;
 }
 
 async function queue(stack: Stack): Promise<string[]> {

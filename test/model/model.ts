@@ -69,9 +69,29 @@ export interface Mutation {
   readonly resourceId: string;
 }
 
+/** What the database held when the sequence's backup was taken (test/model/restore.ts). */
+export interface Backup {
+  readonly file: string;
+  readonly tenants: readonly Pick<Tenant, "id" | "configurations" | "secrets" | "agents">[];
+  readonly mutations: number;
+}
+
+/** A namespace of a tenant created after the backup, found when the backup was restored. */
+export interface Orphan {
+  readonly id: string;
+  readonly namespace: string;
+  readonly uid: string;
+  /** Its labels and annotations then: OCC must never modify them. */
+  readonly metadata: string;
+  /** It carried the tenant's markers, so `GET /namespaces/orphans` must report it. */
+  readonly marked: boolean;
+}
+
 export interface Model {
   readonly tenants: Tenant[];
   readonly mutations: Mutation[];
+  backup?: Backup;
+  readonly orphans: Orphan[];
   /** The faults injected in this sequence, by kind (`kill-worker`, …). */
   readonly faultKinds: FaultKinds;
   commands: number;
@@ -86,6 +106,7 @@ export interface Real {
 export const newModel = (exitsBefore: number): Model => ({
   tenants: [],
   mutations: [],
+  orphans: [],
   faultKinds: {},
   commands: 0,
   exitsBefore,

@@ -8,6 +8,7 @@ import type { AsyncCommand } from "fast-check";
 import { ANNOTATIONS, LABELS } from "../../src/domain/index.js";
 import { live, pick, type Model, type Real, type Settled, type Tenant } from "./model.js";
 import { foreignPolicy, grant, revoke, untilReady, untilSettled } from "./operator.js";
+import { restoreBackup } from "./restore.js";
 import { countFault } from "./totals.js";
 
 type Cmd = AsyncCommand<Model, Real>;
@@ -195,7 +196,12 @@ async function markInFlight(m: Model, r: Real): Promise<void> {
 }
 
 export type Fault =
-  "kill-worker" | "kill-api" | "restart-postgres" | "failover-postgres" | "restart-apiserver";
+  | "kill-worker"
+  | "kill-api"
+  | "restart-postgres"
+  | "failover-postgres"
+  | "restore-backup"
+  | "restart-apiserver";
 
 export class InjectFault implements Cmd {
   constructor(
@@ -209,6 +215,7 @@ export class InjectFault implements Cmd {
     else if (this.fault === "kill-api") await r.stack.killAndRestart("api", this.index);
     else if (this.fault === "restart-postgres") await r.stack.restartPostgres();
     else if (this.fault === "failover-postgres") await r.stack.failoverPostgres();
+    else if (this.fault === "restore-backup") await restoreBackup(m, r);
     else {
       await markInFlight(m, r);
       await r.stack.restartApiServer();

@@ -6,7 +6,10 @@ import { deploymentOf } from "./rendered.js";
  * Issue 19 item 3: by default the chart runs two API and two worker pods, each component with a
  * PodDisruptionBudget (minAvailable 1) and a soft pod anti-affinity by hostname — preferred, so
  * a one-node cluster still schedules both replicas. An operator's own affinity replaces the
- * default; a budget that would forbid every eviction is refused, naming the key.
+ * default; a budget that would forbid every eviction is refused, naming the key. Issue 40: a
+ * stopping API pod keeps serving through a preStop sleep while it leaves the Service's
+ * endpoints, within a grace period that leaves `occ api` its shutdown deadline; both components
+ * have a startupProbe, so a slow start is not restarted by the liveness probe.
  */
 const COMPONENTS = ["api", "worker"] as const;
 type Component = (typeof COMPONENTS)[number];
@@ -14,13 +17,26 @@ type Component = (typeof COMPONENTS)[number];
 interface Budget {
   readonly spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } };
 }
+interface Probe {
+  readonly httpGet: { path: string; port: string };
+  readonly periodSeconds: number;
+  readonly failureThreshold: number;
+}
 interface Scheduled {
   readonly spec: {
     replicas: number;
     selector: { matchLabels: Record<string, string> };
     template: {
       metadata: { labels: Record<string, string> };
-      spec: { affinity?: Record<string, unknown> };
+      spec: {
+        affinity?: Record<string, unknown>;
+        terminationGracePeriodSeconds?: number;
+        containers: {
+          startupProbe?: Probe;
+          livenessProbe?: Probe;
+          lifecycle?: { preStop?: { sleep?: { seconds: number } } };
+        }[];
+      };
     };
   };
 }
@@ -123,5 +139,41 @@ describe("high availability by default", () => {
     });
     expect(zero.code).not.toBe(0);
     expect(zero.stderr).toContain("minAvailable");
+  });
+
+  it("graceful stop: the API sleeps 5 s before SIGTERM within 30 s; both start under a startupProbe", async () => {
+    const objects = await renderChart();
+    const api = deployment(objects, "api").spec.template.spec;
+    expect(api.terminationGracePeriodSeconds).toBe(30);
+    expect(api.containers[0]?.lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
+    for (const component of COMPONENTS) {
+      const [container] = deployment(objects, component).spec.template.spec.containers;
+      // The same endpoint as liveness: liveness starts once startup answered, up to 60 s.
+      expect(container?.startupProbe).toEqual({
+        httpGet: container?.livenessProbe?.httpGet,
+        periodSeconds: 2,
+        failureThreshold: 30,
+      });
+    }
+    // The worker serves no traffic: no sleep, the default grace period (its stop takes < 10 s).
+    expect(deployment(objects, "worker").spec.template.spec.containers[0]?.lifecycle).toBe(
+      undefined,
+    );
+    const none = await renderChart({ values: { api: { preStopSleepSeconds: 0 } } });
+    expect(deployment(none, "api").spec.template.spec.containers[0]?.lifecycle).toBe(undefined);
+  });
+
+  it("a grace period shorter than the preStop sleep + the 20 s shutdown deadline is refused", async () => {
+    const run = await helmTemplate({
+      values: { api: { preStopSleepSeconds: 15, terminationGracePeriodSeconds: 30 } },
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(
+      "api.terminationGracePeriodSeconds (30) must be at least api.preStopSleepSeconds (15) + 20",
+    );
+    const enough = await helmTemplate({
+      values: { api: { preStopSleepSeconds: 15, terminationGracePeriodSeconds: 35 } },
+    });
+    expect(enough.code, enough.stderr).toBe(0);
   });
 });

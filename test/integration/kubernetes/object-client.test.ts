@@ -1,13 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import {
+  ClientClosedError,
   createObjectClient,
   isKubeError,
   loadKubeConfig,
   type KubeApiError,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { startFaultProxy, type Fault } from "../../harness/fault-proxy.js";
-import { uniqueName } from "../../harness/kube.js";
+import { eventually, uniqueName } from "../../harness/kube.js";
 
 const admin = createObjectClient(loadKubeConfig(inject("env").kubeconfigs.admin));
 afterAll(() => {
@@ -107,8 +108,12 @@ describe("object client under injected faults", () => {
     plan: (i: number, method: string) => Fault,
     run: (client: ReturnType<typeof createObjectClient>) => Promise<void>,
     timeoutMs = 10_000,
+    onRequest?: () => void,
   ): Promise<{ seen: number }> {
-    const proxy = await startFaultProxy((req, i) => plan(i, req.method));
+    const proxy = await startFaultProxy((req, i) => {
+      onRequest?.();
+      return plan(i, req.method);
+    });
     const client = createObjectClient(proxy.kubeConfig("admin"), {
       timeoutMs,
       maxBackoffMs: 1_500,
@@ -190,6 +195,35 @@ describe("object client under injected faults", () => {
         const got = await client.get("Namespace", { name: ns });
         expect(got.metadata.name).toBe(ns);
         expect(client.counter.snapshot()).toEqual({ "get network": 1, "get 200": 1 });
+      },
+    );
+  });
+
+  it("close() ends a read and a write in flight at once, not as a Kubernetes answer, and sends nothing more", async () => {
+    let seen = 0;
+    await withProxy(
+      () => ({ action: "hang" }),
+      async (client) => {
+        const read = client.list("Namespace").catch((err: unknown) => err);
+        const write = client
+          .create("ConfigMap", { metadata: { name: "c", namespace: "default" } })
+          .catch((err: unknown) => err);
+        await eventually("both requests held by the proxy", () => Promise.resolve(seen === 2));
+        const closed = Date.now();
+        client.close();
+        for (const err of [await read, await write]) {
+          // Not a KubeApiError: a pass cut off by its worker's stop records no outcome.
+          expect(err).toBeInstanceOf(ClientClosedError);
+          expect(isKubeError(err)).toBe(false);
+        }
+        expect(Date.now() - closed).toBeLessThan(1_000);
+        const later = await client.get("Namespace", { name: "default" }).catch((e: unknown) => e);
+        expect(later).toBeInstanceOf(ClientClosedError);
+        expect(seen).toBe(2);
+      },
+      30_000,
+      () => {
+        seen++;
       },
     );
   });

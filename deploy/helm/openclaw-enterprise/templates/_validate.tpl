@@ -35,6 +35,9 @@ and the rule. Included once, by validate.yaml.
 {{- fail (printf "%s.podDisruptionBudget.minAvailable (%d) must be below %s.replicas (%d): otherwise no %s pod may ever be evicted and every node drain hangs; raise %s.replicas or set %s.podDisruptionBudget.enabled: false" $component (int $c.podDisruptionBudget.minAvailable) $component (int $c.replicas) $component $component $component) }}
 {{- end }}
 {{- end }}
+{{- if lt (int $v.api.terminationGracePeriodSeconds) (add (int $v.api.preStopSleepSeconds) 20) }}
+{{- fail (printf "api.terminationGracePeriodSeconds (%d) must be at least api.preStopSleepSeconds (%d) + 20: after the preStop sleep, occ api may take up to its 20 s shutdown deadline to finish the requests in flight before the kubelet kills it; raise api.terminationGracePeriodSeconds or lower api.preStopSleepSeconds" (int $v.api.terminationGracePeriodSeconds) (int $v.api.preStopSleepSeconds)) }}
+{{- end }}
 {{- include "occ.validateTenantRequests" . }}
 {{- include "occ.validateLabels" (list $v.network.dns.podLabels "network.dns.podLabels") }}
 {{- range $i, $c := $v.network.gatewayClients }}

@@ -100,3 +100,15 @@ export async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
     throw err;
   }
 }
+
+/**
+ * A request the transport did not send or gave up because it was closed (its process is
+ * stopping). Deliberately not a {@link KubeApiError}: it is no answer of the API server, so a
+ * pass does not record it as an outcome; it ends the pass, whose claim is then left to expire.
+ */
+export class ClientClosedError extends Error {
+  override readonly name = "ClientClosedError";
+  constructor(verb: KubeVerb | "watch", path: string) {
+    super(`${verb} ${path}: the Kubernetes client was closed (the process is stopping)`);
+  }
+}

@@ -1,6 +1,8 @@
 import { Agent, request, type RequestOptions } from "node:https";
 import type { KubeAccess } from "./kubeconfig.js";
-import { KubeApiError, categoryOfStatus, type KubeVerb } from "./errors.js";
+import { sleep, settledOrAborted } from "./abortable.js";
+import { ClientClosedError, KubeApiError, type KubeVerb } from "./errors.js";
+import { parseJson, parseRetryAfter, statusError } from "./response.js";
 import type { RequestCounter } from "./request-counter.js";
 import type { RequestLimiter } from "./rate-limiter.js";
 
@@ -46,6 +48,8 @@ export class KubeTransport {
   private readonly maxBackoffMs: number;
   private readonly counter: RequestCounter;
   private readonly limiter: RequestLimiter | undefined;
+  /** Aborted by {@link close}: every request, retry wait and stream ends at once. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly kc: KubeAccess,
@@ -64,16 +68,22 @@ export class KubeTransport {
   async call(c: HttpCall): Promise<unknown> {
     const attempts = c.verb === "get" || c.verb === "list" ? this.readAttempts : 1;
     for (let attempt = 1; ; attempt++) {
+      if (this.closing.signal.aborted) throw new ClientClosedError(c.verb, c.path);
       try {
         return await this.once(c);
       } catch (err) {
         if (!(err instanceof KubeApiError) || !err.transient || attempt >= attempts) throw err;
-        await sleep(this.backoff(attempt, err.retryAfterMs));
+        await sleep(this.backoff(attempt, err.retryAfterMs), this.closing.signal);
       }
     }
   }
 
+  /**
+   * Ends everything at once: requests in flight and waiting for a retry or a token reject with
+   * {@link ClientClosedError}, streams end, later calls are refused; no socket stays open.
+   */
   close(): void {
+    this.closing.abort();
     this.agent.destroy();
   }
 
@@ -95,6 +105,8 @@ export class KubeTransport {
       headers: { accept: "application/json" },
     };
     await this.kc.applyToHTTPSOptions(req);
+    // Stopped meanwhile (an abort before the listeners below exist would be missed).
+    if (opts.signal.aborted || this.closing.signal.aborted) return;
     const fail = (category: "timeout" | "network", err: unknown) => {
       this.counter.record("watch", category);
       return new KubeApiError({ verb: "watch", path, category, detail: String(err), cause: err });
@@ -162,13 +174,15 @@ export class KubeTransport {
         resolve();
       };
       opts.signal.addEventListener("abort", abort, { once: true });
+      this.closing.signal.addEventListener("abort", abort, { once: true });
       call.on("close", () => {
         opts.signal.removeEventListener("abort", abort);
+        this.closing.signal.removeEventListener("abort", abort);
       });
       call.on("error", (err) => {
         clearTimeout(idle);
         if (failed !== undefined) reject(failed);
-        else if (opts.signal.aborted) resolve();
+        else if (opts.signal.aborted || this.closing.signal.aborted) resolve();
         else reject(fail(err instanceof DeadlineError ? "timeout" : "network", err));
       });
       arm();
@@ -183,8 +197,13 @@ export class KubeTransport {
   }
 
   private async once(c: HttpCall): Promise<unknown> {
-    await this.limiter?.take();
+    if (this.limiter !== undefined) {
+      await settledOrAborted(this.limiter.take(), this.closing.signal, () => 0);
+      if (this.closing.signal.aborted) throw new ClientClosedError(c.verb, c.path);
+    }
     const res = await this.send(c).catch((err: unknown) => {
+      // Whatever a request cut off by `close` failed with, it is the close.
+      if (this.closing.signal.aborted) throw new ClientClosedError(c.verb, c.path);
       const timeout = err instanceof DeadlineError;
       const category = timeout ? "timeout" : "network";
       this.counter.record(c.verb, category);
@@ -219,6 +238,7 @@ export class KubeTransport {
       },
     };
     await this.kc.applyToHTTPSOptions(opts);
+    if (this.closing.signal.aborted) throw new ClientClosedError(c.verb, c.path);
     const url = new URL(c.path, this.server);
     return new Promise<Response>((resolve, reject) => {
       const req = request(url, opts, (res) => {
@@ -237,6 +257,13 @@ export class KubeTransport {
       const timer = setTimeout(() => {
         req.destroy(new DeadlineError(`no response within ${this.timeoutMs} ms`));
       }, this.timeoutMs);
+      const closed = () => {
+        req.destroy(new ClientClosedError(c.verb, c.path));
+      };
+      this.closing.signal.addEventListener("abort", closed, { once: true });
+      req.on("close", () => {
+        this.closing.signal.removeEventListener("abort", closed);
+      });
       req.on("error", (err) => {
         clearTimeout(timer);
         reject(err);
@@ -246,52 +273,6 @@ export class KubeTransport {
   }
 }
 
-/** The `KubeApiError` for a non-2xx answer, with the API's `Status.reason` and message. */
-function statusError(
-  verb: KubeVerb,
-  path: string,
-  status: number,
-  body: string,
-  retryAfterMs?: number,
-): KubeApiError {
-  const parsed = parseJson(body);
-  const statusReason =
-    isRecord(parsed) && typeof parsed.reason === "string" ? parsed.reason : undefined;
-  const message = isRecord(parsed) && typeof parsed.message === "string" ? parsed.message : body;
-  return new KubeApiError({
-    verb,
-    path,
-    category: categoryOfStatus(status),
-    status,
-    ...(statusReason !== undefined ? { reason: statusReason } : {}),
-    detail: message.slice(0, 1_000),
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-  });
-}
-
 class DeadlineError extends Error {
   override readonly name = "DeadlineError";
-}
-
-function parseRetryAfter(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const seconds = Number(v);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1_000 : undefined;
-}
-
-function parseJson(body: string): unknown {
-  if (body === "") return undefined;
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    return body;
-  }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

@@ -1,4 +1,5 @@
 import { clusterCollectionPath, isKubeError, type Kind } from "../client/index.js";
+import { sleep } from "../client/abortable.js";
 import type { KubeTransport } from "../client/transport.js";
 import { ObjectStore, contentChanged, projectObject, type StoreChange } from "./store.js";
 
@@ -70,7 +71,8 @@ export class Reflector {
   private healthy = false;
   private resourceVersion: string | null = null;
   private loop: Promise<void> | null = null;
-  private readonly syncWaiters: (() => void)[] = [];
+  /** Those waiting for the first list: told `true` once it is in, `false` at a stop. */
+  private readonly syncWaiters: ((synced: boolean) => void)[] = [];
 
   constructor(readonly opts: ReflectorOptions) {
     this.store = new ObjectStore(opts.indexLabel);
@@ -92,19 +94,28 @@ export class Reflector {
   /** Resolves once the first list is in the cache (or `timeoutMs` passed: `false`). */
   waitForSync(timeoutMs: number): Promise<boolean> {
     if (this.synced) return Promise.resolve(true);
+    if (this.stopped()) return Promise.resolve(false);
     return new Promise((resolve) => {
+      const waiter = (synced: boolean) => {
+        clearTimeout(timer);
+        resolve(synced);
+      };
       const timer = setTimeout(() => {
+        this.syncWaiters.splice(this.syncWaiters.indexOf(waiter), 1);
         resolve(false);
       }, timeoutMs);
-      this.syncWaiters.push(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
+      this.syncWaiters.push(waiter);
     });
   }
 
+  /**
+   * Ends the loop: the stream in flight ends, a backoff wait is cut short, those waiting for
+   * the first list are told `false` (their timers cleared). A list in flight ends when its
+   * transport is closed (the caller's: `WatchSet.stop` closes it right after this call).
+   */
   async stop(): Promise<void> {
     this.abort.abort();
+    for (const wake of this.syncWaiters.splice(0)) wake(false);
     await this.loop;
   }
 
@@ -140,7 +151,7 @@ export class Reflector {
         this.healthy = false;
         failures++;
         this.opts.onRestart?.("error", err);
-        await this.sleep(this.backoffMs(failures));
+        await sleep(this.backoffMs(failures), this.abort.signal);
       }
     }
   }
@@ -150,17 +161,6 @@ export class Reflector {
     const max = this.opts.maxBackoffMs ?? 30_000;
     const exp = Math.min(max, min * 2 ** (failures - 1));
     return exp / 2 + Math.random() * (exp / 2);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.abort.signal.addEventListener("abort", done, { once: true });
-    });
   }
 
   private path(params: Record<string, string | undefined>): string {
@@ -193,12 +193,14 @@ export class Reflector {
     this.resourceVersion = rv;
     this.synced = true;
     this.healthy = true;
-    for (const wake of this.syncWaiters.splice(0)) wake();
+    for (const wake of this.syncWaiters.splice(0)) wake(true);
     if (!first) for (const change of changes) this.opts.onChange(change, "relist");
   }
 
   /** One watch stream from `rv`; resolves when the server ends it. */
   private async watch(rv: string): Promise<void> {
+    // Stopped during the list: an abort before the listener below exists would be missed.
+    if (this.stopped()) return;
     const base = this.opts.watchSeconds ?? 300;
     const timeoutSeconds = Math.round(base * (1 + Math.random()));
     const path = this.path({

@@ -114,8 +114,11 @@ export function startWatchSet(opts: WatchSetOptions): WatchSet {
       return all.every(Boolean);
     },
     async stop() {
-      await Promise.all(reflectors.map((r) => r.stop()));
+      // Every loop told to stop first, then the transport closed: a list or a retry wait in
+      // flight ends at once instead of running its attempts out against an absent server.
+      const loops = reflectors.map((r) => r.stop());
       transport.close();
+      await Promise.all(loops);
     },
   };
 }
