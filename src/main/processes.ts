@@ -27,6 +27,7 @@ import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
 import { requireBoundNamespaceRecord } from "./preprovisioned-bound-record.js";
 import { createTenantDrivers } from "../drivers/factory.js";
 import { markedNamespacesOf } from "../drivers/marked-namespaces.js";
+import { namespaceInspectorOf } from "../drivers/namespace-inspector.js";
 import { startOrphanScan } from "../worker/orphan-scan.js";
 import { driverProfileOf } from "../drivers/profile.js";
 import {
@@ -126,7 +127,10 @@ export async function startApiProcess(opts: {
     externalProviders: external.providers,
     drivers,
     ...(binding === null && opts.config.drivers.compute === "kubernetes"
-      ? { markedNamespaces: markedNamespacesOf(kubernetes) }
+      ? {
+          markedNamespaces: markedNamespacesOf(kubernetes),
+          inspector: namespaceInspectorOf(kubernetes, opts.config),
+        }
       : {}),
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
