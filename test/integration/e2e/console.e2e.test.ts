@@ -218,7 +218,8 @@ describe("the console in Chromium", () => {
     const name = uniqueName("console-external");
     await fillCreateForm(page, name, namespace);
     // Offered among the selectable namespaces, and its preflight shown before submitting.
-    expect(await page.locator(`datalist option[value="${namespace}"]`).count()).toBe(1);
+    const offered = page.locator(`datalist option[value="${namespace}"]`);
+    await expect.poll(() => offered.count()).toBe(1);
     const failing = page.getByRole("list", { name: "Failing requirements" });
     await failing.waitFor(SETTLE);
     expect(await failing.textContent()).toContain(LABELS.podSecurityEnforce);
