@@ -122,6 +122,21 @@ async function createThroughForm(p: Page, name: string): Promise<string> {
   return submitCreate(p);
 }
 
+/**
+ * Records in the page whether a `<progress>` is ever rendered (the SPA keeps its document). A
+ * string: the tests are compiled without the DOM's types.
+ */
+async function watchProgress(p: Page): Promise<void> {
+  await p.evaluate(`
+    window.occSawProgress = false;
+    new MutationObserver(() => {
+      if (document.querySelector("progress") !== null) window.occSawProgress = true;
+    }).observe(document.body, { subtree: true, childList: true });
+  `);
+}
+
+const sawProgress = async (p: Page) => (await p.evaluate("window.occSawProgress")) === true;
+
 const status = (p: Page) => p.getByRole("status").filter({ hasText: "Status" });
 
 beforeAll(async () => {
@@ -171,6 +186,13 @@ describe("the console in Chromium", () => {
 
   it("creates a managed Namespace and watches it become ready; a deleted default-deny is repaired on the timeline", async () => {
     const name = uniqueName("console-managed");
+    // Live updates: the page shows the worker's progress and follows it without a reload.
+    await watchProgress(page);
+    let loads = 0;
+    const onLoad = () => {
+      loads += 1;
+    };
+    page.on("load", onLoad);
     const id = await createThroughForm(page, name);
     await page.getByRole("heading", { name }).waitFor();
     // The operator's step in this cluster: the worker's tenant RoleBinding (as readyManaged).
@@ -181,6 +203,9 @@ describe("the console in Chromium", () => {
     );
     await bindTenantRole(namespace, "occ-worker");
     await status(page).filter({ hasText: "ready" }).waitFor(SETTLE);
+    page.off("load", onLoad);
+    expect(loads, "page loads between submitting and ready").toBe(0);
+    expect(await sawProgress(page), "a progress bar while provisioning").toBe(true);
     await expect
       .poll(() => page.getByRole("listitem").filter({ hasText: "→ ready" }).count())
       .toBeGreaterThan(0);
