@@ -9,6 +9,7 @@ import { useState } from "preact/hooks";
 import { api, type WhoAmIView } from "../api.js";
 import { navigate } from "../router.js";
 import { Field, Link, Refusal } from "../ui.js";
+import { openAccepted } from "./namespace.js";
 import { Preflight, SelectableNamespaces } from "./preflight.js";
 
 const DNS_LABEL = "[a-z0-9]([\\-a-z0-9]*[a-z0-9])?";
@@ -28,6 +29,7 @@ export function CreateNamespace(props: { who: WhoAmIView }) {
     const body = mode === "external" ? { name, existingNamespace: existing } : { name };
     api.createNamespace(body).then(
       (created) => {
+        openAccepted(created);
         navigate(`/namespaces/${created.id}`);
       },
       (err: unknown) => {

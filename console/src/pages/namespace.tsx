@@ -107,8 +107,18 @@ function Grants(props: { ns: NamespaceView }) {
   );
 }
 
+/** A Namespace just accepted (the create's answer): its page opens on it, progress and all. */
+const accepted = new Map<string, NamespaceView>();
+export function openAccepted(view: NamespaceView): void {
+  accepted.set(view.id, view);
+}
+
 export function NamespacePage(props: { id: string; who: WhoAmIView }) {
-  const [ns, setNs] = useState<NamespaceView | null>(null);
+  const [ns, setNs] = useState<NamespaceView | null>(() => {
+    const first = accepted.get(props.id) ?? null;
+    accepted.delete(props.id);
+    return first;
+  });
   const [gone, setGone] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [timeline, setTimeline] = useState<TimelineView | null>(null);
