@@ -4,6 +4,8 @@
  * `occ-worker` / `occ-api` identities, and `occ namespaces grants` prints the RoleBindings
  * that bind the tenant roles. No wildcard anywhere.
  */
+import { ADMISSION_POLICY_NAMES } from "./admission-vocabulary.js";
+
 export interface PolicyRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
@@ -52,11 +54,7 @@ export const API_NAMESPACE_RULES: readonly PolicyRule[] = [
   {
     apiGroups: ["admissionregistration.k8s.io"],
     resources: ["validatingadmissionpolicies", "validatingadmissionpolicybindings"],
-    resourceNames: [
-      "openclaw-enterprise-namespaces",
-      "openclaw-enterprise-owned-objects",
-      "openclaw-enterprise-role-bindings",
-    ],
+    resourceNames: Object.values(ADMISSION_POLICY_NAMES),
     verbs: ["get"],
   },
 ];
