@@ -251,6 +251,9 @@ describe("the console in Chromium", () => {
     // The API's tenant RoleBinding is missing too: the grants below fix it.
     expect(await failing.textContent()).toContain("role-binding");
     await check(page, "create-existing");
+    await page.setViewportSize(NARROW);
+    await check(page, "create-existing-narrow");
+    await page.setViewportSize(WIDE);
     await submitCreate(page);
     await status(page).filter({ hasText: "failed" }).waitFor(SETTLE);
     const reason = page.getByRole("note", { name: "Status reason" });
@@ -322,6 +325,17 @@ describe("the console in Chromium", () => {
       });
       expect(forged.status).toBe(403);
       expect(forged.body.error.code).toBe("FORBIDDEN");
+      // Preflight, the selectable namespaces and the Installation are for administrators.
+      const refusals = await p.evaluate(async () =>
+        Promise.all(
+          [
+            "/namespaces/preflight?existingNamespace=anything",
+            "/namespaces/selectable",
+            "/installation",
+          ].map(async (path) => (await fetch(path)).status),
+        ),
+      );
+      expect(refusals).toEqual([403, 403, 403]);
       const listed = await callApi(plane, "GET", "/namespaces?limit=1000");
       const names = (listed.body as { data: NamespaceView[] }).data.map((n) => n.name);
       expect(names).not.toContain("forged-in-the-console");
