@@ -120,8 +120,6 @@ export const api = {
     data<NamespaceView>("POST", "/namespaces", body),
   retryNamespace: (id: string) => data<NamespaceView>("POST", `/namespaces/${enc(id)}/retry`),
   deleteNamespace: (id: string) => data<NamespaceView>("DELETE", `/namespaces/${enc(id)}`),
-  auditEvents: (resourceKind: string, resourceId: string, limit = 50) =>
-    page<AuditEventView>(`/audit-events${query({ resourceKind, resourceId, limit })}`),
   workers: () => data<WorkerReportView[]>("GET", "/workers"),
   installation: () => data<InstallationView>("GET", "/installation"),
   preflight: (existingNamespace: string) =>
