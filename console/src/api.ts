@@ -8,8 +8,24 @@ import type { NamespaceView } from "../../src/contract/namespaces.js";
 import type { ProvidersView, WhoAmIView } from "../../src/contract/auth.js";
 import type { AuditEventView } from "../../src/contract/audit.js";
 import type { WorkerReportView } from "../../src/contract/workers.js";
+import type {
+  GrantsView,
+  InstallationView,
+  KubernetesEventView,
+  PreflightResultView,
+  SelectableView,
+  TimelineView,
+} from "../../src/contract/inspection.js";
 
 export type { NamespaceView, ProvidersView, WhoAmIView, AuditEventView, WorkerReportView };
+export type {
+  GrantsView,
+  InstallationView,
+  KubernetesEventView,
+  PreflightResultView,
+  SelectableView,
+  TimelineView,
+};
 
 /** A refusal from the API: its status, stable code and message. */
 export class ApiError extends Error {
@@ -104,9 +120,13 @@ export const api = {
     data<NamespaceView>("POST", "/namespaces", body),
   retryNamespace: (id: string) => data<NamespaceView>("POST", `/namespaces/${enc(id)}/retry`),
   deleteNamespace: (id: string) => data<NamespaceView>("DELETE", `/namespaces/${enc(id)}`),
-  auditEvents: (resourceKind: string, resourceId: string, limit = 50) =>
-    page<AuditEventView>(`/audit-events${query({ resourceKind, resourceId, limit })}`),
   workers: () => data<WorkerReportView[]>("GET", "/workers"),
+  installation: () => data<InstallationView>("GET", "/installation"),
+  preflight: (existingNamespace: string) =>
+    data<PreflightResultView>("GET", `/namespaces/preflight${query({ existingNamespace })}`),
+  selectable: () => data<SelectableView>("GET", "/namespaces/selectable"),
+  timeline: (id: string) => data<TimelineView>("GET", `/namespaces/${enc(id)}/timeline`),
+  grants: (id: string) => data<GrantsView>("GET", `/namespaces/${enc(id)}/grants`),
   tenantList: <T>(id: string, kind: TenantKind) =>
     page<T>(`/namespaces/${enc(id)}/${kind}${query({ limit: 100 })}`),
 };

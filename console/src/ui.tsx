@@ -87,6 +87,8 @@ export function Field(props: {
   maxLength?: number;
   pattern?: string;
   describedBy?: string;
+  /** The id of a `<datalist>` of suggestions. */
+  list?: string | undefined;
 }) {
   const common = {
     id: props.id,
@@ -104,7 +106,15 @@ export function Field(props: {
   return (
     <>
       <label for={props.id}>{props.label}</label>
-      {props.type === "password" ? <input type="password" {...common} /> : <input {...common} />}
+      {props.type === "password" ? (
+        <input type="password" {...common} />
+      ) : (
+        <input
+          type="text"
+          {...common}
+          {...(props.list === undefined ? {} : { list: props.list })}
+        />
+      )}
     </>
   );
 }

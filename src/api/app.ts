@@ -55,6 +55,8 @@ import {
 } from "../services/namespaces/contents.js";
 import { namespaceRoutes } from "./namespaces/routes.js";
 import { orphanRoutes } from "./namespaces/orphan-routes.js";
+import { inspectionRoutes } from "./namespaces/inspection-routes.js";
+import type { InspectionDeps } from "../services/namespaces/inspection.js";
 import type { OrphanServiceDeps } from "../services/namespaces/orphans.js";
 import { namespaceQueueConfig, type NamespaceWorkKind } from "../work/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";
@@ -109,6 +111,8 @@ export interface AppOptions {
   readonly drivers?: TenantDrivers;
   /** Lists the tenant-labelled namespaces for the orphan report; without it that answers 503. */
   readonly markedNamespaces?: OrphanServiceDeps["markedNamespaces"];
+  /** The console's read-only Kubernetes reader (preflight, Events, policies); else 503. */
+  readonly inspector?: InspectionDeps["inspector"];
   /** A pino logger; default no logging. Requests are logged without their query string. */
   readonly logger?: FastifyBaseLogger;
   /** How long a whole request may take to arrive before 408; default 30 s. */
@@ -194,6 +198,7 @@ export const occApi: FastifyPluginAsync<AppOptions> = Object.assign(
     await app.register(openApiRoutes);
     await app.register(namespaceRoutes, deps);
     await app.register(orphanRoutes, { ...deps, markedNamespaces: options.markedNamespaces });
+    await app.register(inspectionRoutes, { ...deps, inspector: options.inspector });
     for (const iam of [
       principalRoutes,
       apiKeyRoutes,

@@ -58,6 +58,7 @@ export const API_TAGS = {
   iam: "Principals, API keys, roles, bindings and restrictions.",
   audit: "The audit trail of every administered read and change.",
   workers: "The workers' heartbeats and startup refusals.",
+  installation: "The Installation's profile and the admission policies present.",
   configurations: "A Namespace's Configurations, each kept in a ConfigMap of its namespace.",
   secrets: "A Namespace's Secrets, each kept in a Kubernetes Secret; values are never returned.",
   "service-accounts": "A Namespace's ServiceAccount records.",

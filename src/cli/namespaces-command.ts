@@ -7,13 +7,8 @@
  * managed namespaces it creates).
  */
 import { Option, type Command } from "commander";
-import { stringify } from "yaml";
 import { NamespaceSchema, type NamespaceView } from "../contract/namespaces.js";
-import {
-  openshellTenantRoleBinding,
-  tenantRoleBinding,
-} from "../drivers/kubernetes/rbac-objects.js";
-import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
+import { grantsManifest } from "../drivers/kubernetes/preflight-reads.js";
 import {
   apiClientFrom,
   getOrNull,
@@ -29,7 +24,7 @@ import { grantHintOf } from "./grant-hint.js";
 import { existingNamespaceFlag } from "./namespace-flags.js";
 import { parseSubject } from "./subjects.js";
 
-export { parseSubject };
+export { grantsManifest, parseSubject };
 import { parseDuration, waitFor, type WaitVerdict } from "./wait.js";
 import { isClosedStatus } from "../domain/placement/namespace-status.js";
 
@@ -117,25 +112,6 @@ async function untilDeleted(api: ApiClient, id: string, timeout: string): Promis
     timeoutMs: parseDuration(timeout),
     say,
   });
-}
-
-/**
- * The RoleBindings for one placed tenant namespace, as a multi-document YAML stream; with
- * `openshell`, also the worker's binding to the OpenShell tenant role (normal profile).
- */
-export function grantsManifest(
-  namespace: string,
-  worker: RbacSubject,
-  api: RbacSubject,
-  openshell = false,
-): string {
-  return [
-    tenantRoleBinding(namespace, "worker", worker),
-    tenantRoleBinding(namespace, "api", api),
-    ...(openshell ? [openshellTenantRoleBinding(namespace, worker)] : []),
-  ]
-    .map((o) => stringify(o).trimEnd())
-    .join("\n---\n");
 }
 
 export function registerNamespacesCommands(program: Command): void {

@@ -10,28 +10,19 @@
  */
 import type { Command } from "commander";
 import { loadInstallationConfig, type InstallationConfig } from "../config/installation-config.js";
-import {
-  preflightExternal,
-  type ExternalCandidate,
-  type PreflightContext,
-} from "../domain/placement/external-preflight.js";
+import { preflightExternal } from "../domain/placement/external-preflight.js";
 import type { Violation } from "../domain/placement/violations.js";
-import { LABELS, type K8sNamespace, type RequiredGrant } from "../domain/index.js";
+import type { RequiredGrant } from "../domain/index.js";
+import { createObjectClient, loadKubeConfig } from "../drivers/kubernetes/client/index.js";
 import {
-  createObjectClient,
-  loadKubeConfig,
-  type ObjectClient,
-} from "../drivers/kubernetes/client/index.js";
-import {
-  openshellTenantRoleBinding,
-  tenantRoleBinding,
-  type RbacSubject,
-} from "../drivers/kubernetes/rbac-objects.js";
-import { OPENSHELL_TENANT_ROLE, TENANT_CLUSTER_ROLES } from "../drivers/kubernetes/rbac-rules.js";
+  NEW_TENANT,
+  preflightContext,
+  readCandidate,
+  requiredGrantsFor,
+} from "../drivers/kubernetes/preflight-reads.js";
 import { parseSubject } from "./subjects.js";
 
-/** Stands in for a tenant that does not exist yet: any existing tenant marker is foreign. */
-const NEW_TENANT = "ns_preflight-candidate";
+export { preflightContext, readCandidate };
 
 export interface PreflightFlags {
   namespaceId?: string;
@@ -39,65 +30,6 @@ export interface PreflightFlags {
   config?: string;
   worker?: string;
   api?: string;
-}
-
-export async function readCandidate(
-  client: ObjectClient,
-  name: string,
-  tenantId: string | undefined,
-): Promise<ExternalCandidate> {
-  const read = async <T>(step: string, request: () => Promise<T>): Promise<T> => {
-    try {
-      return await request();
-    } catch (err) {
-      throw new Error(
-        `cannot ${step}: ${(err as Error).message}; run preflight with an identity that may read it`,
-      );
-    }
-  };
-  const namespace =
-    (await read(`read namespace ${name}`, () => client.find("Namespace", { name }))) ?? null;
-  if (namespace === null) return { name, namespace, policies: [], bindings: [], claimants: [] };
-  const [policies, roleBindings, clusterRoleBindings, claimants] = await Promise.all([
-    read(`list the NetworkPolicies in ${name}`, () =>
-      client.list("NetworkPolicy", { namespace: name }),
-    ),
-    read(`list the RoleBindings in ${name}`, () => client.list("RoleBinding", { namespace: name })),
-    read("list the ClusterRoleBindings", () => client.list("ClusterRoleBinding")),
-    tenantId === undefined
-      ? Promise.resolve([] as K8sNamespace[])
-      : read(`list the namespaces labelled ${LABELS.namespace}=${tenantId}`, () =>
-          client.list("Namespace", { labelSelector: `${LABELS.namespace}=${tenantId}` }),
-        ),
-  ]);
-  return {
-    name,
-    namespace,
-    policies,
-    bindings: [...roleBindings, ...clusterRoleBindings],
-    claimants,
-  };
-}
-
-/** The checks' context: the Installation's routing, reserved namespace and required labels. */
-export function preflightContext(
-  config: InstallationConfig,
-  grants: readonly RequiredGrant[],
-  tenantId: string = NEW_TENANT,
-): PreflightContext {
-  return {
-    tenantId,
-    routing: config.compute.gatewayRouting,
-    controllerNamespace: config.kubernetes.controllerNamespace,
-    grants,
-    labels: {
-      required:
-        openshellInUse(config) && config.openshell !== null
-          ? config.openshell.operatorNamespaceLabels
-          : {},
-      setting: "openshell.gateway.operatorNamespaceLabels",
-    },
-  };
 }
 
 /** Every failing requirement of `name`, one line each with its check, key and fix. */
@@ -116,46 +48,10 @@ export function requiredGrants(
   config: InstallationConfig,
   flags: PreflightFlags,
 ): RequiredGrant[] {
-  const configured = config.kubernetes.tenantRoleBindings;
-  const worker: RbacSubject =
-    flags.worker !== undefined
-      ? parseSubject("--worker", flags.worker)
-      : (configured?.worker ?? parseSubject("--worker", "openclaw-system:occ-worker"));
-  const api: RbacSubject =
-    flags.api !== undefined
-      ? parseSubject("--api", flags.api)
-      : (configured?.api ?? parseSubject("--api", "openclaw-system:occ-api"));
-  const grant = (who: string, subject: RbacSubject, role: string, binding: string) => ({
-    who,
-    subject,
-    clusterRole: role,
-    bindingName: binding,
+  return requiredGrantsFor(name, config, {
+    worker: flags.worker === undefined ? undefined : parseSubject("--worker", flags.worker),
+    api: flags.api === undefined ? undefined : parseSubject("--api", flags.api),
   });
-  const bindingName = (o: { metadata?: { name?: string | undefined } | undefined }) =>
-    o.metadata?.name ?? "";
-  return [
-    grant(
-      "worker",
-      worker,
-      TENANT_CLUSTER_ROLES.worker,
-      bindingName(tenantRoleBinding(name, "worker", worker)),
-    ),
-    grant("API", api, TENANT_CLUSTER_ROLES.api, bindingName(tenantRoleBinding(name, "api", api))),
-    ...(openshellInUse(config)
-      ? [
-          grant(
-            "worker (OpenShell)",
-            worker,
-            OPENSHELL_TENANT_ROLE,
-            bindingName(openshellTenantRoleBinding(name, worker)),
-          ),
-        ]
-      : []),
-  ];
-}
-
-function openshellInUse(config: InstallationConfig): boolean {
-  return config.drivers.sandbox === "openshell" && config.openshell !== null;
 }
 
 export function registerPreflightCommand(namespaces: Command): void {

@@ -26,6 +26,7 @@ import {
 } from "./kubernetes/client/index.js";
 import { recordNamespaceEvent } from "./kubernetes/events.js";
 import { markedNamespacesOf, type MarkedNamespaces } from "./marked-namespaces.js";
+import { namespaceInspectorOf, type NamespaceInspector } from "./namespace-inspector.js";
 import { createOpenShellGateway } from "./openshell/gateway-client.js";
 import { driverProfileOf } from "./profile.js";
 import type { WorkloadDriver } from "./workloads.js";
@@ -51,6 +52,8 @@ export interface ApiRuntime {
   readonly drivers: Pick<DriverSet, "configurations" | "secrets">;
   /** The tenant-labelled namespaces (normal profile with the bundled Compute Driver). */
   readonly marked: MarkedNamespaces | null;
+  /** The console's read-only inspection of operator namespaces (same condition as `marked`). */
+  readonly inspector: NamespaceInspector | null;
   /** The identity's client itself, for the startup checks of its grants. */
   readonly client: ObjectClient;
   readonly requests: RequestCounter;
@@ -109,12 +112,11 @@ export async function withWorkerClient<T>(
 export function createApiRuntime(o: RuntimeOptions): ApiRuntime {
   const binding = o.binding ?? null;
   const client = clientOf(o, o.config.kubernetes.apiKubeconfig);
+  const normal = binding === null && o.config.drivers.compute === "kubernetes";
   return {
     drivers: createTenantDrivers(client, driverProfileOf(o.config, binding)),
-    marked:
-      binding === null && o.config.drivers.compute === "kubernetes"
-        ? markedNamespacesOf(client)
-        : null,
+    marked: normal ? markedNamespacesOf(client) : null,
+    inspector: normal ? namespaceInspectorOf(client, o.config) : null,
     client,
     requests: client.counter,
     close: () => {

@@ -116,6 +116,7 @@ export async function startApiProcess(opts: {
     externalProviders: external.providers,
     drivers: runtime.drivers,
     ...(runtime.marked !== null ? { markedNamespaces: runtime.marked } : {}),
+    ...(runtime.inspector !== null ? { inspector: runtime.inspector } : {}),
     compute: computeSelectionOf(opts.config),
     controllerNamespace: opts.config.kubernetes.controllerNamespace,
     preprovisionedNamespaceId: binding?.namespaceId,

@@ -1,6 +1,7 @@
 /**
  * Create a Namespace: managed by default (OCC creates `oce-<hash>`), or an existing,
- * operator-owned Kubernetes namespace selected by name. The API decides; its refusal is shown
+ * operator-owned Kubernetes namespace selected by name — suggested from the selectable ones,
+ * with its preflight (every failing requirement with its fix) shown before submitting. The API decides; its refusal is shown
  * as it said it, and an accepted Namespace opens on its own page, where its placement checks
  * appear as the worker makes them (each failing requirement with its fix).
  */
@@ -8,6 +9,8 @@ import { useState } from "preact/hooks";
 import { api, type WhoAmIView } from "../api.js";
 import { navigate } from "../router.js";
 import { Field, Link, Refusal } from "../ui.js";
+import { openAccepted } from "./namespace.js";
+import { Preflight, SelectableNamespaces } from "./preflight.js";
 
 const DNS_LABEL = "[a-z0-9]([\\-a-z0-9]*[a-z0-9])?";
 
@@ -26,6 +29,7 @@ export function CreateNamespace(props: { who: WhoAmIView }) {
     const body = mode === "external" ? { name, existingNamespace: existing } : { name };
     api.createNamespace(body).then(
       (created) => {
+        openAccepted(created);
         navigate(`/namespaces/${created.id}`);
       },
       (err: unknown) => {
@@ -90,15 +94,17 @@ export function CreateNamespace(props: { who: WhoAmIView }) {
               maxLength={63}
               pattern={DNS_LABEL}
               describedBy="ns-existing-help"
+              list={administrator ? "ns-selectable" : undefined}
             />
+            {administrator ? <SelectableNamespaces listId="ns-selectable" /> : null}
             <div id="ns-existing-help" class="muted">
               <p>
                 A DNS label the operator created, not default, kube-*, openshift-*, oce-* or the
                 controller's own namespace. The worker verifies it before binding the tenant — among
                 others, all three <code>pod-security.kubernetes.io</code> labels set to{" "}
                 <code>restricted</code>, no other tenant's markers, and the RoleBindings it needs.
-                Every failing requirement is shown on the Namespace's page with its fix; fix it and
-                choose Retry.
+                Every failing requirement is shown below with its fix before you create it, and on
+                the Namespace's page as the worker finds it; fix it and choose Retry.
               </p>
               {administrator ? null : (
                 <p>
@@ -108,6 +114,7 @@ export function CreateNamespace(props: { who: WhoAmIView }) {
             </div>
           </>
         ) : null}
+        {mode === "external" && administrator ? <Preflight name={existing} /> : null}
         <button type="submit" class="primary" disabled={busy}>
           Create
         </button>

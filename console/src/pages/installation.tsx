@@ -1,16 +1,31 @@
-/** The Installation: the workers' heartbeats and startup refusals, and the caller's rights. */
+/**
+ * The Installation: its profile and the admission policies present, the workers' heartbeats
+ * and startup refusals, and the caller's rights.
+ */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { api, ApiError, type WhoAmIView, type WorkerReportView } from "../api.js";
+import {
+  api,
+  ApiError,
+  type InstallationView,
+  type WhoAmIView,
+  type WorkerReportView,
+} from "../api.js";
 import { Refusal, Status, Time, usePolling } from "../ui.js";
 
 export function Installation(props: { who: WhoAmIView }) {
   const [workers, setWorkers] = useState<WorkerReportView[] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [installation, setInstallation] = useState<InstallationView | null>(null);
+  const [installationError, setInstallationError] = useState<unknown>(null);
   const load = useCallback(() => {
     api.workers().then((w) => {
       setWorkers(w);
       setError(null);
     }, setError);
+    api.installation().then((i) => {
+      setInstallation(i);
+      setInstallationError(null);
+    }, setInstallationError);
   }, []);
   useEffect(load, [load]);
   usePolling(true, 10_000, load);
@@ -40,6 +55,7 @@ export function Installation(props: { who: WhoAmIView }) {
           <dd>{perms.length === 0 ? "none" : perms.join(", ")}</dd>
         </dl>
       </section>
+      <Profile installation={installation} error={installationError} />
       <section aria-labelledby="workers-heading">
         <h2 id="workers-heading">Workers</h2>
         {error instanceof ApiError && error.status === 403 ? (
@@ -90,5 +106,59 @@ export function Installation(props: { who: WhoAmIView }) {
         )}
       </section>
     </main>
+  );
+}
+
+function Profile(props: { installation: InstallationView | null; error: unknown }) {
+  const i = props.installation;
+  return (
+    <section aria-labelledby="profile-heading">
+      <h2 id="profile-heading">Profile</h2>
+      {props.error instanceof ApiError && props.error.status === 403 ? (
+        <p class="muted">The profile and admission policies are shown to administrators.</p>
+      ) : (
+        <Refusal error={props.error} />
+      )}
+      {i === null ? null : (
+        <dl class="facts">
+          <dt>Profile</dt>
+          <dd>
+            {i.profile === "normal"
+              ? "normal: managed and existing namespaces"
+              : "preprovisioned: one Namespace in the namespace the operator prepared"}
+          </dd>
+          {i.boundNamespace === null ? null : (
+            <>
+              <dt>Bound namespace</dt>
+              <dd class="mono">{i.boundNamespace}</dd>
+            </>
+          )}
+          <dt>Admission policies</dt>
+          <dd>
+            {i.admissionPoliciesRefusal !== null ? (
+              <span>
+                not read: <strong>{i.admissionPoliciesRefusal.code}</strong>{" "}
+                {i.admissionPoliciesRefusal.message}
+              </span>
+            ) : i.profile === "preprovisioned" ? (
+              "none: the preprovisioned profile renders none"
+            ) : (
+              <ul aria-label="Admission policies">
+                {i.admissionPolicies.map((p) => (
+                  <li key={p.name}>
+                    <span class="mono">{p.name}</span>:{" "}
+                    {p.policy && p.binding
+                      ? "present"
+                      : p.policy
+                        ? "policy present, binding missing: it enforces nothing"
+                        : "absent: helm upgrade with admissionPolicies.enabled=true"}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </dd>
+        </dl>
+      )}
+    </section>
   );
 }

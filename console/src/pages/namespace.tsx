@@ -1,19 +1,24 @@
 /**
  * One Namespace: its status with the reason and fix, placement and UIDs, the lifecycle
- * timeline (audit events, for administrators), what the operator must grant in an existing
- * namespace, retry and delete, and its Configurations, Secrets (names only), ServiceAccounts
+ * timeline (audit events and its Kubernetes namespace's Events, for everyone who may read it),
+ * the RoleBindings the operator applies in an existing namespace (YAML and command), retry and
+ * delete, and its Configurations, Secrets (names only), ServiceAccounts
  * and Agents. Polled while the worker is still working on it.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { api, ApiError, type AuditEventView, type NamespaceView, type WhoAmIView } from "../api.js";
+import {
+  api,
+  ApiError,
+  type AuditEventView,
+  type GrantsView,
+  type NamespaceView,
+  type TimelineView,
+  type WhoAmIView,
+} from "../api.js";
 import { Copyable, IN_PROGRESS, Link, Refusal, Status, Time, usePolling } from "../ui.js";
 import { TenantResources } from "./tenant-resources.js";
 
-function Timeline(props: { events: AuditEventView[] | null; error: unknown }) {
-  if (props.error instanceof ApiError && props.error.status === 403) {
-    return <p class="muted">The timeline (audit events) is for administrators.</p>;
-  }
-  if (props.events === null) return <Refusal error={props.error} />;
+function AuditList(props: { events: readonly AuditEventView[] }) {
   return (
     <ol class="timeline" aria-label="Timeline">
       {props.events.map((e) => {
@@ -38,12 +43,86 @@ function Timeline(props: { events: AuditEventView[] | null; error: unknown }) {
   );
 }
 
+function KubernetesEvents(props: { timeline: TimelineView }) {
+  const refusal = props.timeline.kubernetesEventsRefusal;
+  if (refusal !== null) {
+    return (
+      <p class="muted">
+        Kubernetes Events not read: <strong class="mono">{refusal.code}</strong> {refusal.message}
+      </p>
+    );
+  }
+  if (props.timeline.kubernetesEvents.length === 0) {
+    return <p class="muted">No Kubernetes Events in its namespace (they expire after an hour).</p>;
+  }
+  return (
+    <ol class="timeline" aria-label="Kubernetes Events">
+      {props.timeline.kubernetesEvents.map((e, i) => (
+        <li key={`${e.lastAt ?? ""}-${String(i)}`} class={`event k8s-${e.type}`}>
+          <Time at={e.lastAt} /> <strong>{e.reason}</strong> {e.type}
+          <span class="mono"> · {e.object}</span>
+          {e.count > 1 ? <span> · ×{e.count}</span> : null}
+          <span> · {e.message}</span>
+          {e.source === "" ? null : <span class="muted"> · by {e.source}</span>}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function Timeline(props: { timeline: TimelineView | null; error: unknown }) {
+  if (props.timeline === null) return <Refusal error={props.error} />;
+  return (
+    <>
+      <h3>Audit events</h3>
+      <AuditList events={props.timeline.audit} />
+      <h3>Kubernetes Events</h3>
+      <KubernetesEvents timeline={props.timeline} />
+    </>
+  );
+}
+
+function Grants(props: { ns: NamespaceView }) {
+  const [grants, setGrants] = useState<GrantsView | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    api.grants(props.ns.id).then(setGrants, setError);
+  }, [props.ns.id]);
+  return (
+    <section aria-labelledby="grants-heading">
+      <h2 id="grants-heading">Grants the operator applies</h2>
+      <p>
+        In an existing namespace OCC binds nothing itself: the operator applies these RoleBindings
+        of the worker and the API in <code>{props.ns.placement.kubernetesNamespace}</code>, with{" "}
+        <code>kubectl apply -f grants.yaml</code> or the command below.
+      </p>
+      <Refusal error={error} label="Grants not read" />
+      {grants === null ? null : (
+        <>
+          <Copyable label="Grant YAML" text={grants.yaml} />
+          <Copyable label="Grant command" text={grants.command} />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** A Namespace just accepted (the create's answer): its page opens on it, progress and all. */
+const accepted = new Map<string, NamespaceView>();
+export function openAccepted(view: NamespaceView): void {
+  accepted.set(view.id, view);
+}
+
 export function NamespacePage(props: { id: string; who: WhoAmIView }) {
-  const [ns, setNs] = useState<NamespaceView | null>(null);
+  const [ns, setNs] = useState<NamespaceView | null>(() => {
+    const first = accepted.get(props.id) ?? null;
+    accepted.delete(props.id);
+    return first;
+  });
   const [gone, setGone] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [events, setEvents] = useState<AuditEventView[] | null>(null);
-  const [eventsError, setEventsError] = useState<unknown>(null);
+  const [timeline, setTimeline] = useState<TimelineView | null>(null);
+  const [timelineError, setTimelineError] = useState<unknown>(null);
   const [action, setAction] = useState<unknown>(null);
   const [confirming, setConfirming] = useState(false);
   const admin = props.who.installationPermissions.includes("installation:administer");
@@ -59,9 +138,10 @@ export function NamespacePage(props: { id: string; who: WhoAmIView }) {
         setError(err);
       },
     );
-    api.auditEvents("namespace", props.id).then((p) => {
-      setEvents([...p.items]);
-    }, setEventsError);
+    api.timeline(props.id).then((t) => {
+      setTimeline(t);
+      setTimelineError(null);
+    }, setTimelineError);
   }, [props.id]);
   useEffect(load, [load]);
   // Quickly while the worker is on it; slowly otherwise, so repairs and drift still appear.
@@ -205,28 +285,10 @@ export function NamespacePage(props: { id: string; who: WhoAmIView }) {
         </section>
       ) : null}
       <Refusal error={action} label="Action refused" />
-      {external && k8s !== null ? (
-        <section aria-labelledby="grants-heading">
-          <h2 id="grants-heading">Grants the operator applies</h2>
-          <p>
-            In an existing namespace OCC binds nothing itself: the operator applies the RoleBindings
-            of the worker and the API in <code>{k8s}</code>.
-          </p>
-          <Copyable
-            label="Grant command"
-            text={`occ namespaces grants ${ns.id} | kubectl apply -f -`}
-          />
-          <p class="muted">
-            <code>occ namespaces grants</code> prints the RoleBindings as YAML (
-            <code>--worker</code> and <code>--api</code> name other identities than the chart's{" "}
-            <code>openclaw-system:occ-worker</code> and <code>openclaw-system:occ-api</code>;{" "}
-            <code>--openshell</code> adds the OpenShell role).
-          </p>
-        </section>
-      ) : null}
+      {external && k8s !== null ? <Grants ns={ns} /> : null}
       <section aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Timeline</h2>
-        <Timeline events={events} error={eventsError} />
+        <Timeline timeline={timeline} error={timelineError} />
       </section>
       {ns.status === "ready" || ns.status === "degraded" ? <TenantResources id={ns.id} /> : null}
     </main>

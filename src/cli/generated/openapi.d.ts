@@ -252,6 +252,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/installation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the Installation
+         * @description Its profile (normal, or preprovisioned with its bound namespace) and which of OCC's admission policies are present (administrators).
+         */
+        get: operations["getInstallation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -480,6 +500,26 @@ export interface paths {
         patch: operations["updateConfiguration"];
         trace?: never;
     };
+    "/namespaces/{id}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a Namespace's grants
+         * @description The RoleBindings the operator applies in its Kubernetes namespace, as YAML and as a command.
+         */
+        get: operations["getNamespaceGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/namespaces/{id}/retry": {
         parameters: {
             query?: never;
@@ -600,6 +640,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/namespaces/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a Namespace's timeline
+         * @description Its audit events and the Events of its Kubernetes namespace, newest first (50 of each); a refused Events read is named beside the audit events.
+         */
+        get: operations["getNamespaceTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/namespaces/imports": {
         parameters: {
             query?: never;
@@ -632,6 +692,46 @@ export interface paths {
          * @description Kubernetes namespaces whose tenant markers name a platform Namespace the database does not know (e.g. after a restore); OCC never deletes, adopts or modifies them (administrators).
          */
         get: operations["listOrphanNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/namespaces/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preflight an existing namespace
+         * @description Every requirement an operator-owned Kubernetes namespace fails before it can be selected as existingNamespace, each with its fix: the worker's own adoption checks, read with the API's read-only identity (administrators).
+         */
+        get: operations["preflightNamespace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/namespaces/selectable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List selectable namespaces
+         * @description Kubernetes namespaces without tenant markers that are not reserved, by name (at most 500): what an administrator may select as existingNamespace, subject to its preflight.
+         */
+        get: operations["listSelectableNamespaces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2157,6 +2257,89 @@ export interface operations {
             };
             /** @description Default Response */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInstallation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            admissionPolicies: {
+                                binding: boolean;
+                                name: string;
+                                policy: boolean;
+                            }[];
+                            admissionPoliciesRefusal: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            boundNamespace: string | null;
+                            profile: "normal" | "preprovisioned";
+                        };
+                        meta: {
+                            /** @description The request's ID, also sent as x-request-id. */
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4125,6 +4308,104 @@ export interface operations {
             };
         };
     };
+    getNamespaceGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Namespace ID (`ns_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The same, applied with kubectl. */
+                            command: string;
+                            kubernetesNamespace: string;
+                            /** @description The RoleBindings the operator applies, as YAML. */
+                            yaml: string;
+                        };
+                        meta: {
+                            /** @description The request's ID, also sent as x-request-id. */
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     retryNamespace: {
         parameters: {
             query?: never;
@@ -5273,6 +5554,122 @@ export interface operations {
             };
         };
     };
+    getNamespaceTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Namespace ID (`ns_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The Namespace's audit events, newest first. */
+                            audit: {
+                                action: string;
+                                actor: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                id: string;
+                                kind: "mutation" | "authorization_denial" | "lifecycle";
+                                /** Format: date-time */
+                                occurredAt: string;
+                                outcome: "success" | "denied" | "failure";
+                                requestId: string | null;
+                                resourceId: string | null;
+                                resourceKind: string;
+                            }[];
+                            /** @description The Events in its bound Kubernetes namespace, newest first. */
+                            kubernetesEvents: {
+                                count: number;
+                                lastAt: string | null;
+                                message: string;
+                                /** @description `Kind/name` of the object it is about. */
+                                object: string;
+                                reason: string;
+                                source: string;
+                                /** @description Normal or Warning. */
+                                type: string;
+                            }[];
+                            kubernetesEventsRefusal: {
+                                code: string;
+                                message: string;
+                            } | null;
+                        };
+                        meta: {
+                            /** @description The request's ID, also sent as x-request-id. */
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     importOrphanNamespace: {
         parameters: {
             query?: never;
@@ -5483,6 +5880,183 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    preflightNamespace: {
+        parameters: {
+            query: {
+                /** @description The operator-owned Kubernetes namespace an administrator would select. */
+                existingNamespace: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            existingNamespace: string;
+                            failures: {
+                                check: "missing" | "lifecycle" | "pod-security" | "foreign-marker" | "partial-marker" | "tenant-markers" | "manager-label" | "managed-name" | "active" | "terminating" | "exclusive-claim" | "explicit-selection" | "network-policies" | "uid" | "incomplete-read" | "preprovisioned" | "role-binding" | "operator-label";
+                                /** @description The outcome code the worker would report. */
+                                code: string;
+                                key: string | null;
+                                /** @description What is wrong and how to fix it. */
+                                message: string;
+                            }[];
+                            /** @description True when the worker's adoption checks would all pass. */
+                            ok: boolean;
+                        };
+                        meta: {
+                            /** @description The request's ID, also sent as x-request-id. */
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listSelectableNamespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                        }[];
+                        meta: {
+                            /** @description The request's ID, also sent as x-request-id. */
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,6 +4,8 @@
  * `occ-worker` / `occ-api` identities, and `occ namespaces grants` prints the RoleBindings
  * that bind the tenant roles. No wildcard anywhere.
  */
+import { ADMISSION_POLICY_NAMES } from "./admission-vocabulary.js";
+
 export interface PolicyRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
@@ -33,9 +35,28 @@ export const WORKER_NAMESPACE_RULES: readonly PolicyRule[] = [
   },
 ];
 
-/** Cluster-wide, for the API: it resolves a tenant's bound namespace on each operation. */
+/**
+ * Cluster-wide, for the API, read-only: it resolves a tenant's bound namespace on each
+ * operation; and for the console (`src/drivers/namespace-inspector.ts`) it runs the
+ * external-adoption preflight of a candidate (its NetworkPolicies, the RoleBindings in it, the
+ * ClusterRoleBindings), shows a tenant namespace's Events and which of OCC's admission policies
+ * are present. No write verb, never Secrets or ConfigMaps cluster-wide.
+ */
 export const API_NAMESPACE_RULES: readonly PolicyRule[] = [
   { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list"] },
+  { apiGroups: [""], resources: ["events"], verbs: ["list"] },
+  { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: ["list"] },
+  {
+    apiGroups: ["rbac.authorization.k8s.io"],
+    resources: ["rolebindings", "clusterrolebindings"],
+    verbs: ["list"],
+  },
+  {
+    apiGroups: ["admissionregistration.k8s.io"],
+    resources: ["validatingadmissionpolicies", "validatingadmissionpolicybindings"],
+    resourceNames: Object.values(ADMISSION_POLICY_NAMES),
+    verbs: ["get"],
+  },
 ];
 
 const OWN = ["get", "list", "create", "patch", "delete"] as const;

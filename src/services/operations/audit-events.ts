@@ -22,7 +22,7 @@ export interface AuditQuery {
   readonly resourceId?: string;
 }
 
-function presentAuditEvent(e: AuditEventRecord): AuditEventView {
+export function presentAuditEvent(e: AuditEventRecord): AuditEventView {
   return {
     id: e.id,
     occurredAt: e.occurredAt.toISOString(),

@@ -9,7 +9,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { AxeBuilder } from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { currentManagedName, LABELS } from "../../../src/domain/index.js";
 import { buildConsole } from "../../harness/console.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
@@ -34,9 +34,22 @@ let browser: Browser | undefined;
 let context: BrowserContext;
 let page: Page;
 
-controlPlaneForFile({ workerConfig: { resyncSeconds: 2 } }, (started) => {
-  plane = started;
-});
+// The API runs as the shared cluster's `occ-api` with the chart's API role (its read-only
+// preflight, Events and admission-policy reads are proven against the real RBAC authorizer);
+// the tenant roles are bound to the harness users, so the grants the console shows name them.
+controlPlaneForFile(
+  {
+    workerConfig: { resyncSeconds: 2 },
+    apiKubeconfig: inject("env").kubeconfigs["occ-api"],
+    kubernetesConfig:
+      "  tenantRoleBindings:\n" +
+      "    worker: { kind: User, name: occ-worker }\n" +
+      "    api: { kind: User, name: occ-api }\n",
+  },
+  (started) => {
+    plane = started;
+  },
+);
 
 /** Sets a principal's password through the API (204, no body), as the administrator. */
 async function setPassword(id: string, password: string): Promise<void> {
@@ -86,7 +99,8 @@ function shownId(p: Page): string {
   return id;
 }
 
-async function createThroughForm(p: Page, name: string, existing?: string): Promise<string> {
+/** Opens the create form and fills it; with `existing`, selects that namespace. */
+async function fillCreateForm(p: Page, name: string, existing?: string): Promise<void> {
   await p.getByRole("link", { name: "Namespaces", exact: true }).click();
   await p.getByRole("link", { name: "Create Namespace" }).click();
   await p.getByLabel("Name", { exact: true }).fill(name);
@@ -94,11 +108,34 @@ async function createThroughForm(p: Page, name: string, existing?: string): Prom
     await p.getByRole("radio", { name: /Existing namespace/ }).check();
     await p.getByLabel("Kubernetes namespace", { exact: true }).fill(existing);
   }
-  await check(p, existing === undefined ? "create-managed" : "create-existing");
+}
+
+async function submitCreate(p: Page): Promise<string> {
   await p.getByRole("button", { name: "Create", exact: true }).click();
   await p.waitForURL(/\/console\/namespaces\/ns_/);
   return shownId(p);
 }
+
+async function createThroughForm(p: Page, name: string): Promise<string> {
+  await fillCreateForm(p, name);
+  await check(p, "create-managed");
+  return submitCreate(p);
+}
+
+/**
+ * Records in the page whether a `<progress>` is ever rendered (the SPA keeps its document). A
+ * string: the tests are compiled without the DOM's types.
+ */
+async function watchProgress(p: Page): Promise<void> {
+  await p.evaluate(`
+    window.occSawProgress = false;
+    new MutationObserver(() => {
+      if (document.querySelector("progress") !== null) window.occSawProgress = true;
+    }).observe(document.body, { subtree: true, childList: true });
+  `);
+}
+
+const sawProgress = async (p: Page) => (await p.evaluate("window.occSawProgress")) === true;
 
 const status = (p: Page) => p.getByRole("status").filter({ hasText: "Status" });
 
@@ -138,11 +175,24 @@ describe("the console in Chromium", () => {
     await page.getByRole("heading", { name: "Workers" }).waitFor();
     await expect.poll(() => page.getByRole("row").count()).toBeGreaterThan(1);
     expect(await page.getByRole("cell", { name: "running" }).count()).toBeGreaterThan(0);
+    // The profile, and the chart's admission policies the run installed, read by the API.
+    await page.getByRole("heading", { name: "Profile" }).waitFor();
+    await page.getByText("normal: managed and existing namespaces").waitFor();
+    const policies = page.getByRole("list", { name: "Admission policies" });
+    await expect.poll(() => policies.getByRole("listitem").count()).toBe(3);
+    expect(await policies.textContent()).toContain("openclaw-enterprise-namespaces: present");
     await check(page, "installation");
   });
 
   it("creates a managed Namespace and watches it become ready; a deleted default-deny is repaired on the timeline", async () => {
     const name = uniqueName("console-managed");
+    // Live updates: the page shows the worker's progress and follows it without a reload.
+    await watchProgress(page);
+    let loads = 0;
+    const onLoad = () => {
+      loads += 1;
+    };
+    page.on("load", onLoad);
     const id = await createThroughForm(page, name);
     await page.getByRole("heading", { name }).waitFor();
     // The operator's step in this cluster: the worker's tenant RoleBinding (as readyManaged).
@@ -153,10 +203,16 @@ describe("the console in Chromium", () => {
     );
     await bindTenantRole(namespace, "occ-worker");
     await status(page).filter({ hasText: "ready" }).waitFor(SETTLE);
+    page.off("load", onLoad);
+    expect(loads, "page loads between submitting and ready").toBe(0);
+    expect(await sawProgress(page), "a progress bar while provisioning").toBe(true);
     await expect
       .poll(() => page.getByRole("listitem").filter({ hasText: "→ ready" }).count())
       .toBeGreaterThan(0);
     await page.getByRole("heading", { name: "Resources" }).waitFor();
+    // The tenant namespace's Kubernetes Events beside the audit events (the worker's among them).
+    const k8sEvents = page.getByRole("list", { name: "Kubernetes Events" }).getByRole("listitem");
+    await expect.poll(() => k8sEvents.count(), SETTLE).toBeGreaterThan(0);
     await check(page, "namespace-ready");
 
     await deleteObject("NetworkPolicy", namespace, "default-deny");
@@ -180,19 +236,36 @@ describe("the console in Chromium", () => {
     await page.setViewportSize(WIDE);
   });
 
-  it("selects an operator's namespace without a Pod Security label: refused, fixed with kubectl, retried, ready; then deleted", async () => {
+  it("selects an operator's namespace without a Pod Security label: preflight refuses before submit; fixed with kubectl, retried, ready; then deleted", async () => {
     const ns = await prepareExternal({ omitLabels: [LABELS.podSecurityEnforce] });
     const namespace = ns.metadata?.name ?? "";
     await bindTenantRole(namespace, "occ-worker");
     const name = uniqueName("console-external");
-    await createThroughForm(page, name, namespace);
+    await fillCreateForm(page, name, namespace);
+    // Offered among the selectable namespaces, and its preflight shown before submitting.
+    const offered = page.locator(`datalist option[value="${namespace}"]`);
+    await expect.poll(() => offered.count()).toBe(1);
+    const failing = page.getByRole("list", { name: "Failing requirements" });
+    await failing.waitFor(SETTLE);
+    expect(await failing.textContent()).toContain(LABELS.podSecurityEnforce);
+    // The API's tenant RoleBinding is missing too: the grants below fix it.
+    expect(await failing.textContent()).toContain("role-binding");
+    await check(page, "create-existing");
+    await page.setViewportSize(NARROW);
+    await check(page, "create-existing-narrow");
+    await page.setViewportSize(WIDE);
+    await submitCreate(page);
     await status(page).filter({ hasText: "failed" }).waitFor(SETTLE);
     const reason = page.getByRole("note", { name: "Status reason" });
     await expect.poll(() => reason.textContent()).toContain(LABELS.podSecurityEnforce);
     expect(await reason.textContent()).toContain("KUBERNETES_OWNERSHIP_CONFLICT");
     await page.getByRole("button", { name: "Copy Grant command" }).waitFor();
+    const yaml = (await page.getByLabel("Grant YAML", { exact: true }).textContent()) ?? "";
+    expect(yaml).toContain(`namespace: ${namespace}`);
     await check(page, "namespace-refused");
 
+    // The operator applies exactly the YAML shown, and sets the label.
+    kubectl("admin", ["apply", "-f", "-"], yaml);
     kubectl("admin", ["label", "namespace", namespace, `${LABELS.podSecurityEnforce}=restricted`]);
     await page.getByRole("button", { name: "Retry" }).click();
     await status(page).filter({ hasText: "ready" }).waitFor(SETTLE);
@@ -233,6 +306,15 @@ describe("the console in Chromium", () => {
         .waitFor();
       expect(await p.getByRole("link", { name: "Create Namespace" }).count()).toBe(0);
       await check(p, "namespaces-reader");
+      // A read-only principal sees a Namespace's timeline: audit and Kubernetes Events.
+      await p
+        .getByRole("link", { name: /console-managed/ })
+        .first()
+        .click();
+      await p.getByRole("list", { name: "Timeline" }).getByRole("listitem").first().waitFor();
+      await p.getByRole("list", { name: "Kubernetes Events" }).waitFor();
+      await check(p, "namespace-reader");
+      await p.getByRole("link", { name: "← Namespaces" }).click();
       const forged = await p.evaluate(async () => {
         const res = await fetch("/namespaces", {
           method: "POST",
@@ -243,6 +325,17 @@ describe("the console in Chromium", () => {
       });
       expect(forged.status).toBe(403);
       expect(forged.body.error.code).toBe("FORBIDDEN");
+      // Preflight, the selectable namespaces and the Installation are for administrators.
+      const refusals = await p.evaluate(async () =>
+        Promise.all(
+          [
+            "/namespaces/preflight?existingNamespace=anything",
+            "/namespaces/selectable",
+            "/installation",
+          ].map(async (path) => (await fetch(path)).status),
+        ),
+      );
+      expect(refusals).toEqual([403, 403, 403]);
       const listed = await callApi(plane, "GET", "/namespaces?limit=1000");
       const names = (listed.body as { data: NamespaceView[] }).data.map((n) => n.name);
       expect(names).not.toContain("forged-in-the-console");

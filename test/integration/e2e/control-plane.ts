@@ -64,6 +64,13 @@ export interface ControlPlaneOptions {
    * a worker added later with `startWorker(i)`.
    */
   readonly workerKubeconfigs?: readonly (string | undefined)[];
+  /**
+   * The API's own kubeconfig (e.g. the shared cluster's `occ-api` identity, holding the chart's
+   * API role), in a configuration file of its own; default the worker's.
+   */
+  readonly apiKubeconfig?: string;
+  /** More lines of the `kubernetes:` block (indented two spaces), for every process. */
+  readonly kubernetesConfig?: string;
   /** How many `occ api` / `occ worker` processes (default 1 each). */
   readonly apis?: number;
   readonly workers?: number;
@@ -111,6 +118,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       await writeFile(
         file,
         `kubernetes:\n  kubeconfig: ${kubeconfig ?? opts.kubeconfig ?? inject("env").kubeconfigs["occ-worker"]}\n` +
+          (opts.kubernetesConfig ?? "") +
           `worker:\n  concurrency: ${opts.workerConfig?.concurrency ?? 2}\n` +
           (["leaseSeconds", "resyncSeconds", "convergenceDeadlineSeconds"] as const)
             .map((key) => {
@@ -130,9 +138,18 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const apiKey = (await readFile(apiKeyFile, "utf8")).trim();
     const entry = opts.processEntry === undefined ? {} : { entry: opts.processEntry };
     const apis: (OccProcess & { match: RegExpMatchArray })[] = [];
+    const apiArgs =
+      opts.apiKubeconfig === undefined
+        ? common
+        : [
+            "--database-url",
+            databaseUrl,
+            "--config",
+            await writeConfig(join(dir, "config-api.yaml"), opts.apiKubeconfig),
+          ];
     const launchApi = async () => {
       const started = await startOcc(
-        ["api", ...common, "--port", "0"],
+        ["api", ...apiArgs, "--port", "0"],
         /listening on (http:\/\/\S+)/,
         entry,
       );

@@ -4,6 +4,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { ANNOTATIONS, LABELS, LIFECYCLE, newNamespaceId } from "../../../src/domain/index.js";
+import { loadInstallationConfig } from "../../../src/config/installation-config.js";
+import {
+  createObjectClient,
+  loadKubeConfig,
+} from "../../../src/drivers/kubernetes/client/index.js";
+import { namespaceInspectorOf } from "../../../src/drivers/namespace-inspector.js";
 import { runOcc } from "../../harness/occ.js";
 import { bindTenantRole } from "../../harness/rbac.js";
 import { admin, grantChartRolesBeforeAll, prepareExternal } from "../compute/fixtures.js";
@@ -141,6 +147,37 @@ describe("occ namespaces preflight (read-only, the worker's checks, every failur
       ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the API's reader for the console (src/drivers/namespace-inspector.ts)", () => {
+  it("as occ-api with the chart's API role: the CLI's verdicts and the Events; as an identity without that role: refused, never a pass", async () => {
+    const ns = await prepareExternal({ omitLabels: [LABELS.podSecurityEnforce] });
+    const name = ns.metadata?.name ?? "";
+    const config = await loadInstallationConfig(undefined);
+    const asApi = createObjectClient(loadKubeConfig(inject("env").kubeconfigs["occ-api"]));
+    const asWorker = createObjectClient(loadKubeConfig(inject("env").kubeconfigs["occ-worker"]));
+    try {
+      const failures = await namespaceInspectorOf(asApi, config).preflight(name);
+      // The same verdicts the CLI prints: the label, and (chart ServiceAccounts by default)
+      // both tenant RoleBindings.
+      expect(failures.map((f) => `${f.check} ${f.key ?? ""}`).sort()).toEqual([
+        `pod-security ${LABELS.podSecurityEnforce}`,
+        "role-binding openclaw-enterprise-tenant-api",
+        "role-binding openclaw-enterprise-tenant-worker",
+      ]);
+      expect(await namespaceInspectorOf(asApi, config).candidates(10_000)).toContain(name);
+      expect(await namespaceInspectorOf(asApi, config).events(name, 5)).toEqual([]);
+      // The worker's identity may not list ClusterRoleBindings nor Events: fail closed, with the fix.
+      const refused = namespaceInspectorOf(asWorker, config);
+      const missing = { reason: "permission-missing" };
+      await expect(refused.preflight(name)).rejects.toMatchObject(missing);
+      await expect(refused.events(name, 5)).rejects.toMatchObject(missing);
+      await expect(refused.preflight(name)).rejects.toThrow(/openclaw-enterprise-api-namespaces/);
+    } finally {
+      asApi.close();
+      asWorker.close();
     }
   });
 });

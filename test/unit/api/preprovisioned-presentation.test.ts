@@ -5,13 +5,14 @@
  */
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InstallationSchema, TimelineSchema } from "../../../src/contract/inspection.js";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import { currentManagedName, newNamespaceId } from "../../../src/domain/index.js";
 import { registerControlPlaneMetrics } from "../../../src/main/metrics.js";
 import { workerQueues } from "../../../src/work/queues.js";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import { insertNamespace } from "../../../src/store/namespaces.js";
-import { call, dataOf, pageOf, startApi, type ApiFixture } from "../../harness/api-app.js";
+import { call, dataOf, errorOf, pageOf, startApi, type ApiFixture } from "../../harness/api-app.js";
 
 let fx: ApiFixture;
 let other: string;
@@ -77,5 +78,36 @@ describe("the bound Namespace in the preprovisioned profile", () => {
     expect(text).toMatch(
       /occ_namespace_placements\{mode="managed",status="provisioning",reason=""\} 1/,
     );
+  });
+});
+
+describe("the console's Kubernetes questions in the preprovisioned profile", () => {
+  it("the Installation reads preprovisioned with its bound namespace; no other namespace can be selected or preflighted; the timeline says why it has no Kubernetes Events", async () => {
+    const installation = dataOf(
+      await call(fx.app, "GET", "/installation", { key: fx.adminKey }),
+      InstallationSchema,
+    );
+    expect(installation).toEqual({
+      profile: "preprovisioned",
+      boundNamespace: currentManagedName(fx.defaultNamespaceId),
+      admissionPolicies: [],
+      admissionPoliciesRefusal: null,
+    });
+    for (const path of [
+      "/namespaces/preflight?existingNamespace=team-a",
+      "/namespaces/selectable",
+    ]) {
+      const refused = await call(fx.app, "GET", path, { key: fx.adminKey });
+      expect(refused.status, path).toBe(409);
+      expect(errorOf(refused).error.code).toBe("NAMESPACE_NOT_PLACEABLE");
+    }
+    const timeline = dataOf(
+      await call(fx.app, "GET", `/namespaces/${fx.defaultNamespaceId}/timeline`, {
+        key: fx.adminKey,
+      }),
+      TimelineSchema,
+    );
+    expect(timeline.kubernetesEvents).toEqual([]);
+    expect(timeline.kubernetesEventsRefusal?.code).toBe("DEPENDENCY_UNAVAILABLE");
   });
 });
