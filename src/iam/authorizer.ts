@@ -17,6 +17,7 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Queryable, SqlCondition } from "../store/db.js";
+import { liveNamespaceIdsWhere } from "../store/namespace-reads.js";
 import type { BindingId, PrincipalId, RestrictionId, RoleId } from "../domain/iam/ids.js";
 import { grantMatches, principalLive, restrictionMatches, type Over } from "./decision-rules.js";
 import { isInstallationOnly, type Permission } from "../domain/iam/vocabulary.js";
@@ -119,12 +120,7 @@ export async function authorizedNamespaceIds(
   principalId: PrincipalId,
   permission: Permission,
 ): Promise<NamespaceId[]> {
-  const filter = authorizedNamespaceFilter(principalId, permission);
-  const res = await q.query<{ id: NamespaceId }>(
-    `SELECT n.id FROM namespaces n WHERE n.deleted_at IS NULL AND ${filter.sql}`,
-    [...filter.params],
-  );
-  return res.rows.map((r) => r.id);
+  return liveNamespaceIdsWhere(q, authorizedNamespaceFilter(principalId, permission));
 }
 
 /**

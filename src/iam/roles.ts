@@ -3,7 +3,7 @@
  * it is created; to change what a role grants, create another and move the bindings, so that
  * a binding always means what it meant when it was made.
  */
-import { branded, defineTable, text, timestamp, type RowOf } from "../store/columns.js";
+import { branded, defineRow, defineTable, text, timestamp, type RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
@@ -25,6 +25,7 @@ export interface RoleRecord extends RoleRow {
 }
 
 const COLUMNS = rolesTable.select();
+const roleIdRow = defineRow("roles (id)", { id: rolesTable.columns.id });
 
 export interface NewRole {
   readonly name: string;
@@ -77,8 +78,8 @@ export async function getRole(q: Queryable, id: RoleId): Promise<RoleRecord | un
 /** The role named `name`, with its permissions. */
 export async function findRoleByName(q: Queryable, name: string): Promise<RoleRecord | undefined> {
   const res = await q.query(`SELECT id FROM roles WHERE name = $1`, [name]);
-  const id = res.rows[0]?.id;
-  return isRoleId(id) ? getRole(q, id) : undefined;
+  const found = roleIdRow.decodeFirst(res.rows);
+  return found === undefined ? undefined : getRole(q, found.id);
 }
 
 /** Roles, oldest first, each with its permissions. */

@@ -3,6 +3,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { StatementParams, withClause, type Cte } from "../store/composed.js";
+import { rowObject } from "../store/columns.js";
 import type { Db, Queryable } from "../store/db.js";
 import { isSqlError, SQLSTATE } from "../store/sql-errors.js";
 import { nowParam, nowSqlOf } from "./clock.js";
@@ -95,7 +96,8 @@ export async function claim<K extends string>(
          FROM (VALUES (true)) AS one (x) LEFT JOIN ${claiming.row} AS r ON true`,
         p.values,
       );
-      const row = res.rows[0];
+      const first = res.rows[0];
+      const row = first === undefined ? undefined : rowObject(first, "work_items (claim)");
       if (row !== undefined && row.id !== null) return claimOfRow(config, row, claiming);
       // A candidate passed over (see the `claimed` CTE): look again with a fresh snapshot.
       if (row?.occ_had_candidate === true) continue;

@@ -18,10 +18,7 @@ export interface SqlCondition {
 
 export interface Queryable {
   /** One parameterised statement. */
-  query<R = Record<string, unknown>>(
-    sql: string,
-    params?: readonly SqlParam[],
-  ): Promise<QueryResult<R>>;
+  query<R = unknown>(sql: string, params?: readonly SqlParam[]): Promise<QueryResult<R>>;
   /** A script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }
