@@ -3,7 +3,15 @@
  * it is created; to change what a role grants, create another and move the bindings, so that
  * a binding always means what it meant when it was made.
  */
-import { branded, defineRow, defineTable, text, timestamp, type RowOf } from "../store/columns.js";
+import {
+  branded,
+  defineRow,
+  defineTable,
+  oneOf,
+  text,
+  timestamp,
+  type RowOf,
+} from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
@@ -26,6 +34,11 @@ export interface RoleRecord extends RoleRow {
 
 const COLUMNS = rolesTable.select();
 const roleIdRow = defineRow("roles (id)", { id: rolesTable.columns.id });
+const rolePermissionsRow = defineRow("role_permissions", {
+  roleId: text,
+  action: oneOf(PERMISSION_ACTIONS),
+  kind: oneOf(PERMISSION_KINDS),
+});
 
 export interface NewRole {
   readonly name: string;
@@ -112,25 +125,17 @@ export async function deleteRole(q: Queryable, id: RoleId): Promise<DeleteRoleRe
 
 async function withPermissions(q: Queryable, roles: readonly RoleRow[]): Promise<RoleRecord[]> {
   if (roles.length === 0) return [];
-  const res = await q.query<{ role_id: string; action: string; kind: string }>(
+  const res = await q.query(
     "SELECT role_id, action, kind FROM role_permissions WHERE role_id = ANY($1::text[])",
     [roles.map((r) => r.id)],
   );
+  const rows = rolePermissionsRow.decodeAll(res.rows);
   return roles.map((role) => ({
     ...role,
     permissions: sortPermissions(
-      res.rows.filter((r) => r.role_id === role.id).map((r) => decodePermission(r)),
+      rows.filter((r) => r.roleId === role.id).map(({ action, kind }) => ({ action, kind })),
     ),
   }));
-}
-
-function decodePermission(row: { action: string; kind: string }): Permission {
-  const action = PERMISSION_ACTIONS.find((a) => a === row.action);
-  const kind = PERMISSION_KINDS.find((k) => k === row.kind);
-  if (action === undefined || kind === undefined) {
-    throw new Error(`role_permissions: unknown permission ${row.kind}:${row.action}`);
-  }
-  return { action, kind };
 }
 
 /** Distinct permissions in vocabulary order (kind, then action). */
