@@ -88,6 +88,14 @@ export async function unlinkIdentity(
   return externalIdentitiesTable.decodeFirst(res.rows);
 }
 
+/**
+ * Serialises the admission of one identity until the caller's transaction ends: two first
+ * sign-ins of it at once, the second waits and then finds the first's principal.
+ */
+export async function lockIdentityAdmission(q: Queryable, key: IdentityKey): Promise<void> {
+  await q.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`${key.issuer} ${key.subject}`]);
+}
+
 /** The identity `key` (whoever it is linked to, live or deleted), or `undefined`. */
 export async function findIdentity(
   q: Queryable,

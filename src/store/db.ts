@@ -57,6 +57,11 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/** One trivial statement: resolves when the database answers (readiness checks). */
+export async function ping(q: Queryable): Promise<void> {
+  await q.query("SELECT 1");
+}
+
 /** Throws unless `channel` is a name `listen` accepts (it is spliced into `LISTEN <name>`). */
 export function assertChannelName(channel: string): void {
   if (!CHANNEL_PATTERN.test(channel)) {
