@@ -96,6 +96,13 @@ const SQL_EXCEPTIONS = (
   }
 ).temporaryExceptions;
 
+/**
+ * Files outside src/iam writing identity tables: the Namespace tombstone removes the
+ * Namespace's bindings and restrictions in its transaction, and src/store cannot import
+ * src/iam (the pass contract's declared writes, issue 43 item 3, will compose IAM's part).
+ */
+const IDENTITY_WRITERS_OUTSIDE_IAM = ["store/namespace-outcomes.ts"];
+
 /** The adapters implementing the database port's generic `query` (store/db.ts declares it). */
 const QUERY_ADAPTERS = ["store/guarded-db.ts", "store/pg-db.ts", "store/pglite-db.ts"];
 
@@ -161,6 +168,13 @@ describe("the plain checks of the architecture", () => {
     expect(namespaces).toEqual(exempt(namespaces));
     const workItems = outside(/work_items/, "queue");
     expect(workItems).toEqual(exempt(workItems));
+  });
+
+  it("only src/iam sends SQL on the identity tables (and the files still listed)", () => {
+    const identity = filesMatching(
+      /(FROM|JOIN|UPDATE|INTO) (principals|bindings|roles|role_permissions|restrictions|api_keys|sessions|password_credentials|external_identities|group_bindings|oidc_requests|oidc_cli_handoffs|session_signing_key)\b/,
+    ).filter((f) => !f.startsWith("iam/"));
+    expect(identity).toEqual(IDENTITY_WRITERS_OUTSIDE_IAM);
   });
 
   it("decodes every row: no query<Row> outside the adapters and the exceptions", () => {
