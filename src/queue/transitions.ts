@@ -11,7 +11,7 @@
  */
 import type { Queryable } from "../store/db.js";
 import { composeGated, StatementParams, type GatedPart } from "../store/composed.js";
-import { bool, defineRow, rowObject, text, timestamp } from "../store/columns.js";
+import { bool, defineRow, rowObject, text } from "../store/columns.js";
 import { claimCtes, claimOfRow, isLaneRace, type ClaimOptions } from "./claim.js";
 import { nowParam, nowSql, nowSqlOf } from "./clock.js";
 import { backoffDelayMs } from "./policy.js";
@@ -29,7 +29,6 @@ const movedFlags = defineRow("work_items (transition)", {
   outOfAttempts: bool,
   pastDeadline: bool,
 });
-const renewedRow = defineRow("work_items (renewed)", { leaseExpiresAt: timestamp });
 const staleRow = defineRow("work_items (stale)", { state: text, ours: bool, live: bool });
 
 /**
@@ -65,10 +64,6 @@ export type TransitionResult<K extends string> =
        */
       readonly next?: Claim<K> | null;
     }
-  | { readonly outcome: "stale"; readonly why: StaleReason };
-
-export type RenewResult =
-  | { readonly outcome: "renewed"; readonly lease: Lease }
   | { readonly outcome: "stale"; readonly why: StaleReason };
 
 /**
@@ -175,27 +170,6 @@ export function release<K extends string>(
   });
 }
 
-/** Extends an unexpired lease by `policy.leaseMs` from now. An expired one cannot be revived. */
-export async function renew<K extends string>(
-  config: QueueConfig<K>,
-  q: Queryable,
-  lease: Lease,
-): Promise<RenewResult> {
-  const res = await q.query(
-    `UPDATE work_items AS w
-     SET lease_expires_at = n.t + $4::float8 * interval '1 millisecond', updated_at = n.t
-     FROM (SELECT ${nowSql(1)} AS t) AS n
-     WHERE w.id = $2::uuid AND w.state = 'claimed' AND w.claim_token = $3::uuid
-       AND w.lease_expires_at > n.t
-     RETURNING w.lease_expires_at`,
-    [nowParam(config.clock), lease.itemId, lease.token, config.policy.leaseMs],
-  );
-  const row = renewedRow.decodeFirst(res.rows);
-  if (row !== undefined)
-    return { outcome: "renewed", lease: { ...lease, expiresAt: row.leaseExpiresAt } };
-  return { outcome: "stale", why: await staleReason(config, q, lease) };
-}
-
 interface TransitionSpec {
   /**
    * SET items; may read `w` (the row), `n.t` (now), `t.later` (now + `delayMs`) and the flags
@@ -281,7 +255,7 @@ async function transition<K extends string>(
 }
 
 /** Explains a refused change. Diagnostic only: the refusal itself was decided atomically. */
-async function staleReason<K extends string>(
+export async function staleReason<K extends string>(
   config: QueueConfig<K>,
   q: Queryable,
   lease: Lease,
