@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import { layersPlugin } from "./tools/eslint/layers.js";
+import { sqlOwnersPlugin, tablesOf } from "./tools/eslint/sql-owners.js";
 
 // The layers of src/ (README "Architecture"): each top folder and the folders it may import,
 // pure decisions at the bottom, process composition and the CLI at the top. Enforced below by
@@ -10,6 +11,11 @@ import { layersPlugin } from "./tools/eslint/layers.js";
 const { layers, importedOnlyBy, implementations } = JSON.parse(
   readFileSync(new URL("./tools/eslint/layers.json", import.meta.url), "utf8"),
 );
+// Only the owners of the tables send SQL (issue 43): tools/eslint/sql-owners.js.
+const { owners, temporaryExceptions } = JSON.parse(
+  readFileSync(new URL("./tools/eslint/sql-owners.json", import.meta.url), "utf8"),
+);
+const tables = tablesOf(new URL("./migrations", import.meta.url).pathname);
 
 export default tseslint.config(
   {
@@ -41,11 +47,15 @@ export default tseslint.config(
   },
   {
     files: ["src/**/*.ts"],
-    plugins: { occ: layersPlugin },
+    plugins: { occ: layersPlugin, "occ-sql": sqlOwnersPlugin },
     rules: {
       "occ/layers": [
         "error",
         { root: import.meta.dirname, layers, importedOnlyBy, implementations },
+      ],
+      "occ-sql/sql-owners": [
+        "error",
+        { root: import.meta.dirname, owners, temporaryExceptions, tables },
       ],
       "max-lines": ["error", { max: 300 }],
     },

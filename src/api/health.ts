@@ -10,7 +10,7 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Counter, Histogram, type Registry } from "prom-client";
-import type { Db } from "../store/db.js";
+import { ping, type Db } from "../store/db.js";
 import {
   readSchemaStatus,
   schemaOutdatedMessage,
@@ -92,9 +92,7 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
     async (request) => {
       const schema = opts.schema;
       const status = await withTimeout(
-        schema === undefined
-          ? opts.db.query("SELECT 1").then(() => null)
-          : readSchemaStatus(opts.db, schema),
+        schema === undefined ? ping(opts.db).then(() => null) : readSchemaStatus(opts.db, schema),
         opts.readinessTimeoutMs ?? 2_000,
       ).catch((err: unknown) => {
         throw new ServiceError("DEPENDENCY_UNAVAILABLE", "The database does not answer.", {

@@ -13,7 +13,7 @@ import {
 } from "../config/installation-config.js";
 import { openDatabase } from "../main/database.js";
 import { startupProfile } from "../main/preprovisioned-startup.js";
-import type { Db } from "../store/db.js";
+import { ping, type Db } from "../store/db.js";
 import { requiredSchema, requireSchema } from "../store/schema-version.js";
 import {
   reportWorkerRefusal,
@@ -138,7 +138,7 @@ export function registerProcessCommands(program: Command): void {
       registry,
       opts.metricsHost,
       parsePort(opts.metricsPort, "--metrics-port"),
-      { ready: () => db.query("SELECT 1") },
+      { ready: () => ping(db) },
     );
     const worker = await startWorkerProcess({ db, config, logger, metrics }).catch(
       async (err: unknown) => {

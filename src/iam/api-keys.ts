@@ -3,7 +3,17 @@
  * SHA-256 hash, found by their non-secret prefix, revocable, optionally expiring. Nothing in
  * this module returns, logs or stores the secret after {@link issueApiKey} hands it back.
  */
-import { branded, defineTable, nullable, text, timestamp, type RowOf } from "../store/columns.js";
+import {
+  bool,
+  branded,
+  defineRow,
+  defineTable,
+  nullable,
+  oneOf,
+  text,
+  timestamp,
+  type RowOf,
+} from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { rowById } from "../store/lookup.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
@@ -16,7 +26,7 @@ import {
   type PrincipalId,
 } from "../domain/iam/ids.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
-import type { PrincipalKind } from "../domain/iam/vocabulary.js";
+import { PRINCIPAL_KINDS, type PrincipalKind } from "../domain/iam/vocabulary.js";
 
 /** The `api_keys` table without its hash column: the shape every read returns. */
 export const apiKeysTable = defineTable("api_keys", {
@@ -94,17 +104,20 @@ export type AuthenticationResult =
     }
   | { readonly outcome: "rejected"; readonly reason: ApiKeyRejection };
 
-interface KeyLookupRow {
-  readonly id: string;
-  readonly principal_id: string;
-  readonly secret_sha256: string;
-  readonly revoked: boolean;
-  readonly expired: boolean;
-  readonly expires_at: Date | null;
-  readonly principal_kind: PrincipalKind;
-  readonly principal_name: string;
-  readonly principal_deleted: boolean;
-}
+/** The row {@link authenticateApiKey} reads: the key, its state and its principal. */
+const keyLookupRow = defineRow("api_keys (lookup)", {
+  id: apiKeysTable.columns.id,
+  principalId: apiKeysTable.columns.principalId,
+  secretSha256: text,
+  revoked: bool,
+  expired: bool,
+  expiresAt: nullable(timestamp),
+  principalKind: oneOf(PRINCIPAL_KINDS),
+  principalName: text,
+  principalDeleted: bool,
+});
+
+const foundRow = defineRow("api_keys (exists)", { found: bool });
 
 /** Compared against when the prefix is unknown, so both paths hash and compare once. */
 const DECOY_SHA256 = hashApiKey("occ_0000000000000000_decoy");
@@ -121,7 +134,7 @@ export async function authenticateApiKey(
 ): Promise<AuthenticationResult> {
   const prefix = apiKeyPrefix(presented);
   if (prefix === undefined) return { outcome: "rejected", reason: "malformed" };
-  const res = await q.query<KeyLookupRow>(
+  const res = await q.query(
     `SELECT k.id, k.principal_id, k.secret_sha256,
             k.revoked_at IS NOT NULL AS revoked,
             (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired, k.expires_at,
@@ -131,16 +144,13 @@ export async function authenticateApiKey(
      WHERE k.prefix = $1`,
     [prefix],
   );
-  const row = res.rows[0];
-  const matches = apiKeyMatches(presented, row?.secret_sha256 ?? DECOY_SHA256);
+  const row = keyLookupRow.decodeFirst(res.rows);
+  const matches = apiKeyMatches(presented, row?.secretSha256 ?? DECOY_SHA256);
   if (row === undefined) return { outcome: "rejected", reason: "unknown" };
   if (!matches) return { outcome: "rejected", reason: "mismatch" };
   if (row.revoked) return { outcome: "rejected", reason: "revoked" };
   if (row.expired) return { outcome: "rejected", reason: "expired" };
-  if (row.principal_deleted) return { outcome: "rejected", reason: "principal_deleted" };
-  if (!isApiKeyId(row.id) || !isPrincipalId(row.principal_id)) {
-    throw new Error("api_keys: stored IDs do not match their formats");
-  }
+  if (row.principalDeleted) return { outcome: "rejected", reason: "principal_deleted" };
   await q
     .query(
       `UPDATE api_keys SET last_used_at = now()
@@ -151,12 +161,12 @@ export async function authenticateApiKey(
   return {
     outcome: "authenticated",
     principal: {
-      id: row.principal_id,
-      kind: row.principal_kind,
-      name: row.principal_name,
+      id: row.principalId,
+      kind: row.principalKind,
+      name: row.principalName,
       keyId: row.id,
     },
-    expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
+    expiresAt: row.expiresAt,
   };
 }
 
@@ -200,9 +210,9 @@ export async function revokeApiKey(q: Queryable, id: ApiKeyId): Promise<RevokeAp
 
 /** True when the principal has ever been issued a key (bootstrap issues one only once). */
 export async function hasAnyApiKey(q: Queryable, principalId: PrincipalId): Promise<boolean> {
-  const res = await q.query<{ found: boolean }>(
+  const res = await q.query(
     "SELECT EXISTS (SELECT 1 FROM api_keys WHERE principal_id = $1) AS found",
     [principalId],
   );
-  return res.rows[0]?.found === true;
+  return foundRow.decodeFirst(res.rows)?.found === true;
 }

@@ -17,7 +17,16 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Queryable, SqlCondition } from "../store/db.js";
-import type { BindingId, PrincipalId, RestrictionId, RoleId } from "../domain/iam/ids.js";
+import { liveNamespaceIdsWhere } from "../store/namespace-reads.js";
+import {
+  isRestrictionId,
+  type BindingId,
+  type PrincipalId,
+  type RestrictionId,
+  type RoleId,
+} from "../domain/iam/ids.js";
+import { bool, branded, defineRow, nullable, text } from "../store/columns.js";
+import { bindingsTable } from "./bindings.js";
 import { grantMatches, principalLive, restrictionMatches, type Over } from "./decision-rules.js";
 import { isInstallationOnly, type Permission } from "../domain/iam/vocabulary.js";
 
@@ -45,13 +54,14 @@ export type Decision =
       readonly restrictionId?: RestrictionId;
     };
 
-interface DecisionRow {
-  readonly principal_live: boolean;
-  readonly binding_id: BindingId | null;
-  readonly role_id: RoleId | null;
-  readonly binding_namespace: string | null;
-  readonly restriction_id: RestrictionId | null;
-}
+/** The row of {@link authorize}'s statement. */
+const decisionRow = defineRow("authorization decision", {
+  principalLive: bool,
+  bindingId: nullable(bindingsTable.columns.id),
+  roleId: nullable(bindingsTable.columns.roleId),
+  bindingNamespace: nullable(text),
+  restrictionId: nullable(branded(isRestrictionId, "a restriction ID")),
+});
 
 /** The parameters of {@link authorize}'s statement. */
 const PARAMS: Over = {
@@ -69,7 +79,7 @@ export async function authorize(
   request: AuthorizationRequest,
 ): Promise<Decision> {
   const { action, kind } = request.permission;
-  const res = await q.query<DecisionRow>(
+  const res = await q.query(
     `SELECT ${principalLive(PARAMS)} AS principal_live,
             g.id AS binding_id, g.role_id, g.namespace_id AS binding_namespace,
             (SELECT r.id FROM restrictions r WHERE ${restrictionMatches(PARAMS)}
@@ -89,20 +99,20 @@ export async function authorize(
       isInstallationOnly(request.permission),
     ],
   );
-  const row = res.rows[0];
+  const row = decisionRow.decodeFirst(res.rows);
   if (row === undefined) throw new Error("authorize: the decision query returned no row");
-  if (!row.principal_live) return { allowed: false, reason: "principal_missing" };
-  if (row.restriction_id !== null) {
-    return { allowed: false, reason: "restricted", restrictionId: row.restriction_id };
+  if (!row.principalLive) return { allowed: false, reason: "principal_missing" };
+  if (row.restrictionId !== null) {
+    return { allowed: false, reason: "restricted", restrictionId: row.restrictionId };
   }
-  if (row.binding_id === null || row.role_id === null) {
+  if (row.bindingId === null || row.roleId === null) {
     return { allowed: false, reason: "no_grant" };
   }
   return {
     allowed: true,
-    bindingId: row.binding_id,
-    roleId: row.role_id,
-    scope: row.binding_namespace === null ? "installation" : "namespace",
+    bindingId: row.bindingId,
+    roleId: row.roleId,
+    scope: row.bindingNamespace === null ? "installation" : "namespace",
   };
 }
 
@@ -119,12 +129,7 @@ export async function authorizedNamespaceIds(
   principalId: PrincipalId,
   permission: Permission,
 ): Promise<NamespaceId[]> {
-  const filter = authorizedNamespaceFilter(principalId, permission);
-  const res = await q.query<{ id: NamespaceId }>(
-    `SELECT n.id FROM namespaces n WHERE n.deleted_at IS NULL AND ${filter.sql}`,
-    [...filter.params],
-  );
-  return res.rows.map((r) => r.id);
+  return liveNamespaceIdsWhere(q, authorizedNamespaceFilter(principalId, permission));
 }
 
 /**

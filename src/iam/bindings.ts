@@ -6,9 +6,18 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
-import { branded, defineTable, nullable, timestamp, type RowOf } from "../store/columns.js";
+import {
+  bool,
+  branded,
+  defineRow,
+  defineTable,
+  nullable,
+  timestamp,
+  type RowOf,
+} from "../store/columns.js";
 import type { Queryable, SqlParam } from "../store/db.js";
 import { rowById } from "../store/lookup.js";
+import { liveNamespaceLockedPart } from "../store/namespace-reads.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import {
   isBindingId,
@@ -45,6 +54,12 @@ export type CreateBindingResult =
   | { readonly outcome: "duplicate" }
   | { readonly outcome: "missing"; readonly what: "principal" | "role" | "namespace" };
 
+const bindingChecks = defineRow("bindings (checks)", {
+  principal: bool,
+  role: bool,
+  namespace: bool,
+});
+
 /**
  * Binds, after checking that the principal is live, the role exists and the Namespace (if
  * any) is not tombstoned. The role and Namespace rows are share-locked until the caller's
@@ -52,14 +67,13 @@ export type CreateBindingResult =
  * bindings) can slip between the check and the insert.
  */
 export async function createBinding(q: Queryable, input: NewBinding): Promise<CreateBindingResult> {
-  const checks = await q.query<{ principal: boolean; role: boolean; namespace: boolean }>(
+  const checks = await q.query(
     `SELECT EXISTS (SELECT 1 FROM principals WHERE id = $1 AND deleted_at IS NULL) AS principal,
             EXISTS (SELECT 1 FROM (SELECT id FROM roles WHERE id = $2 FOR SHARE) r) AS role,
-            ($3::text IS NULL OR EXISTS (SELECT 1 FROM (SELECT id FROM namespaces
-               WHERE id = $3::text AND deleted_at IS NULL FOR SHARE) n)) AS namespace`,
+            ($3::text IS NULL OR ${liveNamespaceLockedPart("$3::text")}) AS namespace`,
     [input.principalId, input.roleId, input.namespaceId],
   );
-  const found = checks.rows[0];
+  const found = bindingChecks.decodeFirst(checks.rows);
   if (found?.principal !== true) return { outcome: "missing", what: "principal" };
   if (!found.role) return { outcome: "missing", what: "role" };
   if (!found.namespace) return { outcome: "missing", what: "namespace" };

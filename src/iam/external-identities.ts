@@ -3,9 +3,18 @@
  * OpenID Provider, named by (issuer, subject), unique. A sign-in finds its principal by that
  * pair only; the e-mail is recorded for people to read, never used to match.
  */
-import { branded, defineTable, nullable, text, timestamp, type RowOf } from "../store/columns.js";
+import {
+  branded,
+  defineRow,
+  defineTable,
+  nullable,
+  text,
+  timestamp,
+  type RowOf,
+} from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { isPrincipalId, type PrincipalId } from "../domain/iam/ids.js";
+import { principalsTable } from "./principals.js";
 
 export const externalIdentitiesTable = defineTable("external_identities", {
   issuer: text,
@@ -37,6 +46,8 @@ export type LinkIdentityResult =
   | { readonly outcome: "principal_missing" }
   | { readonly outcome: "not_a_user" };
 
+const principalKindRow = defineRow("principals (kind)", { kind: principalsTable.columns.kind });
+
 /**
  * Links an identity to a live user principal, in the caller's transaction. An identity already
  * linked (to this or another principal) is a result, not an error: `ON CONFLICT DO NOTHING`
@@ -47,11 +58,11 @@ export async function linkIdentity(
   q: Queryable,
   input: NewExternalIdentity,
 ): Promise<LinkIdentityResult> {
-  const found = await q.query<{ kind: string }>(
+  const found = await q.query(
     "SELECT kind FROM principals WHERE id = $1 AND deleted_at IS NULL FOR SHARE",
     [input.principalId],
   );
-  const kind = found.rows[0]?.kind;
+  const kind = principalKindRow.decodeFirst(found.rows)?.kind;
   if (kind === undefined) return { outcome: "principal_missing" };
   if (kind !== "user") return { outcome: "not_a_user" };
   const res = await q.query(
@@ -75,6 +86,14 @@ export async function unlinkIdentity(
     [key.issuer, key.subject, principalId],
   );
   return externalIdentitiesTable.decodeFirst(res.rows);
+}
+
+/**
+ * Serialises the admission of one identity until the caller's transaction ends: two first
+ * sign-ins of it at once, the second waits and then finds the first's principal.
+ */
+export async function lockIdentityAdmission(q: Queryable, key: IdentityKey): Promise<void> {
+  await q.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`${key.issuer} ${key.subject}`]);
 }
 
 /** The identity `key` (whoever it is linked to, live or deleted), or `undefined`. */

@@ -7,20 +7,29 @@ import type { NamespaceId } from "../domain/placement/ids.js";
 import type { HeldGrant, RoleGrant } from "../domain/signin/group-roles.js";
 import type { Queryable } from "../store/db.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
-import { createBinding } from "./bindings.js";
+import { defineRow } from "../store/columns.js";
+import { bindingsTable, createBinding } from "./bindings.js";
 import { asIamId, type BindingId, type PrincipalId, type RoleId } from "../domain/iam/ids.js";
+
+const heldRow = defineRow("group_bindings (held)", {
+  id: bindingsTable.columns.id,
+  roleId: bindingsTable.columns.roleId,
+  namespaceId: bindingsTable.columns.namespaceId,
+});
 
 /** The group-derived bindings `principalId` holds, locked until the caller's transaction ends. */
 export async function heldGroupGrants(
   q: Queryable,
   principalId: PrincipalId,
 ): Promise<readonly HeldGrant[]> {
-  const res = await q.query<{ id: string; role_id: string; namespace_id: string | null }>(
+  const res = await q.query(
     `SELECT b.id, b.role_id, b.namespace_id FROM group_bindings g JOIN bindings b ON b.id = g.binding_id
      WHERE g.principal_id = $1 ORDER BY b.created_at, b.id FOR UPDATE OF g`,
     [principalId],
   );
-  return res.rows.map((r) => ({ bindingId: r.id, roleId: r.role_id, namespaceId: r.namespace_id }));
+  return heldRow
+    .decodeAll(res.rows)
+    .map((r) => ({ bindingId: r.id, roleId: r.roleId, namespaceId: r.namespaceId }));
 }
 
 export type GroupGrantOutcome = "bound" | "already_bound" | "missing_role" | "missing_namespace";

@@ -5,9 +5,30 @@
  * nothing. The PKCE verifier and the nonce are the server's own and never leave it.
  */
 import { createHash } from "node:crypto";
-import type { SignInProvider } from "../domain/signin/allow-list.js";
+import { SIGN_IN_PROVIDERS, type SignInProvider } from "../domain/signin/allow-list.js";
+import { bool, branded, defineRow, integer, nullable, oneOf, text } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
-import { asIamId, type PrincipalId } from "../domain/iam/ids.js";
+import { isPrincipalId, type PrincipalId } from "../domain/iam/ids.js";
+
+/** The row {@link consumeOidcRequest} returns. */
+const requestRow = defineRow("oidc_requests", {
+  provider: oneOf(SIGN_IN_PROVIDERS),
+  browserSha256: text,
+  codeVerifier: text,
+  nonce: text,
+  returnTo: text,
+  cliPort: nullable(integer),
+  cliChallenge: nullable(text),
+  expired: bool,
+});
+
+/** The row {@link consumeCliHandoff} returns. */
+const handoffRow = defineRow("oidc_cli_handoffs", {
+  principalId: branded(isPrincipalId, "a principal ID"),
+  provider: oneOf(SIGN_IN_PROVIDERS),
+  cliChallenge: text,
+  expired: bool,
+});
 
 export const sha256Hex = (value: string): string =>
   createHash("sha256").update(value, "utf8").digest("hex");
@@ -59,34 +80,19 @@ export async function consumeOidcRequest(
   q: Queryable,
   state: string,
 ): Promise<OidcRequest | undefined> {
-  const res = await q.query<{
-    provider: SignInProvider;
-    browser_sha256: string;
-    code_verifier: string;
-    nonce: string;
-    return_to: string;
-    cli_port: number | null;
-    cli_challenge: string | null;
-    expired: boolean;
-  }>(
+  const res = await q.query(
     `DELETE FROM oidc_requests WHERE state_sha256 = $1
      RETURNING provider, browser_sha256, code_verifier, nonce, return_to, cli_port,
        cli_challenge, expires_at < now() AS expired`,
     [sha256Hex(state)],
   );
-  const row = res.rows[0];
+  const row = requestRow.decodeFirst(res.rows);
   if (row === undefined) return undefined;
+  const { cliPort, cliChallenge, ...rest } = row;
   return {
-    provider: row.provider,
-    browserSha256: row.browser_sha256,
-    codeVerifier: row.code_verifier,
-    nonce: row.nonce,
-    returnTo: row.return_to,
+    ...rest,
     cli:
-      row.cli_port === null || row.cli_challenge === null
-        ? null
-        : { port: row.cli_port, challenge: row.cli_challenge },
-    expired: row.expired,
+      cliPort === null || cliChallenge === null ? null : { port: cliPort, challenge: cliChallenge },
   };
 }
 
@@ -119,22 +125,17 @@ export async function consumeCliHandoff(
   q: Queryable,
   code: string,
 ): Promise<CliHandoff | undefined> {
-  const res = await q.query<{
-    principal_id: string;
-    provider: SignInProvider;
-    cli_challenge: string;
-    expired: boolean;
-  }>(
+  const res = await q.query(
     `DELETE FROM oidc_cli_handoffs WHERE code_sha256 = $1
      RETURNING principal_id, provider, cli_challenge, expires_at < now() AS expired`,
     [sha256Hex(code)],
   );
-  const row = res.rows[0];
+  const row = handoffRow.decodeFirst(res.rows);
   if (row === undefined) return undefined;
   return {
-    principalId: asIamId("principal", row.principal_id),
+    principalId: row.principalId,
     provider: row.provider,
-    challenge: row.cli_challenge,
+    challenge: row.cliChallenge,
     expired: row.expired,
   };
 }

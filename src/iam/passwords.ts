@@ -7,8 +7,8 @@
 import { hash, verify } from "@node-rs/argon2";
 import type { Queryable } from "../store/db.js";
 import type { PrincipalId } from "../domain/iam/ids.js";
-import { isPrincipalId } from "../domain/iam/ids.js";
-import type { PrincipalKind } from "../domain/iam/vocabulary.js";
+import { defineRow, nullable, text } from "../store/columns.js";
+import { principalsTable } from "./principals.js";
 
 /** argon2id (algorithm 2) with OWASP's second recommended setting: 19 MiB, 2 passes, 1 lane. */
 const ARGON2ID = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -49,12 +49,13 @@ export type PasswordCheck =
       readonly principalId: PrincipalId | null;
     };
 
-interface CredentialRow {
-  readonly id: string;
-  readonly kind: PrincipalKind;
-  readonly name: string;
-  readonly hash: string | null;
-}
+/** The row {@link checkPassword} reads: the principal and its password hash, if any. */
+const credentialRow = defineRow("password_credentials (check)", {
+  id: principalsTable.columns.id,
+  kind: principalsTable.columns.kind,
+  name: text,
+  hash: nullable(text),
+});
 
 /**
  * Checks `password` for the live principal named `name`. Exactly one argon2 verification runs
@@ -65,17 +66,16 @@ export async function checkPassword(
   name: string,
   password: string,
 ): Promise<PasswordCheck> {
-  const res = await q.query<CredentialRow>(
+  const res = await q.query(
     `SELECT p.id, p.kind, p.name, c.hash
      FROM principals p LEFT JOIN password_credentials c ON c.principal_id = p.id
      WHERE p.name = $1 AND p.deleted_at IS NULL`,
     [name],
   );
-  const row = res.rows[0];
+  const row = credentialRow.decodeFirst(res.rows);
   const stored = row?.kind === "user" ? row.hash : null;
   const matches = await verify(stored ?? DUMMY_HASH, password).catch(() => false);
   if (row === undefined) return { outcome: "rejected", reason: "unknown_user", principalId: null };
-  if (!isPrincipalId(row.id)) throw new Error("principals: stored ID does not match its format");
   if (row.kind !== "user")
     return { outcome: "rejected", reason: "not_a_user", principalId: row.id };
   if (stored === null) return { outcome: "rejected", reason: "no_password", principalId: row.id };

@@ -5,10 +5,20 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
-import { branded, defineTable, nullable, oneOf, text, timestamp } from "../store/columns.js";
+import {
+  bool,
+  branded,
+  defineRow,
+  defineTable,
+  nullable,
+  oneOf,
+  text,
+  timestamp,
+} from "../store/columns.js";
 import type { RowOf } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
+import { liveNamespaceLockedPart } from "../store/namespace-reads.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
 import { isPrincipalId, isRestrictionId, newIamId } from "../domain/iam/ids.js";
 import type { PrincipalId, RestrictionId } from "../domain/iam/ids.js";
@@ -32,6 +42,8 @@ export const restrictionsTable = defineTable("restrictions", {
 export type RestrictionRecord = RowOf<typeof restrictionsTable.columns>;
 
 const COLUMNS = restrictionsTable.select();
+
+const restrictionChecks = defineRow("restrictions (checks)", { principal: bool, namespace: bool });
 
 /** What a restriction matches; `null` matches anything. At least one must be set. */
 export interface NewRestriction {
@@ -57,14 +69,13 @@ export async function createRestriction(
 ): Promise<CreateRestrictionResult> {
   const set = [input.principalId, input.namespaceId, input.action, input.kind];
   if (set.every((v) => v === null)) return { outcome: "unbounded" };
-  const checks = await q.query<{ principal: boolean; namespace: boolean }>(
+  const checks = await q.query(
     `SELECT ($1::text IS NULL OR EXISTS (SELECT 1 FROM principals
                WHERE id = $1::text AND deleted_at IS NULL)) AS principal,
-            ($2::text IS NULL OR EXISTS (SELECT 1 FROM (SELECT id FROM namespaces
-               WHERE id = $2::text AND deleted_at IS NULL FOR SHARE) n)) AS namespace`,
+            ($2::text IS NULL OR ${liveNamespaceLockedPart("$2::text")}) AS namespace`,
     [input.principalId, input.namespaceId],
   );
-  const found = checks.rows[0];
+  const found = restrictionChecks.decodeFirst(checks.rows);
   if (found?.principal !== true) return { outcome: "missing", what: "principal" };
   if (!found.namespace) return { outcome: "missing", what: "namespace" };
   const res = await q.query(

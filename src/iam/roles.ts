@@ -3,7 +3,15 @@
  * it is created; to change what a role grants, create another and move the bindings, so that
  * a binding always means what it meant when it was made.
  */
-import { branded, defineTable, text, timestamp, type RowOf } from "../store/columns.js";
+import {
+  branded,
+  defineRow,
+  defineTable,
+  oneOf,
+  text,
+  timestamp,
+  type RowOf,
+} from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { announcePolicyChange } from "../store/policy-changes.js";
 import { listPage, type Page, type PageOptions } from "../store/paging.js";
@@ -25,6 +33,12 @@ export interface RoleRecord extends RoleRow {
 }
 
 const COLUMNS = rolesTable.select();
+const roleIdRow = defineRow("roles (id)", { id: rolesTable.columns.id });
+const rolePermissionsRow = defineRow("role_permissions", {
+  roleId: text,
+  action: oneOf(PERMISSION_ACTIONS),
+  kind: oneOf(PERMISSION_KINDS),
+});
 
 export interface NewRole {
   readonly name: string;
@@ -77,8 +91,8 @@ export async function getRole(q: Queryable, id: RoleId): Promise<RoleRecord | un
 /** The role named `name`, with its permissions. */
 export async function findRoleByName(q: Queryable, name: string): Promise<RoleRecord | undefined> {
   const res = await q.query(`SELECT id FROM roles WHERE name = $1`, [name]);
-  const id = res.rows[0]?.id;
-  return isRoleId(id) ? getRole(q, id) : undefined;
+  const found = roleIdRow.decodeFirst(res.rows);
+  return found === undefined ? undefined : getRole(q, found.id);
 }
 
 /** Roles, oldest first, each with its permissions. */
@@ -111,25 +125,17 @@ export async function deleteRole(q: Queryable, id: RoleId): Promise<DeleteRoleRe
 
 async function withPermissions(q: Queryable, roles: readonly RoleRow[]): Promise<RoleRecord[]> {
   if (roles.length === 0) return [];
-  const res = await q.query<{ role_id: string; action: string; kind: string }>(
+  const res = await q.query(
     "SELECT role_id, action, kind FROM role_permissions WHERE role_id = ANY($1::text[])",
     [roles.map((r) => r.id)],
   );
+  const rows = rolePermissionsRow.decodeAll(res.rows);
   return roles.map((role) => ({
     ...role,
     permissions: sortPermissions(
-      res.rows.filter((r) => r.role_id === role.id).map((r) => decodePermission(r)),
+      rows.filter((r) => r.roleId === role.id).map(({ action, kind }) => ({ action, kind })),
     ),
   }));
-}
-
-function decodePermission(row: { action: string; kind: string }): Permission {
-  const action = PERMISSION_ACTIONS.find((a) => a === row.action);
-  const kind = PERMISSION_KINDS.find((k) => k === row.kind);
-  if (action === undefined || kind === undefined) {
-    throw new Error(`role_permissions: unknown permission ${row.kind}:${row.action}`);
-  }
-  return { action, kind };
 }
 
 /** Distinct permissions in vocabulary order (kind, then action). */

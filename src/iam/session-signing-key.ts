@@ -5,7 +5,10 @@
  * session cookies with the same key. The key is never logged or returned by any route.
  */
 import { randomBytes } from "node:crypto";
+import { defineRow, text } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
+
+const keyRow = defineRow("session_signing_key", { key: text });
 
 /** Bytes of a generated key (stored base64url: 43 characters). */
 const GENERATED_KEY_BYTES = 32;
@@ -16,8 +19,8 @@ export async function installationSessionKey(db: Queryable): Promise<Buffer> {
     "INSERT INTO session_signing_key (key) VALUES ($1) ON CONFLICT (singleton) DO NOTHING",
     [randomBytes(GENERATED_KEY_BYTES).toString("base64url")],
   );
-  const res = await db.query<{ key: unknown }>("SELECT key FROM session_signing_key");
-  const key = res.rows[0]?.key;
-  if (typeof key !== "string") throw new Error("session_signing_key holds no key after its insert");
-  return Buffer.from(key, "utf8");
+  const res = await db.query("SELECT key FROM session_signing_key");
+  const row = keyRow.decodeFirst(res.rows);
+  if (row === undefined) throw new Error("session_signing_key holds no key after its insert");
+  return Buffer.from(row.key, "utf8");
 }

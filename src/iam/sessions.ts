@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   branded,
+  defineRow,
   defineTable,
   integer,
   nullable,
@@ -27,6 +28,7 @@ import {
   type SessionId,
 } from "../domain/iam/ids.js";
 import {
+  PRINCIPAL_KINDS,
   type PrincipalKind,
   SESSION_METHODS,
   type SessionMethod,
@@ -108,15 +110,16 @@ export interface AuthenticatedSession {
   readonly expiresAt: Date;
 }
 
-interface SessionRow {
-  readonly id: string;
-  readonly principal_id: string;
-  readonly method: SessionMethod;
-  readonly expires_at: Date;
-  readonly idle_until: Date;
-  readonly kind: PrincipalKind;
-  readonly name: string;
-}
+/** The row {@link authenticateSession} reads: the session and its principal. */
+const authenticatedRow = defineRow("sessions (authenticated)", {
+  id: sessionsTable.columns.id,
+  principalId: sessionsTable.columns.principalId,
+  method: sessionsTable.columns.method,
+  expiresAt: timestamp,
+  idleUntil: timestamp,
+  kind: oneOf(PRINCIPAL_KINDS),
+  name: text,
+});
 
 /**
  * The live session `token` names, or `undefined` (unknown, revoked, idle too long, expired, or
@@ -128,7 +131,7 @@ export async function authenticateSession(
   token: string,
 ): Promise<AuthenticatedSession | undefined> {
   if (!isSessionToken(token)) return undefined;
-  const res = await q.query<SessionRow>(
+  const res = await q.query(
     `WITH live AS (
        SELECT s.id, s.principal_id, s.method, s.expires_at, s.last_seen_at, s.idle_seconds,
               p.kind, p.name,
@@ -146,16 +149,12 @@ export async function authenticateSession(
      FROM live`,
     [hashSessionToken(token)],
   );
-  const row = res.rows[0];
+  const row = authenticatedRow.decodeFirst(res.rows);
   if (row === undefined) return undefined;
-  if (!isSessionId(row.id) || !isPrincipalId(row.principal_id)) {
-    throw new Error("sessions: stored IDs do not match their formats");
-  }
-  const expiresAt = new Date(row.expires_at);
-  const idleUntil = new Date(row.idle_until);
+  const { expiresAt, idleUntil } = row;
   return {
     sessionId: row.id,
-    principal: { id: row.principal_id, kind: row.kind, name: row.name },
+    principal: { id: row.principalId, kind: row.kind, name: row.name },
     method: row.method,
     until: idleUntil < expiresAt ? idleUntil : expiresAt,
     expiresAt,
@@ -205,10 +204,10 @@ export async function revokePrincipalSessions(
   q: Queryable,
   principalId: PrincipalId,
 ): Promise<number> {
-  const res = await q.query<{ id: string }>(
+  const res = await q.query(
     "UPDATE sessions SET revoked_at = now() WHERE principal_id = $1 AND revoked_at IS NULL RETURNING id",
     [principalId],
   );
   await announcePolicyChange(q);
-  return res.rows.length;
+  return res.rowCount;
 }

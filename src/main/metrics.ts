@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { RequestCounter, RequestLimiter } from "../drivers/kubernetes/client/index.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
+import { namespacePlacementCounts } from "../store/namespace-stats.js";
 import { CLAIM_HOWS, type ClaimHow } from "../worker/claim-how.js";
 import { registerStatusAgeMetrics } from "./status-metrics.js";
 
@@ -49,16 +50,9 @@ export function registerControlPlaneMetrics(
     labelNames: ["mode", "status", "reason"] as const,
     registers: [registry],
     async collect() {
-      const res = await db.query<{ mode: string; status: string; reason: string; n: string }>(
-        `SELECT CASE WHEN id = $1 THEN 'preprovisioned' ELSE placement_mode END AS mode,
-                status, COALESCE(status_code, '') AS reason, count(*) AS n
-           FROM namespaces WHERE deleted_at IS NULL GROUP BY 1, 2, 3`,
-        [opts.preprovisionedNamespaceId ?? null],
-      );
+      const counts = await namespacePlacementCounts(db, opts.preprovisionedNamespaceId ?? null);
       this.reset();
-      for (const r of res.rows) {
-        this.set({ mode: r.mode, status: r.status, reason: r.reason }, Number(r.n));
-      }
+      for (const r of counts) this.set({ mode: r.mode, status: r.status, reason: r.reason }, r.n);
     },
   });
   registerStatusAgeMetrics(registry, db);

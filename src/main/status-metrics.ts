@@ -1,5 +1,7 @@
 import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../store/db.js";
+import { oldestWaitingAges } from "../store/namespace-stats.js";
+import { newestRunningHeartbeatAge } from "../store/worker-reports.js";
 import { NAMESPACE_STATUSES } from "../domain/placement/namespace-status.js";
 
 /** The statuses a tenant should not stay in: every one but `ready`. */
@@ -17,14 +19,11 @@ export function registerStatusAgeMetrics(registry: Registry, db: Db): void {
     labelNames: ["status"] as const,
     registers: [registry],
     async collect() {
-      const res = await db.query<{ status: string; age: string }>(
-        `SELECT status, EXTRACT(EPOCH FROM now() - min(COALESCE(status_since, updated_at))) AS age
-           FROM namespaces WHERE deleted_at IS NULL AND status <> 'ready' GROUP BY status`,
-      );
+      const ages = await oldestWaitingAges(db);
       this.reset();
       for (const status of WAITING_STATUSES) {
-        const row = res.rows.find((r) => r.status === status);
-        this.set({ status }, row === undefined ? 0 : Math.max(0, Number(row.age)));
+        const row = ages.find((r) => r.status === status);
+        this.set({ status }, row === undefined ? 0 : Math.max(0, row.age));
       }
     },
   });
@@ -33,12 +32,8 @@ export function registerStatusAgeMetrics(registry: Registry, db: Db): void {
     help: "Seconds since the newest heartbeat of any running worker (written every 10 s); +Inf when no worker is running.",
     registers: [registry],
     async collect() {
-      const res = await db.query<{ age: string | null }>(
-        `SELECT EXTRACT(EPOCH FROM now() - max(heartbeat_at)) AS age
-           FROM worker_reports WHERE state = 'running'`,
-      );
-      const age = res.rows[0]?.age ?? null;
-      this.set(age === null ? Number.POSITIVE_INFINITY : Math.max(0, Number(age)));
+      const age = await newestRunningHeartbeatAge(db);
+      this.set(age === null ? Number.POSITIVE_INFINITY : Math.max(0, age));
     },
   });
 }

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { TenantTouch } from "../drivers/kubernetes/watch/watch-set.js";
 import type { Db } from "../store/db.js";
+import { liveNamespaceIdsTouching } from "../store/namespace-reads.js";
 
 /** Queues one pass for each of these tenants, deduplicated with what is already queued. */
 export type RequestPasses = (ids: readonly NamespaceId[]) => Promise<unknown>;
@@ -60,14 +61,7 @@ export function touchBatcher(opts: {
     const byId = [...hinted];
     if (byName.length === 0 && byId.length === 0) return;
     try {
-      const res = await opts.db.query<{ id: NamespaceId }>(
-        `SELECT id FROM namespaces
-          WHERE deleted_at IS NULL
-            AND (id = ANY($1::text[]) OR kubernetes_namespace = ANY($2::text[])
-                 OR existing_namespace = ANY($2::text[]))`,
-        [byId, byName],
-      );
-      const ids = res.rows.map((r) => r.id);
+      const ids = await liveNamespaceIdsTouching(opts.db, byId, byName);
       if (ids.length === 0) return;
       await opts.requestPasses(ids);
       opts.onRequested?.(ids.length);

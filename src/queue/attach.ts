@@ -3,6 +3,7 @@
  * — for a claim made without it — over the item's row afterwards, with the same text. Either
  * way the subquery sees the item as `c`, so what it reads cannot depend on how it was read.
  */
+import { rowObject } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 
 /** The columns of an attached subquery: every one `null` when it found nothing. */
@@ -23,5 +24,6 @@ export async function readAttached(
      WHERE c.id = $1::uuid`,
     [itemId],
   );
-  return res.rows[0] ?? {};
+  const row = res.rows[0];
+  return row === undefined ? {} : rowObject(row, "attached subquery");
 }

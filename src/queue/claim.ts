@@ -3,6 +3,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { StatementParams, withClause, type Cte } from "../store/composed.js";
+import { defineRow, nullable, rowObject, timestamp } from "../store/columns.js";
 import type { Db, Queryable } from "../store/db.js";
 import { isSqlError, SQLSTATE } from "../store/sql-errors.js";
 import { nowParam, nowSqlOf } from "./clock.js";
@@ -95,7 +96,8 @@ export async function claim<K extends string>(
          FROM (VALUES (true)) AS one (x) LEFT JOIN ${claiming.row} AS r ON true`,
         p.values,
       );
-      const row = res.rows[0];
+      const first = res.rows[0];
+      const row = first === undefined ? undefined : rowObject(first, "work_items (claim)");
       if (row !== undefined && row.id !== null) return claimOfRow(config, row, claiming);
       // A candidate passed over (see the `claimed` CTE): look again with a fresh snapshot.
       if (row?.occ_had_candidate === true) continue;
@@ -219,6 +221,8 @@ export function isExhausted(claimed: Claim<string>): boolean {
   return claimed.lease.attempt > claimed.item.maxAttempts;
 }
 
+const wakeRow = defineRow("work_items (next wake)", { at: nullable(timestamp) });
+
 /**
  * The earliest time something may become claimable, or `null` when there is no open work: a
  * queued item's `available_at` on a free lane, or a claimed item's lease expiry. A worker
@@ -232,7 +236,7 @@ export async function nextWakeAt<K extends string>(
   q: Queryable,
   kinds: readonly K[] = config.kinds,
 ): Promise<Date | null> {
-  const res = await q.query<{ at: Date | null }>(
+  const res = await q.query(
     `SELECT LEAST(
        (SELECT min(w.available_at) FROM work_items AS w
         WHERE w.state = 'queued' AND w.kind = ANY($1::text[])
@@ -243,5 +247,5 @@ export async function nextWakeAt<K extends string>(
      ) AS at`,
     [kinds],
   );
-  return res.rows[0]?.at ?? null;
+  return wakeRow.decodeFirst(res.rows)?.at ?? null;
 }

@@ -5,6 +5,7 @@
  * notification from a transaction that rolls back is never delivered).
  */
 import { StatementParams, type GatedPart } from "../store/composed.js";
+import { defineRow, text } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { nowParam, nowSql, nowSqlOf } from "./clock.js";
 import { WORK_CHANNEL, type QueueConfig, type WorkItem } from "./work-items.js";
@@ -26,6 +27,14 @@ export interface EnqueueInput<K extends string> {
 /** Fields an existing row with the same key must share for the enqueue to be a repeat. */
 export const IDENTITY_FIELDS = ["kind", "subject", "actor"] as const;
 export type IdentityField = (typeof IDENTITY_FIELDS)[number];
+
+/** The item holding an idempotency key, read back after a conflicting insert. */
+const holderRow = defineRow("work_items (key holder)", {
+  id: text,
+  kind: text,
+  subject: text,
+  actor: text,
+});
 
 /**
  * - `created`: a new row, queued and available now;
@@ -65,11 +74,11 @@ export async function enqueue<K extends string>(
   );
   const row = inserted.rows[0];
   if (row !== undefined) return { outcome: "created", item: config.table.decode(row) };
-  const found = await q.query<Record<IdentityField | "id", string>>(
+  const found = await q.query(
     "SELECT id::text AS id, kind, subject, actor FROM work_items WHERE idempotency_key = $1",
     [input.key],
   );
-  const holder = found.rows[0];
+  const holder = holderRow.decodeFirst(found.rows);
   if (holder === undefined) {
     throw new Error(`enqueue: key ${input.key} conflicted but no row holds it`);
   }

@@ -1,10 +1,39 @@
 /**
  * Keeping a lease alive while a Driver call runs (control-plane.md §5: "Leases are renewed
- * while a Driver call runs").
+ * while a Driver call runs"): the renewal statement and the loop that repeats it.
  */
 import type { Queryable } from "../store/db.js";
-import { renew, type StaleReason } from "./transitions.js";
+import { defineRow, timestamp } from "../store/columns.js";
+import { nowParam, nowSql } from "./clock.js";
+import { staleReason, type StaleReason } from "./transitions.js";
 import type { Lease, QueueConfig } from "./work-items.js";
+
+export type RenewResult =
+  | { readonly outcome: "renewed"; readonly lease: Lease }
+  | { readonly outcome: "stale"; readonly why: StaleReason };
+
+const renewedRow = defineRow("work_items (renewed)", { leaseExpiresAt: timestamp });
+
+/** Extends an unexpired lease by `policy.leaseMs` from now. An expired one cannot be revived. */
+export async function renew<K extends string>(
+  config: QueueConfig<K>,
+  q: Queryable,
+  lease: Lease,
+): Promise<RenewResult> {
+  const res = await q.query(
+    `UPDATE work_items AS w
+     SET lease_expires_at = n.t + $4::float8 * interval '1 millisecond', updated_at = n.t
+     FROM (SELECT ${nowSql(1)} AS t) AS n
+     WHERE w.id = $2::uuid AND w.state = 'claimed' AND w.claim_token = $3::uuid
+       AND w.lease_expires_at > n.t
+     RETURNING w.lease_expires_at`,
+    [nowParam(config.clock), lease.itemId, lease.token, config.policy.leaseMs],
+  );
+  const row = renewedRow.decodeFirst(res.rows);
+  if (row !== undefined)
+    return { outcome: "renewed", lease: { ...lease, expiresAt: row.leaseExpiresAt } };
+  return { outcome: "stale", why: await staleReason(config, q, lease) };
+}
 
 export interface LeaseKeeper {
   /**

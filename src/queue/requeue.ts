@@ -6,7 +6,7 @@
  */
 import { StatementParams } from "../store/composed.js";
 import type { Queryable } from "../store/db.js";
-import { text } from "../store/columns.js";
+import { rowObject, text } from "../store/columns.js";
 import { nowParam, nowSqlOf } from "./clock.js";
 import { WORK_CHANNEL, type QueueConfig } from "./work-items.js";
 
@@ -19,9 +19,9 @@ export interface RequeueInput<K extends string> {
 }
 
 /** The `id` of the first row of a statement's result, decoded; `null` when there is none. */
-function firstId(rows: readonly Readonly<Record<string, unknown>>[]): string | null {
+function firstId(rows: readonly unknown[]): string | null {
   const row = rows[0];
-  return row === undefined ? null : text(row.id);
+  return row === undefined ? null : text(rowObject(row, "requeued work item").id);
 }
 
 /**
@@ -58,7 +58,7 @@ export async function actorOfKey<K extends string>(
     [key, config.kinds],
   );
   const row = res.rows[0];
-  return row === undefined ? undefined : text(row.actor);
+  return row === undefined ? undefined : text(rowObject(row, "work item actor").actor);
 }
 
 /**

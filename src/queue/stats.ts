@@ -1,4 +1,5 @@
 /** Queue depth and age, for `/metrics` (quality.md §5: "queue depth and age"). */
+import { defineRow, integer, numeric, text } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { nowParam, nowSql } from "./clock.js";
 import type { QueueConfig } from "./work-items.js";
@@ -16,19 +17,21 @@ export interface KindDepth<K extends string> {
   readonly oldestReadyAgeMs: number;
 }
 
+const depthRow = defineRow("work_items (depth)", {
+  kind: text,
+  queued: integer,
+  ready: integer,
+  claimed: integer,
+  expired: integer,
+  oldestMs: numeric,
+});
+
 /** One entry per kind of the queue, zeros included, in vocabulary order. */
 export async function queueDepth<K extends string>(
   config: QueueConfig<K>,
   q: Queryable,
 ): Promise<readonly KindDepth<K>[]> {
-  const res = await q.query<{
-    kind: string;
-    queued: number;
-    ready: number;
-    claimed: number;
-    expired: number;
-    oldest_ms: number;
-  }>(
+  const res = await q.query(
     `WITH n AS (SELECT ${nowSql(1)} AS t)
      SELECT w.kind,
        (count(*) FILTER (WHERE w.state = 'queued'))::int AS queued,
@@ -42,7 +45,7 @@ export async function queueDepth<K extends string>(
      GROUP BY w.kind, n.t`,
     [nowParam(config.clock), config.kinds],
   );
-  const byKind = new Map(res.rows.map((r) => [r.kind, r]));
+  const byKind = new Map(depthRow.decodeAll(res.rows).map((r) => [r.kind, r]));
   return config.kinds.map((kind) => {
     const r = byKind.get(kind);
     return {
@@ -51,7 +54,7 @@ export async function queueDepth<K extends string>(
       ready: r?.ready ?? 0,
       claimed: r?.claimed ?? 0,
       expiredLeases: r?.expired ?? 0,
-      oldestReadyAgeMs: r?.oldest_ms ?? 0,
+      oldestReadyAgeMs: r?.oldestMs ?? 0,
     };
   });
 }

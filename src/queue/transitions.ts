@@ -11,6 +11,7 @@
  */
 import type { Queryable } from "../store/db.js";
 import { composeGated, StatementParams, type GatedPart } from "../store/composed.js";
+import { bool, defineRow, rowObject, text } from "../store/columns.js";
 import { claimCtes, claimOfRow, isLaneRace, type ClaimOptions } from "./claim.js";
 import { nowParam, nowSql, nowSqlOf } from "./clock.js";
 import { backoffDelayMs } from "./policy.js";
@@ -22,6 +23,13 @@ import {
   type WorkItem,
   type WorkNote,
 } from "./work-items.js";
+
+/** The flags a transition's UPDATE returns beside the row (`t.out_of_attempts`, …). */
+const movedFlags = defineRow("work_items (transition)", {
+  outOfAttempts: bool,
+  pastDeadline: bool,
+});
+const staleRow = defineRow("work_items (stale)", { state: text, ours: bool, live: bool });
 
 /**
  * Why a fenced change was refused:
@@ -56,10 +64,6 @@ export type TransitionResult<K extends string> =
        */
       readonly next?: Claim<K> | null;
     }
-  | { readonly outcome: "stale"; readonly why: StaleReason };
-
-export type RenewResult =
-  | { readonly outcome: "renewed"; readonly lease: Lease }
   | { readonly outcome: "stale"; readonly why: StaleReason };
 
 /**
@@ -166,27 +170,6 @@ export function release<K extends string>(
   });
 }
 
-/** Extends an unexpired lease by `policy.leaseMs` from now. An expired one cannot be revived. */
-export async function renew<K extends string>(
-  config: QueueConfig<K>,
-  q: Queryable,
-  lease: Lease,
-): Promise<RenewResult> {
-  const res = await q.query<{ lease_expires_at: Date }>(
-    `UPDATE work_items AS w
-     SET lease_expires_at = n.t + $4::float8 * interval '1 millisecond', updated_at = n.t
-     FROM (SELECT ${nowSql(1)} AS t) AS n
-     WHERE w.id = $2::uuid AND w.state = 'claimed' AND w.claim_token = $3::uuid
-       AND w.lease_expires_at > n.t
-     RETURNING w.lease_expires_at`,
-    [nowParam(config.clock), lease.itemId, lease.token, config.policy.leaseMs],
-  );
-  const row = res.rows[0];
-  if (row !== undefined)
-    return { outcome: "renewed", lease: { ...lease, expiresAt: row.lease_expires_at } };
-  return { outcome: "stale", why: await staleReason(config, q, lease) };
-}
-
 interface TransitionSpec {
   /**
    * SET items; may read `w` (the row), `n.t` (now), `t.later` (now + `delayMs`) and the flags
@@ -256,33 +239,34 @@ async function transition<K extends string>(
     if (claiming !== null && isLaneRace(err)) return transition(config, q, lease, spec, gated);
     throw err;
   }
-  const row = res.rows[0] as
-    { out_of_attempts: boolean; past_deadline: boolean; next_id: unknown } | undefined;
-  if (row === undefined) return { outcome: "stale", why: await staleReason(config, q, lease) };
-  const item = config.table.decode(row);
+  const first = res.rows[0];
+  if (first === undefined) return { outcome: "stale", why: await staleReason(config, q, lease) };
+  const item = config.table.decode(first);
+  const row = movedFlags.decode(first);
+  const raw = rowObject(first, "work_items (transition)");
   let exhausted: ExhaustionCause | null = null;
   if (item.state === "failed_permanent" && spec.exhaustible !== undefined) {
-    if (row.past_deadline) exhausted = "deadline";
-    else if (spec.exhaustible === "attempts" && row.out_of_attempts) exhausted = "attempts";
+    if (row.pastDeadline) exhausted = "deadline";
+    else if (spec.exhaustible === "attempts" && row.outOfAttempts) exhausted = "attempts";
   }
   if (claiming === null) return { outcome: "applied", item, exhausted };
-  const claimed = row.next_id === null ? null : claimOfRow(config, row, claiming);
+  const claimed = raw.next_id === null ? null : claimOfRow(config, raw, claiming);
   return { outcome: "applied", item, exhausted, next: claimed };
 }
 
 /** Explains a refused change. Diagnostic only: the refusal itself was decided atomically. */
-async function staleReason<K extends string>(
+export async function staleReason<K extends string>(
   config: QueueConfig<K>,
   q: Queryable,
   lease: Lease,
 ): Promise<StaleReason> {
-  const res = await q.query<{ state: string; ours: boolean; live: boolean }>(
+  const res = await q.query(
     `SELECT w.state, w.claim_token IS NOT DISTINCT FROM $3::uuid AS ours,
             COALESCE(w.lease_expires_at > ${nowSql(1)}, false) AS live
      FROM work_items AS w WHERE w.id = $2::uuid`,
     [nowParam(config.clock), lease.itemId, lease.token],
   );
-  const row = res.rows[0];
+  const row = staleRow.decodeFirst(res.rows);
   if (row === undefined) return "not_found";
   if (row.state !== "claimed") return "not_claimed";
   // Still this claim's token: the fence failed on the lease (live only if time moved back).

@@ -16,20 +16,17 @@ import {
   type ReopenInput,
   type ReopenResult,
 } from "./enqueue.js";
-import { keepLeaseAlive, type KeepAliveOptions, type LeaseKeeper } from "./lease-renewal.js";
+import {
+  keepLeaseAlive,
+  renew,
+  type KeepAliveOptions,
+  type LeaseKeeper,
+  type RenewResult,
+} from "./lease-renewal.js";
 import { DEFAULT_WORK_QUEUE_POLICY, validatePolicy, type WorkQueuePolicy } from "./policy.js";
 import { actorOfKey, pullForward } from "./requeue.js";
 import { queueDepth, type KindDepth } from "./stats.js";
-import {
-  complete,
-  defer,
-  fail,
-  release,
-  renew,
-  retry,
-  type RenewResult,
-  type TransitionResult,
-} from "./transitions.js";
+import { complete, defer, fail, release, retry, type TransitionResult } from "./transitions.js";
 import {
   workItemsTable,
   type Claim,

@@ -14,21 +14,17 @@
  * 4. With `administratorPassword`, the administrator's (the recovery account's) password.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
-import { isPreprovisionedNamespaceId } from "../domain/placement/ids.js";
 import type { NamespaceServiceDeps } from "./namespaces/deps.js";
 import { createNamespace } from "./namespaces/create.js";
 import { isServiceError } from "./errors.js";
 import { appendAuditEvent } from "../store/audit-events.js";
-import { branded, defineTable, timestamp, type JsonObject, type RowOf } from "../store/columns.js";
+import type { JsonObject } from "../store/columns.js";
+import { ensureInstallation, lockBootstrap } from "../store/installation.js";
+import { namespaceByName } from "../store/namespace-reads.js";
 import type { Queryable } from "../store/db.js";
 import { hasAnyApiKey, issueApiKey } from "../iam/api-keys.js";
 import { createBinding } from "../iam/bindings.js";
-import {
-  isInstallationId,
-  newIamId,
-  type InstallationId,
-  type PrincipalId,
-} from "../domain/iam/ids.js";
+import type { InstallationId, PrincipalId } from "../domain/iam/ids.js";
 import { createPrincipal, findPrincipalByName, getPrincipal } from "../iam/principals.js";
 import { addRolePermissions, createRole, findRoleByName } from "../iam/roles.js";
 import { ALL_PERMISSIONS } from "../domain/iam/vocabulary.js";
@@ -69,7 +65,7 @@ export async function bootstrap(
 ): Promise<BootstrapResult> {
   const name = opts.administratorName ?? "admin";
   const base = await deps.db.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext('occ_bootstrap'))");
+    await lockBootstrap(tx);
     const created: string[] = [];
     const inst = await ensureInstallation(tx);
     if (inst.created) created.push("installation");
@@ -174,15 +170,8 @@ async function findNamespaceByName(
   q: Queryable,
   name: string,
 ): Promise<BootstrapResult["defaultNamespace"] | undefined> {
-  const res = await q.query<{ id: string; retired: boolean }>(
-    "SELECT id, deleted_at IS NOT NULL AS retired FROM namespaces WHERE name = $1",
-    [name],
-  );
-  const row = res.rows[0];
-  if (row === undefined) return undefined;
-  if (!isPreprovisionedNamespaceId(row.id))
-    throw new Error("namespaces: stored ID has a bad format");
-  return { id: row.id, state: row.retired ? "retired" : "existing" };
+  const found = await namespaceByName(q, name);
+  return found && { id: found.id, state: found.retired ? "retired" : "existing" };
 }
 
 async function audit(
@@ -201,38 +190,4 @@ async function audit(
     resourceId,
     details,
   });
-}
-
-/** The Installation singleton (control-plane.md §1): created once, by bootstrap. */
-export const installationTable = defineTable("installation", {
-  id: branded(isInstallationId, "an Installation ID"),
-  createdAt: timestamp,
-});
-
-export type InstallationRecord = RowOf<typeof installationTable.columns>;
-
-const COLUMNS = installationTable.select();
-
-/** The Installation, or `undefined` before bootstrap. */
-export async function getInstallation(q: Queryable): Promise<InstallationRecord | undefined> {
-  const res = await q.query(`SELECT ${COLUMNS} FROM installation`);
-  return installationTable.decodeFirst(res.rows);
-}
-
-/**
- * Creates the Installation unless it exists (the singleton key makes a second insert a no-op,
- * whoever races) and returns it, with whether this call created it.
- */
-export async function ensureInstallation(
-  q: Queryable,
-): Promise<{ readonly installation: InstallationRecord; readonly created: boolean }> {
-  const res = await q.query(
-    `INSERT INTO installation (id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-    [newIamId("installation")],
-  );
-  const row = res.rows[0];
-  if (row !== undefined) return { installation: installationTable.decode(row), created: true };
-  const existing = await getInstallation(q);
-  if (existing === undefined) throw new Error("installation: insert conflicted but no row exists");
-  return { installation: existing, created: false };
 }

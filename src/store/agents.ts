@@ -10,6 +10,7 @@ import type { AgentId } from "../domain/workloads/ids.js";
 import { isAgentId, isRevisionId } from "../domain/workloads/ids.js";
 import {
   branded,
+  defineRow,
   defineTable,
   integer,
   nullable,
@@ -21,7 +22,7 @@ import {
 import type { RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
 import { rowById } from "./lookup.js";
-import { namespaceRows } from "./resource-paging.js";
+import { firstIds, namespaceRows } from "./resource-paging.js";
 import {
   AGENT_STATUSES,
   EXECUTION_MODES,
@@ -88,27 +89,25 @@ export function getAgent(q: Queryable, id: string): Promise<AgentRecord | undefi
   return rowById(q, agentsTable, id);
 }
 
+const agentIdRow = defineRow("agents (id)", { id: text });
+const nameCountRow = defineRow("agents (name, count)", { name: text, n: integer });
+
 /** How many Agents (any status) the Namespace holds, and the first `limit` IDs. */
 export async function firstAgentIds(
   q: Queryable,
   namespaceId: NamespaceId,
   limit: number,
 ): Promise<{ readonly count: number; readonly ids: readonly string[] }> {
-  const res = await q.query<{ id: string; n: number }>(
-    `SELECT id, (count(*) OVER ())::int AS n FROM agents
-     WHERE namespace_id = $1 ORDER BY created_at, id LIMIT $2`,
-    [namespaceId, limit],
-  );
-  return { count: res.rows[0]?.n ?? 0, ids: res.rows.map((r) => r.id) };
+  return firstIds(q, "agents", namespaceId, limit);
 }
 
 /** The IDs of every Agent of a Namespace (any status), oldest first. */
 export async function agentIdsOf(q: Queryable, namespaceId: NamespaceId): Promise<string[]> {
-  const res = await q.query<{ id: string }>(
+  const res = await q.query(
     "SELECT id FROM agents WHERE namespace_id = $1 ORDER BY created_at, id",
     [namespaceId],
   );
-  return res.rows.map((r) => r.id);
+  return agentIdRow.decodeAll(res.rows).map((r) => r.id);
 }
 
 /**
@@ -127,12 +126,13 @@ export async function agentsReferencing(
     "configurationId" in ref
       ? ["configuration_id", ref.configurationId]
       : ["service_account_id", ref.serviceAccountId];
-  const res = await q.query<{ name: string; n: number }>(
+  const res = await q.query(
     `SELECT name, (count(*) OVER ())::int AS n FROM agents
      WHERE namespace_id = $1 AND ${column} = $2 ORDER BY created_at, id LIMIT $3`,
     [namespaceId, value, limit],
   );
-  return { count: res.rows[0]?.n ?? 0, names: res.rows.map((r) => r.name) };
+  const rows = nameCountRow.decodeAll(res.rows);
+  return { count: rows[0]?.n ?? 0, names: rows.map((r) => r.name) };
 }
 
 /** `active` → `deleting`; returns the row as it is now. */

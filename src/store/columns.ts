@@ -33,6 +33,18 @@ export class RowDecodeError extends Error {
   override readonly name = "RowDecodeError";
 }
 
+/**
+ * A result row as a record of its columns, undecoded, for a composed statement whose parts
+ * decode their own columns (the claim and the target attached to it); throws unless `raw` is
+ * a row object.
+ */
+export function rowObject(raw: unknown, what: string): Readonly<Record<string, unknown>> {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new RowDecodeError(`${what}: expected a row object`);
+  }
+  return Object.fromEntries(Object.entries(raw));
+}
+
 export const text: Codec<string> = (value) => {
   if (typeof value !== "string") throw new Error(`expected text, got ${typeof value}`);
   return value;
@@ -44,6 +56,24 @@ export const integer: Codec<number> = (value) => {
     throw new Error(`expected an integer, got ${typeof value}`);
   }
   return value;
+};
+
+/** `boolean` columns and expressions (`EXISTS …`, comparisons). */
+export const bool: Codec<boolean> = (value) => {
+  if (typeof value !== "boolean") throw new Error(`expected a boolean, got ${typeof value}`);
+  return value;
+};
+
+/**
+ * A number the database may send as text: `count(*)` (bigint) and `numeric` (`EXTRACT`) come
+ * from `pg` as strings and from PGlite as numbers; both decode to a finite number.
+ */
+export const numeric: Codec<number> = (value) => {
+  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isFinite(n)) {
+    throw new Error(`expected a number, got ${typeof value}`);
+  }
+  return n;
 };
 
 /** `timestamptz` columns: both adapters return a `Date`. */
@@ -111,6 +141,8 @@ export interface Table<C extends Columns> {
   decode(raw: unknown, as?: string): RowOf<C>;
   /** The first of `rows` decoded, or `undefined` when there is none (a lookup by key). */
   decodeFirst(rows: readonly unknown[]): RowOf<C> | undefined;
+  /** Every row of `rows` decoded. */
+  decodeAll(rows: readonly unknown[]): RowOf<C>[];
 }
 
 /** The column name of a property: `existingNamespace` → `existing_namespace`. */
@@ -132,10 +164,7 @@ export function defineTable<const C extends Columns>(name: string, columns: C): 
       return entries.map(([, column]) => prefix + column + rename(column)).join(", ");
     },
     decode(raw: unknown, as = ""): RowOf<C> {
-      if (typeof raw !== "object" || raw === null) {
-        throw new RowDecodeError(`${name}: expected a row object`);
-      }
-      const source = raw as Record<string, unknown>;
+      const source = rowObject(raw, name);
       const row: Record<string, unknown> = {};
       for (const [property, column, codec] of entries) {
         if (!(as + column in source)) {
@@ -154,6 +183,17 @@ export function defineTable<const C extends Columns>(name: string, columns: C): 
       const first = rows[0];
       return first === undefined ? undefined : table.decode(first);
     },
+    decodeAll(rows: readonly unknown[]): RowOf<C>[] {
+      return rows.map((raw) => table.decode(raw));
+    },
   };
   return table;
 }
+
+/**
+ * The shape of a result row that is not a table's (a projection, an aggregate, a check): the
+ * same decoder as {@link defineTable}, named `what` in its errors. Its `select` lists the
+ * columns for a statement that reads them by these names.
+ */
+export const defineRow: <const C extends Columns>(what: string, columns: C) => Table<C> =
+  defineTable;

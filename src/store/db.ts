@@ -18,10 +18,7 @@ export interface SqlCondition {
 
 export interface Queryable {
   /** One parameterised statement. */
-  query<R = Record<string, unknown>>(
-    sql: string,
-    params?: readonly SqlParam[],
-  ): Promise<QueryResult<R>>;
+  query<R = unknown>(sql: string, params?: readonly SqlParam[]): Promise<QueryResult<R>>;
   /** A script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }
@@ -58,6 +55,11 @@ export interface Db extends Queryable {
    */
   listen(channel: string, handlers: ListenHandlers): Promise<Subscription>;
   close(): Promise<void>;
+}
+
+/** One trivial statement: resolves when the database answers (readiness checks). */
+export async function ping(q: Queryable): Promise<void> {
+  await q.query("SELECT 1");
 }
 
 /** Throws unless `channel` is a name `listen` accepts (it is spliced into `LISTEN <name>`). */

@@ -45,7 +45,7 @@ export function isTransientDatabaseFailure(err: unknown): boolean {
   if (!isDatabaseError(err)) return true;
   return (
     TRANSIENT_SQLSTATE_CLASSES.some((c) => err.code.startsWith(c)) ||
-    (TRANSIENT_SQLSTATES as readonly string[]).includes(err.code)
+    TRANSIENT_SQLSTATES.some((c) => c === err.code)
   );
 }
 

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { defineRow, text } from "./columns.js";
 import type { Db } from "./db.js";
 
 export const DEFAULT_MIGRATIONS_DIR = resolve(
@@ -10,6 +11,7 @@ export const DEFAULT_MIGRATIONS_DIR = resolve(
 );
 
 const LOCK = "SELECT pg_advisory_xact_lock(hashtext('occ_schema_migrations'))";
+const checksumRow = defineRow("occ_schema_migrations (checksum)", { checksum: text });
 const FILE_PATTERN = /^(\d{4})_[a-z0-9_]+\.sql$/;
 
 export interface Migration {
@@ -64,11 +66,11 @@ export async function migrate(db: Db, dir = DEFAULT_MIGRATIONS_DIR): Promise<Mig
   for (const m of migrations) {
     const didApply = await db.transaction(async (tx) => {
       await tx.query(LOCK);
-      const found = await tx.query<{ checksum: string }>(
+      const found = await tx.query(
         "SELECT checksum FROM occ_schema_migrations WHERE version = $1",
         [m.version],
       );
-      const existing = found.rows[0];
+      const existing = checksumRow.decodeFirst(found.rows);
       if (existing !== undefined) {
         if (existing.checksum !== m.checksum) {
           throw new Error(

@@ -3,7 +3,10 @@
  * never purged). The orphan report (domain/placement/orphans.ts) asks it about the IDs the
  * cluster's tenant markers name: an ID with no row at all is unknown.
  */
+import { defineRow, text } from "./columns.js";
 import type { Queryable } from "./db.js";
+
+const knownRow = defineRow("namespaces (known id)", { id: text });
 
 /** The subset of `ids` that has a row in `namespaces`. */
 export async function knownNamespaceIds(
@@ -11,9 +14,6 @@ export async function knownNamespaceIds(
   ids: readonly string[],
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const res = await q.query<{ id: string }>(
-    "SELECT id FROM namespaces WHERE id = ANY($1::text[])",
-    [ids],
-  );
-  return new Set(res.rows.map((r) => r.id));
+  const res = await q.query("SELECT id FROM namespaces WHERE id = ANY($1::text[])", [ids]);
+  return new Set(knownRow.decodeAll(res.rows).map((r) => r.id));
 }

@@ -92,9 +92,9 @@ function provisioningUpdate(
 ): string {
   const binding = outcome.binding;
   const idP = p.add(id);
-  const [codeP, reasonP] = (
-    outcome.to === "ready" ? [null, null] : reasonParams(outcome.reason)
-  ).map((v) => p.add(v)) as [string, string];
+  const [code, reason] = outcome.to === "ready" ? [null, null] : reasonParams(outcome.reason);
+  const codeP = p.add(code);
+  const reasonP = p.add(reason);
   // The UID the pass saw (or null), and the namespace name it was seen under.
   const uidP = p.add(binding?.uid ?? null);
   const nameP = p.add(binding?.namespace ?? null);

@@ -7,6 +7,8 @@
 import type { NamespaceId } from "../domain/placement/ids.js";
 import type { Placement } from "../domain/placement/placement.js";
 import {
+  bool,
+  defineRow,
   defineTable,
   namespaceIdColumn,
   nullable,
@@ -52,6 +54,13 @@ export const namespacesTable = defineTable("namespaces", {
 export type NamespaceRecord = RowOf<typeof namespacesTable.columns>;
 
 const COLUMNS = namespacesTable.select();
+
+/** Why an insert conflicted: the name (retired or in use), the selection, or the ID. */
+const conflictRow = defineRow("namespaces (insert conflict)", {
+  nameRetired: nullable(bool),
+  claimed: bool,
+  idTaken: bool,
+});
 
 /** The placement a record was created with, as the domain's union. */
 export function placementOf(record: NamespaceRecord): Placement {
@@ -119,23 +128,19 @@ export async function insertNamespace(
     const row = inserted.rows[0];
     if (row !== undefined) return { outcome: "inserted", namespace: namespacesTable.decode(row) };
 
-    const found = await q.query<{
-      name_retired: boolean | null;
-      claimed: boolean;
-      id_taken: boolean;
-    }>(
+    const found = await q.query(
       `SELECT (SELECT deleted_at IS NOT NULL FROM namespaces WHERE name = $1) AS name_retired,
               EXISTS (SELECT 1 FROM namespaces
                       WHERE existing_namespace = $2 AND deleted_at IS NULL) AS claimed,
               EXISTS (SELECT 1 FROM namespaces WHERE id = $3) AS id_taken`,
       [input.name, existing, input.id],
     );
-    const why = found.rows[0];
-    if (why?.name_retired === true) return { outcome: "conflict", conflict: "name_retired" };
-    if (why?.name_retired === false) return { outcome: "conflict", conflict: "name_in_use" };
+    const why = conflictRow.decodeFirst(found.rows);
+    if (why?.nameRetired === true) return { outcome: "conflict", conflict: "name_retired" };
+    if (why?.nameRetired === false) return { outcome: "conflict", conflict: "name_in_use" };
     if (why?.claimed === true)
       return { outcome: "conflict", conflict: "existing_namespace_claimed" };
-    if (why?.id_taken === true) {
+    if (why?.idTaken === true) {
       throw new Error(
         `insertNamespace: ID ${input.id} already exists; IDs must be freshly generated`,
       );

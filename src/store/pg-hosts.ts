@@ -70,10 +70,9 @@ export function openPgHosts(
         return client;
       }
       try {
-        const res = await client.query<{ recovery: unknown; read_only: unknown }>(
-          SESSION_CHECK_SQL,
-        );
-        if (sessionMatches(sessionAttrs, res.rows[0])) {
+        const res = await client.query(SESSION_CHECK_SQL);
+        const row: unknown = res.rows[0];
+        if (sessionMatches(sessionAttrs, row)) {
           verified.add(client);
           preferred = index;
           return client;

@@ -7,6 +7,7 @@
  * `transaction_read_only` is `off` (what libpq checks). Nothing here ever puts the URL (it may
  * hold a password) into an error: errors name the hosts and the query parameter only.
  */
+import { rowObject } from "./columns.js";
 import { isDatabaseError } from "./sql-errors.js";
 
 /** The `target_session_attrs` values OCC accepts: it writes, so a standby is never a target. */
@@ -28,7 +29,7 @@ export interface PgTargets {
 const URL_FORM = /^(postgres(?:ql)?:\/\/)([^/?#]*)(.*)$/;
 
 function isSessionAttrs(value: string): value is SessionAttrs {
-  return (SESSION_ATTRS as readonly string[]).includes(value);
+  return SESSION_ATTRS.some((a) => a === value);
 }
 
 /** Removes `target_session_attrs` from the query part (pg would pass it on), keeping the rest. */
@@ -109,13 +110,12 @@ export function sessionUnusable(err: unknown): boolean {
 export const SESSION_CHECK_SQL =
   "SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS read_only";
 
-export function sessionMatches(
-  attrs: SessionAttrs,
-  row: { recovery?: unknown; read_only?: unknown } | undefined,
-): boolean {
+export function sessionMatches(attrs: SessionAttrs, row: unknown): boolean {
   if (attrs === "any") return true;
-  if (row === undefined || row.recovery !== false) return false;
-  return attrs === "primary" || row.read_only === "off";
+  if (row === undefined) return false;
+  const { recovery, read_only: readOnly } = rowObject(row, "session check");
+  if (recovery !== false) return false;
+  return attrs === "primary" || readOnly === "off";
 }
 
 /** Raised when no host gave a matching session; no SQLSTATE, so callers see "unavailable". */

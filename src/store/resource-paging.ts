@@ -5,7 +5,18 @@
  * a definition, never from input.
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
-import type { Codec, Columns, RowOf, Table } from "./columns.js";
+import {
+  defineRow,
+  integer,
+  text,
+  type Codec,
+  type Columns,
+  type RowOf,
+  type Table,
+} from "./columns.js";
+
+/** An ID with the count of every row the statement matched (`count(*) OVER ()`). */
+const idCountRow = defineRow("(id, count)", { id: text, n: integer });
 import type { Queryable } from "./db.js";
 import { listPage, type Page, type PageCursor, type PageOptions } from "./paging.js";
 
@@ -59,14 +70,15 @@ export function namespaceRows<
 /** The first `limit` IDs of `table`'s rows of `namespaceId`, oldest first. */
 export async function firstIds(
   q: Queryable,
-  tableName: "configurations" | "secrets" | "service_accounts",
+  tableName: "agents" | "configurations" | "secrets" | "service_accounts",
   namespaceId: NamespaceId,
   limit: number,
 ): Promise<{ readonly count: number; readonly ids: readonly string[] }> {
-  const res = await q.query<{ id: string; n: number }>(
+  const res = await q.query(
     `SELECT id, (count(*) OVER ())::int AS n FROM ${tableName}
      WHERE namespace_id = $1 ORDER BY created_at, id LIMIT $2`,
     [namespaceId, limit],
   );
-  return { count: res.rows[0]?.n ?? 0, ids: res.rows.map((r) => r.id) };
+  const rows = idCountRow.decodeAll(res.rows);
+  return { count: rows[0]?.n ?? 0, ids: rows.map((r) => r.id) };
 }

@@ -6,6 +6,7 @@
  * it during a rolling upgrade) is accepted: migrations only add.
  */
 import { loadMigrations, DEFAULT_MIGRATIONS_DIR } from "./migrate.js";
+import { defineRow, nullable, text } from "./columns.js";
 import type { Queryable } from "./db.js";
 
 /** What this release's migrations require: every shipped version, highest last. */
@@ -50,18 +51,19 @@ export async function requiredSchema(dir = DEFAULT_MIGRATIONS_DIR): Promise<Requ
   return { versions, required: last === undefined ? 0 : Number(last) };
 }
 
+const tableRow = defineRow("occ_schema_migrations (exists)", { name: nullable(text) });
+const versionRow = defineRow("occ_schema_migrations", { version: text });
+
 /** Reads the applied versions; a database never migrated has none. */
 export async function readSchemaStatus(
   q: Queryable,
   required: RequiredSchema,
 ): Promise<SchemaStatus> {
-  const table = await q.query<{ name: string | null }>(
-    "SELECT to_regclass('occ_schema_migrations')::text AS name",
-  );
+  const table = await q.query("SELECT to_regclass('occ_schema_migrations')::text AS name");
   const applied = new Set<string>();
-  if (table.rows[0]?.name != null) {
-    const rows = await q.query<{ version: string }>("SELECT version FROM occ_schema_migrations");
-    for (const r of rows.rows) applied.add(r.version);
+  if (tableRow.decodeFirst(table.rows)?.name != null) {
+    const rows = await q.query("SELECT version FROM occ_schema_migrations");
+    for (const r of versionRow.decodeAll(rows.rows)) applied.add(r.version);
   }
   const numbers = [...applied].map(Number).filter((n) => Number.isInteger(n));
   return {

@@ -4,7 +4,16 @@
  * the operator-facing message. `GET /workers` and `occ status` read it; nothing else depends
  * on it, so a failed write here never stops a worker.
  */
-import { defineTable, nullable, oneOf, text, timestamp, type RowOf } from "./columns.js";
+import {
+  defineRow,
+  defineTable,
+  nullable,
+  numeric,
+  oneOf,
+  text,
+  timestamp,
+  type RowOf,
+} from "./columns.js";
 import type { Queryable } from "./db.js";
 import { WORKER_STATES } from "../domain/control-plane/vocabulary.js";
 
@@ -85,4 +94,15 @@ export async function listWorkerReports(
     [limit],
   );
   return res.rows.map((r) => workerReportsTable.decode(r));
+}
+
+const heartbeatAgeRow = defineRow("worker_reports (heartbeat age)", { age: nullable(numeric) });
+
+/** Seconds since the newest heartbeat of a running worker; `null` when none is running. */
+export async function newestRunningHeartbeatAge(q: Queryable): Promise<number | null> {
+  const res = await q.query(
+    `SELECT EXTRACT(EPOCH FROM now() - max(heartbeat_at)) AS age
+       FROM worker_reports WHERE state = 'running'`,
+  );
+  return heartbeatAgeRow.decodeFirst(res.rows)?.age ?? null;
 }

@@ -71,7 +71,7 @@ export interface Targeted<T> {
 
 /**
  * Where a pass's target comes from: one subquery over the claimed work item `c` (at most one
- * row; column names apart from `work_items`'), which the claim reads in its own statement
+ * row; column names other than the work item's own), which the claim reads in its own statement
  * (`ClaimOptions.attach`) or the runner reads after a claim made without it.
  */
 export interface TargetDeclaration<K extends string, T> {

@@ -8,7 +8,12 @@
 import { allowListVerdict, type IdentityClaims } from "../../domain/signin/allow-list.js";
 import { groupRolesDiff, type GroupRole } from "../../domain/signin/group-roles.js";
 import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
-import { findIdentity, linkIdentity, touchIdentity } from "../../iam/external-identities.js";
+import {
+  findIdentity,
+  linkIdentity,
+  lockIdentityAdmission,
+  touchIdentity,
+} from "../../iam/external-identities.js";
 import { addGroupGrant, heldGroupGrants, removeGroupGrants } from "../../iam/group-bindings.js";
 import { asIamId, isRoleId, type PrincipalId } from "../../domain/iam/ids.js";
 import { createPrincipal, getPrincipal } from "../../iam/principals.js";
@@ -104,7 +109,7 @@ async function principalFor(
   const claimed = id.claims.email;
   const email = claimed !== undefined && /^[^\s\p{Cc}]{3,320}$/u.test(claimed) ? claimed : null;
   // Two first sign-ins of one identity at once: the second waits and then finds the first's.
-  await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`${id.issuer} ${id.subject}`]);
+  await lockIdentityAdmission(tx, key);
   const known = await findIdentity(tx, key, { forUpdate: true });
   if (known !== undefined) {
     if ((await getPrincipal(tx, known.principalId)) === undefined) {

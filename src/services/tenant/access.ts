@@ -19,6 +19,7 @@ import {
 } from "../../drivers/tenant-objects.js";
 import type { Db, Queryable } from "../../store/db.js";
 import { getNamespace, placementOf, type NamespaceRecord } from "../../store/namespaces.js";
+import { shareLockLiveNamespace } from "../../store/namespace-reads.js";
 import { DependencyUnavailableError } from "../../store/guarded-db.js";
 import { ServiceError } from "../errors.js";
 import type { ErrorCode } from "../../contract/errors.js";
@@ -64,7 +65,7 @@ export async function liveNamespace(
   if (opts.lock === true) {
     // A share lock: DELETE /namespaces takes the row FOR UPDATE, so it waits for this
     // transaction and then counts what it added (or this one sees `deleting` and refuses).
-    await q.query("SELECT 1 FROM namespaces WHERE id = $1 AND deleted_at IS NULL FOR SHARE", [id]);
+    await shareLockLiveNamespace(q, id);
   }
   const found = await getNamespace(q, id);
   if (found === undefined) throw new ServiceError("NOT_FOUND", "No such Namespace.");

@@ -15,6 +15,7 @@ import { deletePrincipal } from "../../../src/iam/principals.js";
 import { createRestriction } from "../../../src/iam/restrictions.js";
 import { ALL_PERMISSIONS, type Permission } from "../../../src/domain/iam/vocabulary.js";
 import type { NamespaceId } from "../../../src/domain/placement/ids.js";
+import { rowObject } from "../../../src/store/columns.js";
 import type { Db } from "../../../src/store/db.js";
 import { bind, namespace, principal, role } from "./db.js";
 import { openMigratedPglite } from "../../harness/pglite.js";
@@ -204,7 +205,7 @@ describe("decisions embedded in another statement", () => {
   });
   const decide = async (who: PrincipalId, ns: NamespaceId) => {
     const res = await db.query(`SELECT ${embedded.sql}`, [who, ns]);
-    return embedded.read(res.rows[0] ?? {}, ns);
+    return embedded.read(rowObject(res.rows[0], "decisions"), ns);
   };
   const outcome = (d: { allowed: boolean; reason?: string }) => (d.allowed ? true : d.reason);
 
@@ -236,7 +237,7 @@ describe("decisions embedded in another statement", () => {
       as: "d_",
     });
     const res = await db.query(`SELECT ${only.sql}`, [wide, nsA]);
-    const known = only.read(res.rows[0] ?? {}, nsA);
+    const known = only.read(rowObject(res.rows[0], "decisions"), nsA);
     expect(known({ permission: p("namespace", "delete"), namespaceId: nsA })).toEqual({
       allowed: false,
       reason: "no_grant",
@@ -255,8 +256,11 @@ describe("decisions embedded in another statement", () => {
       unless: "$1::text = 'system'",
     });
     const res = await db.query(`SELECT ${skipped.sql}`, ["system"]);
-    expect(skipped.read(res.rows[0] ?? {}, nsA)({ permission: p("namespace", "read") })).toBe(
-      undefined,
-    );
+    expect(
+      skipped.read(
+        rowObject(res.rows[0], "decisions"),
+        nsA,
+      )({ permission: p("namespace", "read") }),
+    ).toBe(undefined);
   });
 });

@@ -2,36 +2,20 @@
  * `npm run lint` enforces the layer picture of the README (eslint.config.js `LAYERS`, rule
  * tools/eslint/layers.js) and `max-lines` 300 under src/: these lint the project's own
  * configuration against fixture files placed (virtually) in src/ and read back what ESLint
- * reports. Type-aware rules are switched off for the fixtures only, since they are not on disk.
+ * reports (lint-fixture.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ESLint } from "eslint";
-import tseslint from "typescript-eslint";
 import { describe, expect, it } from "vitest";
+import { lint, root } from "./lint-fixture.js";
 
-const root = join(import.meta.dirname, "../../..");
 const TABLE = JSON.parse(readFileSync(join(root, "tools/eslint/layers.json"), "utf8")) as {
   readonly layers: Record<string, readonly string[]>;
   readonly importedOnlyBy: Record<string, readonly string[]>;
   readonly implementations: Record<string, readonly string[]>;
 };
 const LAYERS = TABLE.layers;
-const eslint = new ESLint({
-  cwd: root,
-  overrideConfig: [
-    {
-      files: ["**/*.ts"],
-      ...tseslint.configs.disableTypeChecked,
-      languageOptions: { parserOptions: { projectService: false, project: null } },
-    },
-  ],
-});
-
-async function lint(path: string, code: string): Promise<readonly string[]> {
-  const [result] = await eslint.lintText(code, { filePath: join(root, path) });
-  return (result?.messages ?? []).map((m) => `${m.ruleId ?? "parse"}: ${m.message}`);
-}
 
 const imports = (from: string) => `import * as m from "${from}";\nexport const x = m;\n`;
 

@@ -1,13 +1,17 @@
 import { describe, expect, it } from "vitest";
 import {
+  bool,
   branded,
   columnName,
+  defineRow,
   defineTable,
   integer,
   jsonObject,
   nullable,
+  numeric,
   oneOf,
   RowDecodeError,
+  rowObject,
   text,
   timestamp,
 } from "../../../src/store/columns.js";
@@ -82,5 +86,34 @@ describe("defineTable", () => {
     ["kubernetesUid", "kubernetes_uid"],
   ])("names property %s column %s", (property, column) => {
     expect(columnName(property)).toBe(column);
+  });
+});
+
+describe("defineRow, for projections and aggregates", () => {
+  const counts = defineRow("namespaces (counts)", { status: text, n: numeric, live: bool });
+
+  it("decodes count(*) and numeric as pg (text) and PGlite (number) send them", () => {
+    expect(counts.decodeAll([{ status: "ready", n: "12", live: true }])).toEqual([
+      { status: "ready", n: 12, live: true },
+    ]);
+    expect(counts.decodeFirst([{ status: "ready", n: 0.5, live: false }])?.n).toBe(0.5);
+  });
+
+  it("refuses what is not a number or a boolean, naming the row and the column", () => {
+    expect(() => counts.decode({ status: "ready", n: "", live: true })).toThrow(
+      "namespaces (counts).n: expected a number, got string",
+    );
+    expect(() => counts.decode({ status: "ready", n: 1, live: "t" })).toThrow(
+      "namespaces (counts).live: expected a boolean, got string",
+    );
+  });
+
+  it("rowObject keeps a composed row's columns and refuses anything but a row", () => {
+    expect(rowObject({ id: null, occ_had_candidate: true }, "claim")).toEqual({
+      id: null,
+      occ_had_candidate: true,
+    });
+    expect(() => rowObject([1], "claim")).toThrow(RowDecodeError);
+    expect(() => rowObject(null, "claim")).toThrow("claim: expected a row object");
   });
 });
