@@ -31,8 +31,8 @@ import {
   profileConfig,
   profileDocument,
   type Prepared,
-  closePrepared,
 } from "./fixtures.js";
+import { closePrepared } from "./file-stacks.js";
 
 /** A NetworkPolicy declared in operatorWorkspaceResources (treated as declared by the seal). */
 const WORKSPACE_POLICY = {
