@@ -6,7 +6,7 @@
  */
 import { startOidcProvider } from "../harness/oidc-provider.js";
 import { makeTestPki, startTlsFront } from "../harness/oidc-provider-tls.js";
-import { kubectlOk } from "../harness/node/kubectl.js";
+import { kubectlApply } from "../harness/node/kubectl.js";
 import type { DeployedEnvironment } from "../harness/node/environment.js";
 
 /** The person who signs in through the provider (allowed by their e-mail domain). */
@@ -42,22 +42,18 @@ export async function startSignIn(env: DeployedEnvironment, ns: string) {
     metadata: { name, namespace: ns },
     stringData: data,
   });
-  await kubectlOk(
-    env.kubeconfig,
-    ["apply", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "List",
-      items: [
-        secret("occ-session", { "session-key": "deployed-session-key-".repeat(3) }),
-        secret("occ-oidc-client", {
-          "client-id": client.client_id,
-          "client-secret": client.client_secret,
-        }),
-        secret("occ-oidc-ca", { "ca.crt": pki.ca }),
-      ],
-    }),
-  );
+  await kubectlApply(env.kubeconfig, {
+    apiVersion: "v1",
+    kind: "List",
+    items: [
+      secret("occ-session", { "session-key": "deployed-session-key-".repeat(3) }),
+      secret("occ-oidc-client", {
+        "client-id": client.client_id,
+        "client-secret": client.client_secret,
+      }),
+      secret("occ-oidc-ca", { "ca.crt": pki.ca }),
+    ],
+  });
   console.log(
     `[deployed] sign-in setup (CA, provider, Secrets) took ${Date.now() - signInSetup} ms`,
   );

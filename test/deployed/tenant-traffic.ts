@@ -6,7 +6,7 @@
  */
 import { LABELS, MARKER_VALUES } from "../../src/domain/index.js";
 import { listenerPod, policyChains, probePod } from "../harness/node/network-policy.js";
-import { eventually, kubectl, kubectlOk } from "../harness/node/kubectl.js";
+import { eventually, kubectl, kubectlApply, kubectlOk } from "../harness/node/kubectl.js";
 import type { DeployedEnvironment } from "../harness/node/environment.js";
 
 /**
@@ -37,11 +37,7 @@ export async function trafficSeen(
     },
   ];
   for (const l of listeners) {
-    await kubectlOk(
-      env.kubeconfig,
-      ["apply", "-f", "-"],
-      JSON.stringify(listenerPod({ ...l, image: env.image })),
-    );
+    await kubectlApply(env.kubeconfig, listenerPod({ ...l, image: env.image }));
   }
   const ip: Record<string, string> = {};
   for (const l of listeners) {
@@ -86,11 +82,7 @@ export async function trafficSeen(
     { name: "stranger", namespace: tenants.clients, labels: {}, targets: [`${gw}:18789`] },
   ];
   for (const p of probes) {
-    await kubectlOk(
-      env.kubeconfig,
-      ["apply", "-f", "-"],
-      JSON.stringify(probePod({ ...p, image: env.image })),
-    );
+    await kubectlApply(env.kubeconfig, probePod({ ...p, image: env.image }));
   }
   const seen: string[] = [];
   for (const p of probes) {

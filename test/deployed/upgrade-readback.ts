@@ -11,7 +11,7 @@ import {
   POD_SECURITY_LABELS,
 } from "../../src/domain/index.js";
 import { deploymentImages, describeRelease } from "../harness/node/chart.js";
-import { eventually, kubectlOk } from "../harness/node/kubectl.js";
+import { eventually, kubectlApply, kubectlOk } from "../harness/node/kubectl.js";
 import type { DeployedEnvironment } from "../harness/node/environment.js";
 import type { ProbeSummary } from "../harness/node/rollout-probe.js";
 
@@ -51,15 +51,11 @@ export async function prepareExternal(
   const labels = Object.fromEntries(
     POD_SECURITY_LABELS.map((l) => [l, MARKER_VALUES.podSecurityLevel]),
   );
-  await kubectlOk(
-    env.kubeconfig,
-    ["apply", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name, labels, annotations: { [ANNOTATIONS.lifecycle]: LIFECYCLE.external } },
-    }),
-  );
+  await kubectlApply(env.kubeconfig, {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name, labels, annotations: { [ANNOTATIONS.lifecycle]: LIFECYCLE.external } },
+  });
   if (granted) await grant(env, ns, name);
 }
 

@@ -158,6 +158,19 @@ export async function recordAgent(
   namespace: string,
   uid: string,
 ): Promise<string> {
+  const [agentId] = await recordAgents(db, id, namespace, uid, 1);
+  if (agentId === undefined) throw new Error("no Agent recorded");
+  return agentId;
+}
+
+/** `count` Agents `agent-1`… of Namespace `id`, sharing one Configuration: their IDs. */
+export async function recordAgents(
+  db: Db,
+  id: NamespaceId,
+  namespace: string,
+  uid: string,
+  count: number,
+): Promise<string[]> {
   const configurationId = `cfg_${randomUUID()}`;
   await insertConfiguration(db, {
     id: configurationId,
@@ -170,15 +183,19 @@ export async function recordAgent(
     objectUid: randomUUID(),
     resourceVersion: "1",
   });
-  const agentId = newAgentId();
-  const inserted = await insertAgent(db, {
-    id: agentId,
-    namespaceId: id,
-    name: "agent-1",
-    configurationId,
-    executionMode: "embedded",
-    serviceAccountId: null,
-  });
-  expect(inserted.outcome).toBe("inserted");
-  return agentId;
+  const agentIds: string[] = [];
+  for (let n = 1; n <= count; n += 1) {
+    const agentId = newAgentId();
+    const inserted = await insertAgent(db, {
+      id: agentId,
+      namespaceId: id,
+      name: `agent-${n}`,
+      configurationId,
+      executionMode: "embedded",
+      serviceAccountId: null,
+    });
+    expect(inserted.outcome).toBe("inserted");
+    agentIds.push(agentId);
+  }
+  return agentIds;
 }
