@@ -1,6 +1,5 @@
 /**
  * R6 (quality.md §3), the hostile shapes of issue 22 — deep nesting, bidirectional and
- * The hostile shapes of issue 22 — deep nesting, bidirectional and invisible characters in
  * invisible characters in names, numbers and strings JSON cannot keep, control characters in
  * headers, long URLs (the last two on a listening server, since node's HTTP parser answers
  * them): besides the property of fuzz.test.ts, no 5xx at all, and a refused request must have
