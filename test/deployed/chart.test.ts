@@ -9,22 +9,18 @@
  * release (the chart's cluster-scoped objects allow one release per cluster).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import pg from "pg";
+import type pg from "pg";
 import { OWNED_OBJECT_NAMES, currentManagedName } from "../../src/domain/index.js";
 import { runBlock, shown, type DocBlock, type RunOptions } from "../harness/doc-blocks.js";
 import {
-  apiClient,
   apiServiceUrl,
-  bootstrapKey,
   chartNames,
   CHART_DIR,
-  createDatabase,
   ctrOk,
   deploymentImages,
   describeRelease,
   helm,
   nodeValues,
-  prepareReleaseNamespace,
   readyPods,
   uninstallRelease,
   untilReady,
@@ -35,10 +31,16 @@ import { eventually, kubectlOk } from "../harness/node/kubectl.js";
 import { Browser, type OidcProviderProcess } from "../harness/oidc-provider.js";
 import type { startTlsFront } from "../harness/oidc-provider-tls.js";
 import { fetchTrusting } from "../harness/oidc-provider-tls.js";
-import { operatorShell } from "../harness/node/operator.js";
 import "../harness/node/environment.js";
 import { PERSON, startSignIn } from "./chart-sign-in.js";
-import { createNamespace, EXPECTED_OWNED, ownedObjects, watchStatuses } from "./readback.js";
+import {
+  createNamespace,
+  EXPECTED_OWNED,
+  openReleaseDatabase,
+  ownedObjects,
+  reachRelease,
+  watchStatuses,
+} from "./readback.js";
 import { trafficSeen } from "./tenant-traffic.js";
 import {
   EXTERNAL,
@@ -86,10 +88,7 @@ function operatorRuns(block: DocBlock, namespaceId = "ns_…"): void {
 }
 
 beforeAll(async () => {
-  const database = await createDatabase(env, "occ_chart");
-  db = new pg.Client({ connectionString: database.url });
-  await db.connect();
-  await prepareReleaseNamespace(env, ns, database.urlForPods);
+  db = await openReleaseDatabase(env, ns, "occ_chart");
   const signIn = await startSignIn(env, ns);
   ({ ca, front, idp } = signIn);
   values = {
@@ -142,11 +141,9 @@ describe("the chart on a real node (normal profile)", () => {
     // The chart's default: two of each (docs/operations.md, "High availability").
     expect(await readyPods(env, ns, "api")).toHaveLength(2);
     expect(await readyPods(env, ns, "worker")).toHaveLength(2);
-    const key = await bootstrapKey(env, ns, names.init);
-    const url = await apiServiceUrl(env, ns, names.api);
-    front?.forwardTo(url);
-    api = apiClient(url, key);
-    operator = await operatorShell(env, { url, key });
+    const reached = await reachRelease(env, ns, names);
+    ({ api, operator } = reached);
+    front?.forwardTo(reached.url);
     const ready = await fetch(`${await apiServiceUrl(env, ns, names.api)}/readyz`);
     expect(ready.status).toBe(200);
   });

@@ -1,12 +1,22 @@
 /**
  * What the deployed suites read back from the node's API server and the release's database,
- * and the one request they all make (a Namespace through the API Service). Shared by
- * chart.test.ts and upgrade.test.ts; each reads its own release's objects.
+ * how they open a release (its database, its namespace, then its API once installed) and the
+ * one request they all make (a Namespace through the API Service). Shared by chart.test.ts
+ * and upgrade.test.ts; each reads its own release's objects.
  */
 import { expect } from "vitest";
-import type pg from "pg";
+import pg from "pg";
 import { LABELS, OWNED_OBJECT_NAMES } from "../../src/domain/index.js";
-import type { Api, NamespaceView } from "../harness/node/chart.js";
+import {
+  apiClient,
+  apiServiceUrl,
+  bootstrapKey,
+  createDatabase,
+  prepareReleaseNamespace,
+  type Api,
+  type NamespaceView,
+} from "../harness/node/chart.js";
+import { operatorShell } from "../harness/node/operator.js";
 import { kubectlOk } from "../harness/node/kubectl.js";
 import type { DeployedEnvironment } from "../harness/node/environment.js";
 
@@ -119,4 +129,28 @@ export function watchStatuses(db: pg.Client, ids?: readonly string[]) {
     await loop;
     return [...seen].sort();
   };
+}
+
+/** A database `name` for the release, a client of it, and release namespace `ns` prepared. */
+export async function openReleaseDatabase(
+  env: DeployedEnvironment,
+  ns: string,
+  name: string,
+): Promise<pg.Client> {
+  const database = await createDatabase(env, name);
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  await prepareReleaseNamespace(env, ns, database.urlForPods);
+  return db;
+}
+
+/** Once installed: the bootstrap key, the API Service's URL, a client and the operator's shell. */
+export async function reachRelease(
+  env: DeployedEnvironment,
+  ns: string,
+  names: { init: string; api: string },
+) {
+  const key = await bootstrapKey(env, ns, names.init);
+  const url = await apiServiceUrl(env, ns, names.api);
+  return { key, url, api: apiClient(url, key), operator: await operatorShell(env, { url, key }) };
 }

@@ -10,20 +10,15 @@
  * release, which serves and places work on the schema the upgrade migrated.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import pg from "pg";
+import type pg from "pg";
 import { currentManagedName, workloadNames } from "../../src/domain/index.js";
 import {
-  apiClient,
-  apiServiceUrl,
-  bootstrapKey,
   chartNames,
   CHART_DIR,
-  createDatabase,
   ctrOk,
   describeRelease,
   helm,
   nodeValues,
-  prepareReleaseNamespace,
   uninstallRelease,
   untilReady,
   valuesFile,
@@ -31,7 +26,6 @@ import {
   type NamespaceView,
 } from "../harness/node/chart.js";
 import { eventually, kubectlOk } from "../harness/node/kubectl.js";
-import { operatorShell } from "../harness/node/operator.js";
 import {
   documentedBlock,
   runBlockAsync,
@@ -42,7 +36,13 @@ import {
 import { startProbe, summarize, type ProbeSample } from "../harness/node/rollout-probe.js";
 import { previousRelease, type PreviousRelease } from "../harness/previous-release.js";
 import "../harness/node/environment.js";
-import { createNamespace, labelled, watchStatuses } from "./readback.js";
+import {
+  createNamespace,
+  labelled,
+  openReleaseDatabase,
+  reachRelease,
+  watchStatuses,
+} from "./readback.js";
 import {
   gatewayDeployments,
   grant,
@@ -118,10 +118,7 @@ beforeAll(async () => {
   const importing = Date.now();
   await ctrOk(env, ["images", "import", previous.archive]);
   console.log(`[upgrade] ${previous.tag} imported in ${Date.now() - importing} ms`);
-  const database = await createDatabase(env, "occ_upgrade");
-  db = new pg.Client({ connectionString: database.url });
-  await db.connect();
-  await prepareReleaseNamespace(env, ns, database.urlForPods);
+  db = await openReleaseDatabase(env, ns, "occ_upgrade");
 });
 
 afterAll(async () => {
@@ -153,10 +150,7 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
     expect(install.code, `${install.stderr}\n${await why()}`).toBe(0);
     console.log(`[upgrade] previous release installed in ${Date.now() - t} ms`);
     await rolledOutTo(env, ns, previous.tag);
-    key = await bootstrapKey(env, ns, names.init);
-    url = await apiServiceUrl(env, ns, names.api);
-    api = apiClient(url, key);
-    operator = await operatorShell(env, { url, key });
+    ({ key, url, api, operator } = await reachRelease(env, ns, names));
     await answering();
   });
 
