@@ -10,29 +10,15 @@
  * release, which serves and places work on the schema the upgrade migrated.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import pg from "pg";
+import type pg from "pg";
+import { currentManagedName, workloadNames } from "../../src/domain/index.js";
 import {
-  ANNOTATIONS,
-  LABELS,
-  LIFECYCLE,
-  MARKER_VALUES,
-  POD_SECURITY_LABELS,
-  currentManagedName,
-  workloadNames,
-} from "../../src/domain/index.js";
-import {
-  apiClient,
-  apiServiceUrl,
-  bootstrapKey,
   chartNames,
   CHART_DIR,
-  createDatabase,
   ctrOk,
-  deploymentImages,
   describeRelease,
   helm,
   nodeValues,
-  prepareReleaseNamespace,
   uninstallRelease,
   untilReady,
   valuesFile,
@@ -40,7 +26,6 @@ import {
   type NamespaceView,
 } from "../harness/node/chart.js";
 import { eventually, kubectlOk } from "../harness/node/kubectl.js";
-import { operatorShell } from "../harness/node/operator.js";
 import {
   documentedBlock,
   runBlockAsync,
@@ -48,14 +33,26 @@ import {
   type DocBlock,
   type RunOptions,
 } from "../harness/doc-blocks.js";
-import {
-  startProbe,
-  summarize,
-  type ProbeSample,
-  type ProbeSummary,
-} from "../harness/node/rollout-probe.js";
+import { startProbe, summarize, type ProbeSample } from "../harness/node/rollout-probe.js";
 import { previousRelease, type PreviousRelease } from "../harness/previous-release.js";
 import "../harness/node/environment.js";
+import {
+  createNamespace,
+  labelled,
+  openReleaseDatabase,
+  reachRelease,
+  watchStatuses,
+} from "./readback.js";
+import {
+  gatewayDeployments,
+  grant,
+  placedByImage,
+  prepareExternal,
+  report,
+  rolledOutTo,
+  transitionsTo,
+  workStates,
+} from "./upgrade-readback.js";
 
 const env = inject("deployed");
 const release = "occ";
@@ -82,140 +79,6 @@ function valuesFor(tag: string): Record<string, unknown> {
   };
 }
 const tagOf = (image: string) => image.split(":")[1] ?? "";
-
-/** Until both Deployments run `image` with every replica updated and Ready. */
-async function rolledOutTo(image: string): Promise<void> {
-  let last: string[] = [];
-  await eventually(
-    `api and worker on ${image}, 2/2`,
-    async () => {
-      last = await deploymentImages(env, ns);
-      return last.join(",") === `${image} 2/2,${image} 2/2` ? true : undefined;
-    },
-    120_000,
-    async () => `last seen ${JSON.stringify(last)}\n${await why()}`,
-  );
-}
-
-/** The Deployments in tenant A's namespace: the Agent's gateway, once deployed. */
-async function gatewayDeployments(namespace: string): Promise<string> {
-  return (await kubectlOk(env.kubeconfig, ["-n", namespace, "get", "deploy", "-o", "name"])).trim();
-}
-
-async function createManaged(name: string): Promise<string> {
-  const res = await api.call("POST", "/namespaces", { name });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return (res.body as { data: NamespaceView }).data.id;
-}
-
-/** An operator-prepared namespace (docs/operations.md), granted to the release or not. */
-async function prepareExternal(name: string, granted: boolean): Promise<void> {
-  const labels = Object.fromEntries(
-    POD_SECURITY_LABELS.map((l) => [l, MARKER_VALUES.podSecurityLevel]),
-  );
-  await kubectlOk(
-    env.kubeconfig,
-    ["apply", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name, labels, annotations: { [ANNOTATIONS.lifecycle]: LIFECYCLE.external } },
-    }),
-  );
-  if (granted) await grant(name);
-}
-
-async function grant(namespace: string): Promise<void> {
-  for (const who of ["worker", "api"]) {
-    await kubectlOk(env.kubeconfig, [
-      "-n",
-      namespace,
-      "create",
-      "rolebinding",
-      `occ-${who}-tenant`,
-      `--clusterrole=openclaw-enterprise-tenant-${who}`,
-      `--serviceaccount=${ns}:occ-${who}`,
-    ]);
-  }
-}
-
-async function createExternal(name: string, namespace: string): Promise<string> {
-  const res = await api.call("POST", "/namespaces", { name, existingNamespace: namespace });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return (res.body as { data: NamespaceView }).data.id;
-}
-
-/** The Kubernetes namespaces carrying tenant `id`'s label. */
-async function labelled(id: string): Promise<string[]> {
-  const out = await kubectlOk(env.kubeconfig, [
-    "get",
-    "namespaces",
-    "-l",
-    `${LABELS.namespace}=${id}`,
-    "-o",
-    "name",
-  ]);
-  return out.split("\n").filter((l) => l !== "");
-}
-
-/** A work item's rows by idempotency key: how many, and their states. */
-async function workStates(idempotencyKey: string): Promise<string[]> {
-  const r = await db.query<{ state: string }>(
-    "SELECT state FROM work_items WHERE idempotency_key = $1",
-    [idempotencyKey],
-  );
-  return r.rows.map((row) => row.state);
-}
-
-/** The lifecycle audit events of tenant `id` that moved it to `to`. */
-async function transitionsTo(id: string, to: string): Promise<number> {
-  const r = await db.query<{ n: string }>(
-    `SELECT count(*)::text AS n FROM audit_events
-      WHERE kind = 'lifecycle' AND resource_id = $1 AND details->>'to' = $2`,
-    [id, to],
-  );
-  return Number(r.rows[0]?.n ?? 0);
-}
-
-/** The image of the worker pod whose pass moved tenant `id` to ready (`<pod>:<pid>` in its audit event). */
-async function placedByImage(id: string): Promise<string> {
-  const r = await db.query<{ worker: string | null }>(
-    `SELECT details->>'worker' AS worker FROM audit_events
-      WHERE kind = 'lifecycle' AND resource_id = $1 AND details->>'to' = 'ready'`,
-    [id],
-  );
-  const pod = (r.rows[0]?.worker ?? "").split(":")[0] ?? "";
-  return kubectlOk(env.kubeconfig, [
-    "-n",
-    ns,
-    "get",
-    "pod",
-    pod,
-    "-o",
-    "jsonpath={.spec.containers[0].image}",
-  ]);
-}
-
-/** Watches the statuses of `ids` in PostgreSQL until stopped; returns every status seen. */
-function watchStatuses(ids: readonly string[]) {
-  const seen = new Set<string>();
-  const state = { running: true };
-  const loop = (async () => {
-    while (state.running) {
-      const r = await db.query<{ id: string; status: string }>(
-        "SELECT id, status FROM namespaces WHERE id = ANY($1)",
-        [ids],
-      );
-      for (const row of r.rows) seen.add(`${row.id} ${row.status}`);
-      await new Promise((res) => setTimeout(res, 200));
-    }
-  })();
-  return async () => {
-    state.running = false;
-    await loop;
-    return [...seen].sort();
-  };
-}
 
 /**
  * A documented block of docs/operations.md ("Upgrade") run as the operator, without blocking
@@ -250,22 +113,12 @@ async function answering(): Promise<void> {
   );
 }
 
-function report(what: string, s: ProbeSummary): void {
-  console.log(
-    `[upgrade] ${what}: ${s.requests} requests, ${JSON.stringify(s.outcomes)}, ` +
-      `longest without an answer ${s.longestUnansweredMs} ms`,
-  );
-}
-
 beforeAll(async () => {
   previous = previousRelease();
   const importing = Date.now();
   await ctrOk(env, ["images", "import", previous.archive]);
   console.log(`[upgrade] ${previous.tag} imported in ${Date.now() - importing} ms`);
-  const database = await createDatabase(env, "occ_upgrade");
-  db = new pg.Client({ connectionString: database.url });
-  await db.connect();
-  await prepareReleaseNamespace(env, ns, database.urlForPods);
+  db = await openReleaseDatabase(env, ns, "occ_upgrade");
 });
 
 afterAll(async () => {
@@ -296,22 +149,25 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
     ]);
     expect(install.code, `${install.stderr}\n${await why()}`).toBe(0);
     console.log(`[upgrade] previous release installed in ${Date.now() - t} ms`);
-    await rolledOutTo(previous.tag);
-    key = await bootstrapKey(env, ns, names.init);
-    url = await apiServiceUrl(env, ns, names.api);
-    api = apiClient(url, key);
-    operator = await operatorShell(env, { url, key });
+    await rolledOutTo(env, ns, previous.tag);
+    ({ key, url, api, operator } = await reachRelease(env, ns, names));
     await answering();
   });
 
   it("managed and external tenants, Configurations and an Agent on the previous release", async () => {
-    tenants.a = await createManaged("upgrade-a");
-    tenants.b = await createManaged("upgrade-b");
-    await prepareExternal("upgrade-e1", true);
-    await prepareExternal("upgrade-e2", false);
-    tenants.e1 = await createExternal("upgrade-e1", "upgrade-e1");
+    tenants.a = await createNamespace(api, { name: "upgrade-a" });
+    tenants.b = await createNamespace(api, { name: "upgrade-b" });
+    await prepareExternal(env, ns, "upgrade-e1", true);
+    await prepareExternal(env, ns, "upgrade-e2", false);
+    tenants.e1 = await createNamespace(api, {
+      name: "upgrade-e1",
+      existingNamespace: "upgrade-e1",
+    });
     // Waits for its RoleBindings across the upgrade: work the old workers keep retrying.
-    tenants.e2 = await createExternal("upgrade-e2", "upgrade-e2");
+    tenants.e2 = await createNamespace(api, {
+      name: "upgrade-e2",
+      existingNamespace: "upgrade-e2",
+    });
     for (const id of [tenants.a, tenants.b, tenants.e1]) await untilReady(api, id, 120_000, why);
     await eventually(
       `${tenants.e2} waits for its RoleBindings`,
@@ -356,7 +212,7 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
     await eventually(
       "the Agent's gateway Deployment exists",
       async () =>
-        (await gatewayDeployments(currentManagedName(tenants.a))) !== "" ? true : undefined,
+        (await gatewayDeployments(env, currentManagedName(tenants.a))) !== "" ? true : undefined,
       120_000,
       why,
     );
@@ -374,15 +230,17 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
       "app.kubernetes.io/component=worker",
       "--timeout=120s",
     ]);
-    for (const n of [1, 2, 3]) queued.push(await createManaged(`upgrade-queued-${n}`));
+    for (const n of [1, 2, 3])
+      queued.push(await createNamespace(api, { name: `upgrade-queued-${n}` }));
     expect((await api.call("DELETE", `/namespaces/${tenants.b}`)).status).toBe(202);
-    for (const id of queued) expect(await workStates(`namespace:${id}:ready`)).toEqual(["queued"]);
-    expect(await workStates(`namespace:${tenants.b}:deleted`)).toEqual(["queued"]);
+    for (const id of queued)
+      expect(await workStates(db, `namespace:${id}:ready`)).toEqual(["queued"]);
+    expect(await workStates(db, `namespace:${tenants.b}:deleted`)).toEqual(["queued"]);
   });
 
   it("helm upgrade to this tree's chart and image: the API answers throughout, no tenant leaves ready", async () => {
     const probe = startProbe(`${url}/namespaces/${tenants.a}`, key);
-    const stopWatch = watchStatuses([tenants.a, tenants.e1]);
+    const stopWatch = watchStatuses(db, [tenants.a, tenants.e1]);
     const writes: string[] = [];
     const writing = { on: true };
     const writer = (async () => {
@@ -416,7 +274,7 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
       console.log(`[upgrade] writes during the upgrade: ${writes.join(" ")}`);
     }
     const summary = summarize(samples);
-    await rolledOutTo(env.image);
+    await rolledOutTo(env, ns, env.image);
     expect(summary.unexpected).toEqual([]);
     expect(summary.longestUnansweredMs).toBeLessThan(UNANSWERED_BOUND_MS);
     expect(writes.filter((w) => w !== "201" && w !== "503" && w !== "0")).toEqual([]);
@@ -431,11 +289,11 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
     const placed = [...new Set([...queued, ...rolledOut, ...named.rows.map((r) => r.id)])];
     for (const id of placed) {
       await untilReady(api, id, 180_000, why);
-      expect(await workStates(`namespace:${id}:ready`), id).toEqual(["succeeded"]);
-      expect(await transitionsTo(id, "ready"), id).toBe(1);
-      expect(await labelled(id), id).toEqual([`namespace/${currentManagedName(id)}`]);
+      expect(await workStates(db, `namespace:${id}:ready`), id).toEqual(["succeeded"]);
+      expect(await transitionsTo(db, id, "ready"), id).toBe(1);
+      expect(await labelled(env, id), id).toEqual([`namespace/${currentManagedName(id)}`]);
       // Queued by the previous release's API, placed by this release's worker.
-      expect(await placedByImage(id), id).toBe(env.image);
+      expect(await placedByImage(env, ns, db, id), id).toBe(env.image);
     }
     console.log(
       `[upgrade] ${placed.length} Namespaces queued or created during the rollout, each placed once`,
@@ -447,16 +305,18 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
       180_000,
       why,
     );
-    expect(await workStates(`namespace:${tenants.b}:deleted`)).toEqual(["succeeded"]);
-    expect(await labelled(tenants.b)).toEqual([]);
+    expect(await workStates(db, `namespace:${tenants.b}:deleted`)).toEqual(["succeeded"]);
+    expect(await labelled(env, tenants.b)).toEqual([]);
     // In flight: the external Namespace waiting for its grants, granted now.
-    await grant("upgrade-e2");
+    await grant(env, ns, "upgrade-e2");
     await untilReady(api, tenants.e2, 180_000, why);
-    expect(await workStates(`namespace:${tenants.e2}:ready`)).toEqual(["succeeded"]);
-    expect(await transitionsTo(tenants.e2, "ready")).toBe(1);
+    expect(await workStates(db, `namespace:${tenants.e2}:ready`)).toEqual(["succeeded"]);
+    expect(await transitionsTo(db, tenants.e2, "ready")).toBe(1);
     // The Agent's rollout: one work item, one gateway Deployment.
-    expect(await workStates(`agent:${tenants.agent}:revision:${tenants.revision}`)).toHaveLength(1);
-    const gateways = await gatewayDeployments(currentManagedName(tenants.a));
+    expect(
+      await workStates(db, `agent:${tenants.agent}:revision:${tenants.revision}`),
+    ).toHaveLength(1);
+    const gateways = await gatewayDeployments(env, currentManagedName(tenants.a));
     expect(gateways).toBe(
       `deployment.apps/${workloadNames(tenants.agent, tenants.revision).gateway}`,
     );
@@ -481,7 +341,7 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
       report("during helm rollback", summarize(samples));
     }
     const summary = summarize(samples);
-    await rolledOutTo(previous.tag);
+    await rolledOutTo(env, ns, previous.tag);
     expect(summary.unexpected).toEqual([]);
     expect(summary.longestUnansweredMs).toBeLessThan(UNANSWERED_BOUND_MS);
     const rows = await db.query<{ status: string }>(
@@ -489,9 +349,9 @@ describe("upgrade from the previous release (deploy/previous-release) on a real 
     );
     expect(rows.rows.map((r) => r.status)).toEqual(["ready"]);
     // The previous release places work on the schema the upgrade migrated.
-    const after = await createManaged("upgrade-after-rollback");
+    const after = await createNamespace(api, { name: "upgrade-after-rollback" });
     await untilReady(api, after, 180_000, why);
-    expect(await placedByImage(after)).toBe(previous.tag);
+    expect(await placedByImage(env, ns, db, after)).toBe(previous.tag);
     for (const id of [tenants.a, tenants.e1, tenants.e2]) {
       const view = await untilReady(api, id, 60_000, why);
       expect(view.status).toBe("ready");

@@ -8,9 +8,9 @@ import type { Db } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { openPglite } from "../../src/store/pglite-db.js";
 
-/** A fresh in-memory PGlite with every migration applied. */
-export async function openMigratedPglite(): Promise<Db> {
-  const db = await openPglite();
+/** A fresh PGlite with every migration applied: in memory, or in the folder `dir`. */
+export async function openMigratedPglite(dir?: string): Promise<Db> {
+  const db = await openPglite(dir);
   await migrate(db);
   return db;
 }

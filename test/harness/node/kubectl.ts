@@ -46,6 +46,11 @@ export async function kubectlOk(kubeconfig: string, args: readonly string[], inp
   return r.stdout;
 }
 
+/** `kubectl apply -f -` of one object (or a List), as JSON; fails on a non-zero exit. */
+export function kubectlApply(kubeconfig: string, object: object): Promise<string> {
+  return kubectlOk(kubeconfig, ["apply", "-f", "-"], JSON.stringify(object));
+}
+
 /** Polls `probe` every second until it returns a value other than undefined. */
 export async function eventually<T>(
   what: string,

@@ -1,5 +1,11 @@
+import { expect } from "vitest";
 import { parse } from "yaml";
-import { findObject, type RenderedObject } from "../../harness/helm.js";
+import {
+  findObject,
+  renderChart,
+  type RenderOptions,
+  type RenderedObject,
+} from "../../harness/helm.js";
 
 /** Reading what the chart rendered: environment variables, the configuration document, RBAC. */
 
@@ -68,4 +74,15 @@ export function boundRoleNames(objects: readonly RenderedObject[]): string[] {
     .filter((o) => o.kind === "ClusterRoleBinding" || o.kind === "RoleBinding")
     .map((o) => (o as RenderedObject & { roleRef: { name: string } }).roleRef.name)
     .sort();
+}
+
+/** The configuration document as the parity suites edit it. */
+export type Doc = Record<string, unknown> & { network: Record<string, unknown> };
+
+/** The chart rendered: the binding both processes get (the same) and the configuration. */
+export async function rendered(opts: RenderOptions) {
+  const objects = await renderChart(opts);
+  const raw = envOf(deploymentOf(objects, "worker"), "OCC_PREPROVISIONED_NAMESPACE");
+  expect(envOf(deploymentOf(objects, "api"), "OCC_PREPROVISIONED_NAMESPACE")).toBe(raw);
+  return { raw, doc: installationDocument(objects) as Doc };
 }

@@ -7,14 +7,13 @@ import {
 import { startTestGateway, type TestGateway } from "../../harness/openshell-gateway.js";
 import { admin } from "../../harness/preprovisioned.js";
 import {
-  closePrepared,
   driverFor,
-  expectOwnershipRefusal,
   passInput,
   prepare,
   profileConfig,
   type Prepared,
 } from "../preprovisioned/fixtures.js";
+import { closePrepared, expectOwnershipRefusal } from "../preprovisioned/file-stacks.js";
 
 let gw: TestGateway;
 let client: OpenShellGateway;

@@ -6,7 +6,6 @@
  * a hand-added policy, an edited Agent policy, an edited operatorWorkspaceResources policy and
  * the policy of an Agent that does not exist are each refused by both.
  */
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   PREPROVISIONED_MESSAGES,
@@ -19,8 +18,7 @@ import {
 import { verifyPreprovisioned } from "../../../src/main/preprovisioned-verify.js";
 import { createDriverSet } from "../../../src/drivers/factory.js";
 import { driverProfileOf } from "../../../src/drivers/profile.js";
-import { agentIdsOf, insertAgent } from "../../../src/store/agents.js";
-import { insertConfiguration } from "../../../src/store/configurations.js";
+import { agentIdsOf } from "../../../src/store/agents.js";
 import type { Db } from "../../../src/store/db.js";
 import { uniqueName } from "../../harness/kube.js";
 import { admin } from "../../harness/preprovisioned.js";
@@ -31,8 +29,8 @@ import {
   profileConfig,
   profileDocument,
   type Prepared,
-  closePrepared,
 } from "./fixtures.js";
+import { closePrepared, recordAgents } from "./file-stacks.js";
 
 /** A NetworkPolicy declared in operatorWorkspaceResources (treated as declared by the seal). */
 const WORKSPACE_POLICY = {
@@ -81,29 +79,7 @@ const verify = () => verifyPreprovisioned(p.worker, p.config, p.binding, { agent
 
 beforeAll(async () => {
   ({ db, drop, id, p } = await bootstrapAndPrepare(config()));
-  const configurationId = `cfg_${randomUUID()}`;
-  await insertConfiguration(db, {
-    id: configurationId,
-    namespaceId: id,
-    kind: "agent",
-    contentSha256: "0".repeat(64),
-    kubernetesNamespace: p.name,
-    namespaceUid: p.binding.uid,
-    objectName: "agent-config",
-    objectUid: randomUUID(),
-    resourceVersion: "1",
-  });
-  for (const n of [1, 2]) {
-    const agentId = newAgentId();
-    const inserted = await insertAgent(db, {
-      id: agentId,
-      namespaceId: id,
-      name: `agent-${n}`,
-      configurationId,
-      executionMode: "embedded",
-      serviceAccountId: null,
-    });
-    expect(inserted.outcome).toBe("inserted");
+  for (const agentId of await recordAgents(db, id, p.name, p.binding.uid, 2)) {
     agents.push(agentId);
     // The worker writes the Agent's egress policy exactly as Compute renders it.
     await p.worker.create("NetworkPolicy", agentPolicy(agentId));

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { PREPROVISIONED_MESSAGES } from "../../../src/domain/index.js";
 import { isKubeError } from "../../../src/drivers/kubernetes/client/index.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { driverFor, expectOwnershipRefusal, passInput, preparedForFile } from "./fixtures.js";
+import { driverFor, passInput } from "./fixtures.js";
+import { expectOwnershipRefusal, preparedForFile } from "./file-stacks.js";
 
 const file = preparedForFile();
 

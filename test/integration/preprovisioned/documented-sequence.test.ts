@@ -23,7 +23,7 @@ import { parseManifests } from "../../harness/helm.js";
 import { admin } from "../../harness/preprovisioned.js";
 import { installChartCrds } from "../helm/api-server.js";
 import { deploymentOf, envOf, installationDocument } from "../helm/rendered.js";
-import { recordAgent } from "./fixtures.js";
+import { recordAgent } from "./file-stacks.js";
 
 /**
  * The preprovisioned sequence of docs/operations.md, run as written: the test reads the doc's

@@ -14,7 +14,8 @@ import { getNamespace } from "../../../src/store/namespaces.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
 import { eventually } from "../../harness/kube.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { DECLARED_POLICY, startBoundWorker, gatewayStackForFile } from "./fixtures.js";
+import { DECLARED_POLICY, startBoundWorker } from "./fixtures.js";
+import { gatewayStackForFile } from "./file-stacks.js";
 import { ORPHAN_EVENT_REASON } from "../../../src/domain/placement/orphans.js";
 
 const POLL = { worker: { pollSeconds: 1 } };

@@ -3,7 +3,7 @@ import { buildApp, type OccApp } from "../../../src/api/app.js";
 import { currentManagedName, type NamespaceId } from "../../../src/domain/index.js";
 import type { Db } from "../../../src/store/db.js";
 import { createBootstrappedDatabase } from "../../harness/db.js";
-import { postWithKey } from "./fixtures.js";
+import { postWithKey } from "./file-stacks.js";
 
 /**
  * In the preprovisioned profile `POST /namespaces` can only ever create a Namespace that fails

@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { PREPROVISIONED_MESSAGES } from "../../../src/domain/index.js";
 import { admin } from "../../harness/preprovisioned.js";
-import {
-  closePrepared,
-  driverFor,
-  newBoundId,
-  passInput,
-  prepare,
-  preparedForFile,
-} from "./fixtures.js";
+import { driverFor, newBoundId, passInput, prepare } from "./fixtures.js";
+import { closePrepared, preparedForFile } from "./file-stacks.js";
 
 const file = preparedForFile({ ready: true });
 

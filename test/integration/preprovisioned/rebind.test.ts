@@ -24,8 +24,8 @@ import {
   renderWithCli,
   valuesWithCli,
   startBoundWorker,
-  gatewayStackForFile,
 } from "./fixtures.js";
+import { gatewayStackForFile } from "./file-stacks.js";
 
 const s = gatewayStackForFile();
 let configFile: string;

@@ -20,7 +20,8 @@ import { getNamespace } from "../../../src/store/namespaces.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { startOcc } from "../../harness/occ.js";
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
-import { gatewayStackForFile, occ, profileDocument } from "./fixtures.js";
+import { occ, profileDocument } from "./fixtures.js";
+import { gatewayStackForFile } from "./file-stacks.js";
 
 const s = gatewayStackForFile({ worker: { pollSeconds: 1 } });
 let configFile: string;

@@ -6,7 +6,7 @@ import {
 } from "../../../src/domain/index.js";
 import { uniqueName } from "../../harness/kube.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { expectOwnershipRefusal, preparedForFile } from "./fixtures.js";
+import { expectOwnershipRefusal, preparedForFile } from "./file-stacks.js";
 
 const file = preparedForFile({ ready: true });
 

@@ -8,15 +8,8 @@ import type { Db } from "../../../src/store/db.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import { createBootstrappedDatabase } from "../../harness/db.js";
 import { admin } from "../../harness/preprovisioned.js";
-import {
-  driverFor,
-  passInput,
-  prepare,
-  profileConfig,
-  type Prepared,
-  closePrepared,
-  postWithKey,
-} from "./fixtures.js";
+import { driverFor, passInput, prepare, profileConfig, type Prepared } from "./fixtures.js";
+import { closePrepared, postWithKey } from "./file-stacks.js";
 
 let p: Prepared;
 let db: Db;

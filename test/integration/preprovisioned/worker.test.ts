@@ -3,7 +3,8 @@ import { getNamespace } from "../../../src/store/namespaces.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
 import { eventually } from "../../harness/kube.js";
 import { admin } from "../../harness/preprovisioned.js";
-import { startBoundWorker, gatewayStackForFile } from "./fixtures.js";
+import { startBoundWorker } from "./fixtures.js";
+import { gatewayStackForFile } from "./file-stacks.js";
 
 const s = gatewayStackForFile();
 let worker: RunningWorker | undefined;

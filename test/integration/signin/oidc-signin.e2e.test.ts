@@ -7,165 +7,17 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { OpenAPI3 } from "openapi-typescript";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clientTypesOf, GENERATED_CLIENT, REGENERATE } from "../../../tools/openapi-client.js";
-import { createBootstrappedDatabase, type BootstrappedDatabase } from "../../harness/db.js";
-import { startOcc, type OccProcess } from "../../harness/occ.js";
-import {
-  documentedBlock,
-  filled,
-  operatorFolder,
-  runCommand,
-  shown,
-} from "../../harness/doc-blocks.js";
-import {
-  Browser,
-  startOidcProvider,
-  type OidcProviderProcess,
-  type TestAccount,
-} from "../../harness/oidc-provider.js";
+import { documentedBlock, filled, runCommand, shown } from "../../harness/doc-blocks.js";
+import { Browser } from "../../harness/oidc-provider.js";
+import { PW, useOidcSignInStack } from "./oidc-stack.js";
 
-const SECRET = "occ-test-client-secret-0123456789abcdef";
-const PW = "correct horse battery";
-
-const account = (login: string, over: Partial<TestAccount> = {}): TestAccount => ({
-  login,
-  password: PW,
-  sub: `sub-${login}`,
-  email: `${login}@example.com`,
-  ...over,
-});
-
-const IDP_ACCOUNTS: readonly TestAccount[] = [
-  account("ada"),
-  account("bob", { email: "bob@other.org" }),
-  account("eve", { email_verified: false }),
-  account("carl", { email: "carl@other.org", groups: ["contractors"] }),
-  account("pat", { groups: ["platform-admins"] }),
-  account("rae"),
-  account("cli"),
-  account("lin"),
-];
-const GOOGLE_ACCOUNTS: readonly TestAccount[] = [
-  account("gina", { hd: "example.com" }),
-  account("gus"), // an example.com address without `hd`: a consumer account
-];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const address = server.address();
-  await new Promise((r) => server.close(r));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
-let dir: string;
-let database: BootstrappedDatabase | undefined;
-let idp: OidcProviderProcess | undefined;
-let api: OccProcess | undefined;
-let apiUrl: string;
-
-/** Set by beforeAll (a test never runs without them). */
-function started() {
-  if (database === undefined || idp === undefined) throw new Error("setup did not finish");
-  return { database, idp };
-}
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "occ-oidc-"));
-  await operatorFolder(dir); // bin/occ for the documented commands
-  const port = await freePort();
-  apiUrl = `http://127.0.0.1:${port}`;
-  const client = {
-    client_id: "occ",
-    client_secret: SECRET,
-    redirect_uris: [`${apiUrl}/auth/oidc/callback`],
-  };
-  const [db, provider] = await Promise.all([
-    createBootstrappedDatabase(),
-    startOidcProvider([
-      // The OIDC provider keeps e-mail and groups for userinfo; Google's are in the ID token.
-      { name: "idp", accounts: IDP_ACCOUNTS, clients: [client], claimsInUserinfoOnly: true },
-      { name: "google", accounts: GOOGLE_ACCOUNTS, clients: [client] },
-    ]),
-  ]);
-  database = db;
-  idp = provider;
-  const admin = await db.db.query<{ principal_id: string }>(
-    "SELECT principal_id FROM api_keys ORDER BY created_at LIMIT 1",
-  );
-  const file = async (name: string, content: string) => {
-    await writeFile(join(dir, name), content);
-    return join(dir, name);
-  };
-  const ids = { id: await file("client-id", "occ"), secret: await file("client-secret", SECRET) };
-  await db.db.query("INSERT INTO roles (id, name) VALUES ('role_oidc_viewer', 'viewer')");
-  const config = await file(
-    "config.yaml",
-    [
-      "kubernetes:",
-      `  kubeconfig: ${inject("env").kubeconfigs["occ-worker"]}`,
-      "auth:",
-      `  baseUrl: ${apiUrl}`,
-      `  sessionKeyFile: ${await file("session-key", "k".repeat(48))}`,
-      `  recoveryUserId: ${admin.rows[0]?.principal_id ?? ""}`,
-      "  oidc:",
-      `    issuer: ${provider.issuers.idp ?? ""}`,
-      "    displayName: Test SSO",
-      `    clientIdFile: ${ids.id}`,
-      `    clientSecretFile: ${ids.secret}`,
-      "    allowedDomains: [example.com]",
-      "    allowedGroups: [contractors]",
-      "    groupRoles: [{group: platform-admins, role: viewer}]",
-      "  google:",
-      `    clientIdFile: ${ids.id}`,
-      `    clientSecretFile: ${ids.secret}`,
-      "    allowedDomains: [example.com]",
-      "",
-    ].join("\n"),
-  );
-  api = await startOcc(
-    ["api", "--database-url", db.url, "--config", config, "--port", String(port)],
-    /listening on (http:\/\/\S+)/,
-    {
-      env: { OCC_TEST_INSECURE_OIDC: "1", OCC_TEST_GOOGLE_ISSUER: provider.issuers.google ?? "" },
-    },
-  );
-});
-
-afterAll(async () => {
-  await Promise.allSettled([api?.stop(), idp?.stop()]);
-  await database?.drop();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const start = (provider: "oidc" | "google", redirect = "/auth/whoami") =>
-  `${apiUrl}/auth/oidc/start?provider=${provider}&redirect=${encodeURIComponent(redirect)}`;
-const isCallback = (url: string) => url.startsWith(`${apiUrl}/auth/oidc/callback`);
-
-async function principalOf(subject: string) {
-  const res = await started().database.db.query<{ id: string; kind: string; name: string }>(
-    `SELECT p.id, p.kind, p.name FROM external_identities i JOIN principals p ON p.id = i.principal_id
-     WHERE i.subject = $1`,
-    [subject],
-  );
-  return res.rows[0];
-}
-
-async function failures(subject: string) {
-  const res = await started().database.db.query<{ details: { reason: string; subject: string } }>(
-    `SELECT details FROM audit_events WHERE action = 'auth.sign_in' AND outcome = 'failure'
-     AND details->>'subject' = $1`,
-    [subject],
-  );
-  return res.rows.map((r) => r.details.reason);
-}
+const stack = useOidcSignInStack();
+const { start, isCallback, principalOf, failures } = stack;
 
 describe("OIDC sign-in", () => {
   it("signs in through the provider's own pages; the first sign-in makes a user with no grants", async () => {
@@ -174,7 +26,7 @@ describe("OIDC sign-in", () => {
     expect(refused.status).toBe(401); // the provider's own login form checked the password
 
     const page = await browser.signIn(start("oidc"), "ada", PW);
-    expect(page.url).toBe(`${apiUrl}/auth/whoami`);
+    expect(page.url).toBe(`${stack.apiUrl}/auth/whoami`);
     expect(page.status).toBe(200);
     const who = JSON.parse(page.text) as {
       data: { principal: { name: string; kind: string }; credential: { method: string } };
@@ -182,20 +34,19 @@ describe("OIDC sign-in", () => {
     expect(who.data.principal).toMatchObject({ name: "ada@example.com", kind: "user" });
     expect(who.data.credential.method).toBe("oidc");
     expect(
-      browser.visited.some((u) => u.startsWith(`${started().idp.issuers.idp ?? "?"}/interaction/`)),
+      browser.visited.some((u) => u.startsWith(`${stack.idp.issuers.idp ?? "?"}/interaction/`)),
     ).toBe(true);
 
     const principal = await principalOf("sub-ada");
     expect(principal).toMatchObject({ kind: "user", name: "ada@example.com" });
-    const grants = await started().database.db.query(
-      "SELECT 1 FROM bindings WHERE principal_id = $1",
-      [principal?.id ?? ""],
-    );
+    const grants = await stack.database.db.query("SELECT 1 FROM bindings WHERE principal_id = $1", [
+      principal?.id ?? "",
+    ]);
     expect(grants.rows).toHaveLength(0);
 
     // A second sign-in finds the same principal by (issuer, subject).
     await new Browser().signIn(start("oidc"), "ada", PW);
-    const identities = await started().database.db.query(
+    const identities = await stack.database.db.query(
       "SELECT last_sign_in_at FROM external_identities WHERE subject = 'sub-ada'",
     );
     expect(identities.rows).toHaveLength(1);
@@ -223,7 +74,7 @@ describe("OIDC sign-in", () => {
   it("groupRoles: a binding added at sign-in is removed at the next one after leaving the group", async () => {
     const bindings = async () => {
       const principal = await principalOf("sub-pat");
-      const res = await started().database.db.query<{ role_id: string; marked: boolean }>(
+      const res = await stack.database.db.query<{ role_id: string; marked: boolean }>(
         `SELECT b.role_id, EXISTS (SELECT 1 FROM group_bindings g WHERE g.binding_id = b.id) AS marked
          FROM bindings b WHERE b.principal_id = $1`,
         [principal?.id ?? ""],
@@ -232,7 +83,7 @@ describe("OIDC sign-in", () => {
     };
     expect((await new Browser().signIn(start("oidc"), "pat", PW)).status).toBe(200);
     expect(await bindings()).toEqual([{ role_id: "role_oidc_viewer", marked: true }]);
-    await started().idp.updateAccount("idp", "pat", { groups: [] });
+    await stack.idp.updateAccount("idp", "pat", { groups: [] });
     expect((await new Browser().signIn(start("oidc"), "pat", PW)).status).toBe(200);
     expect(await bindings()).toEqual([]);
   });
@@ -280,7 +131,7 @@ describe("callbacks", () => {
     const stateHash = createHash("sha256")
       .update(callbackE.searchParams.get("state") ?? "")
       .digest("hex");
-    await started().database.db.query(
+    await stack.database.db.query(
       "UPDATE oidc_requests SET nonce = 'not-the-nonce-sent' WHERE state_sha256 = $1",
       [stateHash],
     );
@@ -303,16 +154,16 @@ describe("callbacks", () => {
 
 describe("the CLI (docs/operations.md, Configuring OIDC and Google)", () => {
   const cliEnv = () => ({
-    XDG_CONFIG_HOME: join(dir, "xdg"),
+    XDG_CONFIG_HOME: join(stack.dir, "xdg"),
     OCC_API_KEY: "",
-    PATH: `${join(dir, "bin")}:${process.env.PATH ?? ""}`,
+    PATH: `${join(stack.dir, "bin")}:${process.env.PATH ?? ""}`,
   });
 
   /** The documented `occ login --provider oidc`, with the test as the person at the browser. */
   async function cliLogin(login: string) {
     const [command = ""] = documentedBlock("oidc-login").commands;
     const run = filled(command, {
-      "https://occ.example.com": apiUrl,
+      "https://occ.example.com": stack.apiUrl,
       "--provider oidc": "--provider oidc --no-browser --timeout 60",
     });
     const child = spawn("bash", ["-o", "pipefail", "-c", run], {
@@ -341,15 +192,15 @@ describe("the CLI (docs/operations.md, Configuring OIDC and Google)", () => {
     expect(login.status, login.stderr).toBe(0);
     expect(login.stdout).toContain("signed in to");
     const [, whoami = ""] = documentedBlock("oidc-login").commands;
-    const who = runCommand(filled(whoami, { "https://occ.example.com": apiUrl }), {
-      cwd: dir,
+    const who = runCommand(filled(whoami, { "https://occ.example.com": stack.apiUrl }), {
+      cwd: stack.dir,
       env: cliEnv(),
     });
     expect(who.code, shown(who)).toBe(0);
     expect(who.stdout).toMatch(/^cli@example\.com \(user prn_\S+\) by oidc session/);
     // The hand-off code in the loopback URL is single-use and useless without the verifier.
     const code = new URL(login.page.url).searchParams.get("code") ?? "";
-    const stolen = await fetch(`${apiUrl}/auth/oidc/cli-token`, {
+    const stolen = await fetch(`${stack.apiUrl}/auth/oidc/cli-token`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ code, verifier: "x".repeat(43) }),
@@ -365,16 +216,16 @@ describe("the CLI (docs/operations.md, Configuring OIDC and Google)", () => {
   });
 
   it("occ identities link, list and unlink (the documented commands)", async () => {
-    const { database: db, idp: provider } = started();
-    const made = await fetch(`${apiUrl}/principals`, {
+    const { database: db, idp: provider } = stack;
+    const made = await fetch(`${stack.apiUrl}/principals`, {
       method: "POST",
       headers: { authorization: `Bearer ${db.apiKey}`, "content-type": "application/json" },
       body: JSON.stringify({ kind: "user", name: "Lin (before single sign-on)" }),
     });
     const id = ((await made.json()) as { data: { id: string } }).data.id;
     const opts = {
-      cwd: dir,
-      env: { ...cliEnv(), OCC_API_URL: apiUrl, OCC_API_KEY: db.apiKey },
+      cwd: stack.dir,
+      env: { ...cliEnv(), OCC_API_URL: stack.apiUrl, OCC_API_KEY: db.apiKey },
       fill: {
         "prn_…": id,
         "https://idp.example.com": provider.issuers.idp ?? "",
@@ -397,7 +248,7 @@ describe("the CLI (docs/operations.md, Configuring OIDC and Google)", () => {
   });
 
   it("the live /openapi.json generates the CLI's committed client (npm run generate:client)", async () => {
-    const served = await fetch(`${apiUrl}/openapi.json`);
+    const served = await fetch(`${stack.apiUrl}/openapi.json`);
     expect(served.status).toBe(200);
     const now = await clientTypesOf((await served.json()) as OpenAPI3);
     expect(now === (await readFile(GENERATED_CLIENT, "utf8")), `run ${REGENERATE}`).toBe(true);

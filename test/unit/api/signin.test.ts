@@ -24,6 +24,7 @@ import {
   type ApiFixture,
   type Reply,
 } from "../../harness/api-app.js";
+import { PASSWORD_SIGN_IN_AUDITED } from "../../harness/audit.js";
 
 const PASSWORD = "correct horse battery staple";
 const BASE = "http://127.0.0.1:8080";
@@ -328,15 +329,7 @@ describe("audit and logs", () => {
     const events = await call(fx.app, "GET", "/audit-events?limit=1000", { key: fx.adminKey });
     const all = pageOf(events, AuditEventSchema).items;
     const actions = all.map((e) => `${e.action}:${e.outcome}`);
-    for (const a of [
-      "auth.sign_in:success",
-      "auth.sign_in:failure",
-      "auth.sign_out:success",
-      "sessions.revoke:success",
-      "principals.set_password:success",
-    ]) {
-      expect(actions).toContain(a);
-    }
+    for (const a of PASSWORD_SIGN_IN_AUDITED) expect(actions).toContain(a);
     const failure = all.find((e) => e.action === "auth.sign_in" && e.outcome === "failure");
     expect(failure?.details).toMatchObject({ method: "password" });
     const rows = await fx.raw.query<{ t: string }>("SELECT token_sha256 AS t FROM sessions");
