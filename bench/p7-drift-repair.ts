@@ -41,6 +41,8 @@ export async function startWatchedTenants(
     concurrency: number;
     /** Extra lines under `worker:` of the Installation configuration. */
     workerConfig: string;
+    /** Node.js flags of the worker process (diagnostics, e.g. `--heapsnapshot-signal`). */
+    workerNodeArgs?: readonly string[];
     log: (line: string) => void;
   },
 ): Promise<WatchedTenants> {
@@ -62,7 +64,7 @@ export async function startWatchedTenants(
     opts.occ,
     ["worker", ...common, "--metrics-port", "0"],
     /"metrics":"(http:\/\/[^"]+\/metrics)"/,
-    { logFile: join(env.dir, "p7-worker.log") },
+    { logFile: join(env.dir, "p7-worker.log"), nodeArgs: opts.workerNodeArgs ?? [] },
   ).catch(async (err: unknown) => {
     await api.stop();
     throw err;

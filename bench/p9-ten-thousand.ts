@@ -18,6 +18,12 @@ import { percentile, startBenchEnvironment } from "./environment.js";
 import { apiRequest, postNamespace } from "./occ-process.js";
 import { measureDriftRepair, startWatchedTenants, type WatchedTenants } from "./p7-drift-repair.js";
 import { apiServerCounts, measureIdleCost } from "./p8-idle-cost.js";
+import {
+  formatBreakdown,
+  heapBreakdown,
+  heapSnapshotFlags,
+  takeHeapSnapshot,
+} from "./process-heap.js";
 import { loadAverage } from "./provisioning.js";
 
 type Row = [string, string, string, string];
@@ -81,12 +87,16 @@ export async function measureTenThousand(opts: {
   };
   try {
     const load = await loadAverage();
+    // BENCH_P9_HEAP_SNAPSHOT=<dir>: a heap snapshot of the worker after provisioning, there.
+    const snapshots = process.env.BENCH_P9_HEAP_SNAPSHOT;
+    if (snapshots !== undefined) await mkdir(snapshots, { recursive: true });
     const before = await apiServerCounts(env);
     const tenants = await startWatchedTenants(env, {
       occ: opts.occ,
       tenants: size,
       concurrency: 8,
       workerConfig: "",
+      workerNodeArgs: snapshots === undefined ? [] : heapSnapshotFlags(snapshots),
       log: opts.log,
     });
     try {
@@ -98,6 +108,15 @@ export async function measureTenThousand(opts: {
       const [api, worker] = [await tenants.api.memory(), await tenants.worker.memory()];
       const mb = (b: number) => (b / 1e6).toFixed(0);
       opts.log(`P9: ${size} ready in ${tenants.readySeconds.toFixed(0)} s`);
+      const breakdown = async () =>
+        formatBreakdown(
+          await heapBreakdown(tenants.workerMetrics, (await tenants.worker.memory()).rss),
+        );
+      opts.log(`P9: occ worker after provisioning: ${await breakdown()}`);
+      if (snapshots !== undefined) {
+        const file = await takeHeapSnapshot(tenants.worker.pid, snapshots);
+        opts.log(`P9: worker heap snapshot ${file ?? "not written"} in ${snapshots}`);
+      }
       emit([
         `P9 ${size} managed Namespaces through occ api until ready (compiled occ api + occ worker, 8 clients; load ${load})`,
         `${tenants.readySeconds.toFixed(1)} s: ${((tenants.readySeconds * 1000) / size).toFixed(2)} ms, ${(requests / size).toFixed(2)} requests, ${(writes / size).toFixed(2)} writes per Namespace`,
@@ -183,6 +202,7 @@ export async function measureTenThousand(opts: {
         p8.workerKindsPerSecond <= 0.1 && p8.workerWrites === 0 ? "pass" : "FAIL",
       ]);
       const [apiEnd, workerEnd] = [await tenants.api.memory(), await tenants.worker.memory()];
+      opts.log(`P9: occ worker at the end: ${await breakdown()}`);
       emit([
         `P9 P6 resident memory after P7, the resync and P8 (peak VmHWM)`,
         `occ api ${mb(apiEnd.rss)} MB (peak ${mb(apiEnd.peak)}), occ worker ${mb(workerEnd.rss)} MB (peak ${mb(workerEnd.peak)})`,
