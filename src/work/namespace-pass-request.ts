@@ -66,7 +66,7 @@ export async function requestNamespacePass(
   );
   const queued = due.rows[0];
   if (queued !== undefined) {
-    await notify(q);
+    await notifyNamespaceWork(q);
     return { reason, outcome: "deduplicated", itemId: queued.id };
   }
   if (status === "provisioning") {
@@ -107,26 +107,45 @@ export async function requeueEnsureWork(
   queue: { readonly policy: WorkQueuePolicy },
   input: RequeueInput,
 ): Promise<string | null> {
-  const res = await q.query<{ id: string }>(
+  const id = (await requeueEnsureWorks(q, queue, [input])).get(input.key) ?? null;
+  if (id !== null) await notifyNamespaceWork(q);
+  return id;
+}
+
+/**
+ * {@link requeueEnsureWork} for many distinct keys in one statement, without the NOTIFY (the
+ * caller sends one for all): the item ID by key of those created or requeued.
+ */
+export async function requeueEnsureWorks(
+  q: Queryable,
+  queue: { readonly policy: WorkQueuePolicy },
+  inputs: readonly RequeueInput[],
+): Promise<Map<string, string>> {
+  if (inputs.length === 0) return new Map();
+  const res = await q.query<{ key: string; id: string }>(
     `INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts,
                              available_at, deadline_at, created_at, updated_at)
-     VALUES ($1, 'namespace.ensure', $2, $3, $4, now(),
-             now() + $5::float8 * interval '1 millisecond', now(), now())
+     SELECT r.key, 'namespace.ensure', r.subject, r.actor, $4, now(),
+            now() + $5::float8 * interval '1 millisecond', now(), now()
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS r(key, subject, actor)
      ON CONFLICT (idempotency_key) DO UPDATE
        SET state = 'queued', actor = EXCLUDED.actor, attempt_count = 0, pending_count = 0,
            max_attempts = EXCLUDED.max_attempts, available_at = EXCLUDED.available_at,
            deadline_at = EXCLUDED.deadline_at, finished_at = NULL, updated_at = now()
        WHERE work_items.state IN ('succeeded', 'failed_permanent')
          AND work_items.kind = 'namespace.ensure' AND work_items.subject = EXCLUDED.subject
-     RETURNING id::text AS id`,
-    [input.key, input.subject, input.actor, queue.policy.maxAttempts, queue.policy.convergenceMs],
+     RETURNING idempotency_key AS key, id::text AS id`,
+    [
+      inputs.map((i) => i.key),
+      inputs.map((i) => i.subject),
+      inputs.map((i) => i.actor),
+      queue.policy.maxAttempts,
+      queue.policy.convergenceMs,
+    ],
   );
-  const row = res.rows[0];
-  if (row === undefined) return null;
-  await notify(q);
-  return row.id;
+  return new Map(res.rows.map((r) => [r.key, r.id]));
 }
 
-async function notify(q: Queryable): Promise<void> {
+export async function notifyNamespaceWork(q: Queryable): Promise<void> {
   await q.query("SELECT pg_notify($1, $2)", [WORK_CHANNEL, "namespace.ensure"]);
 }

@@ -7,7 +7,7 @@
  */
 import type { Logger } from "pino";
 import type { NamespaceId } from "../domain/placement/ids.js";
-import { requestNamespacePass } from "../work/namespace-pass-request.js";
+import { requestNamespacePasses } from "../work/namespace-pass-batch.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
@@ -24,14 +24,11 @@ export interface ResyncOptions {
 }
 
 const PAGE = 500;
-/**
- * Requests in flight at once within a page: each is a few round trips to PostgreSQL, so one at
- * a time spent 388 s queueing 10,000 Namespaces on a loaded 2-core machine (bench P9). Distinct
- * Namespaces are independent (their own lanes); the worker's pool (10) keeps room for passes.
- */
-const IN_FLIGHT = 4;
 
-/** One resync: requests a pass for every live Namespace; returns how many it covered. */
+/**
+ * One resync: requests a pass for every live Namespace, a page at a time (one batch of
+ * requests per page: `namespace-pass-batch.ts`); returns how many it covered.
+ */
 export async function resyncNamespaces(
   db: Db,
   queue: WorkQueue<NamespaceWorkKind>,
@@ -45,18 +42,12 @@ export async function resyncNamespaces(
         ORDER BY id LIMIT $2`,
       [after, PAGE],
     );
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(IN_FLIGHT, page.rows.length) }, async () => {
-        for (let row = page.rows[next++]; row !== undefined; row = page.rows[next++]) {
-          await requestNamespacePass(db, queue, row.id, "resync");
-          covered += 1;
-        }
-      }),
-    );
-    const last = page.rows.at(-1);
-    if (last === undefined || page.rows.length < PAGE) return covered;
-    after = last.id;
+    const ids = page.rows.map((r) => r.id);
+    await requestNamespacePasses(db, queue, ids, "resync");
+    covered += ids.length;
+    const last = ids.at(-1);
+    if (last === undefined || ids.length < PAGE) return covered;
+    after = last;
   }
 }
 
