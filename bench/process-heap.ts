@@ -6,10 +6,13 @@
  * 10,000 tenants, split so that a growth shows where it is.
  */
 import { kill } from "node:process";
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 
 export interface HeapBreakdown {
   readonly rssMb: number;
+  /** The resident set's anonymous part (heaps, allocator arenas) and file-backed part (code). */
+  readonly anonMb: number;
+  readonly fileMb: number;
   readonly heapUsedMb: number;
   readonly heapTotalMb: number;
   readonly externalMb: number;
@@ -22,8 +25,11 @@ export interface HeapBreakdown {
 const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
 
 /** Reads `metricsUrl` once and picks the heap's series out of the text format. */
-export async function heapBreakdown(metricsUrl: string, rss: number): Promise<HeapBreakdown> {
+export async function heapBreakdown(metricsUrl: string, pid: number): Promise<HeapBreakdown> {
   const text = await (await fetch(metricsUrl)).text();
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) =>
+    Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1]) * 1024;
   const one = (name: string) =>
     Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
   const labelled = (name: string, label: string) =>
@@ -35,7 +41,9 @@ export async function heapBreakdown(metricsUrl: string, rss: number): Promise<He
     );
   const spaces = labelled("nodejs_heap_space_size_used_bytes", "space");
   return {
-    rssMb: mb(rss),
+    rssMb: mb(kb("VmRSS")),
+    anonMb: mb(kb("RssAnon")),
+    fileMb: mb(kb("RssFile")),
     heapUsedMb: mb(one("nodejs_heap_size_used_bytes")),
     heapTotalMb: mb(one("nodejs_heap_size_total_bytes")),
     externalMb: mb(one("nodejs_external_memory_bytes")),
@@ -54,7 +62,7 @@ export function formatBreakdown(b: HeapBreakdown): string {
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
   return (
-    `RSS ${b.rssMb} MB: V8 heap used ${b.heapUsedMb} of ${b.heapTotalMb} MB committed ` +
+    `RSS ${b.rssMb} MB (anonymous ${b.anonMb}, file-backed ${b.fileMb}): V8 heap used ${b.heapUsedMb} of ${b.heapTotalMb} MB committed ` +
     `(${spaces}), external ${b.externalMb} MB, outside V8 ${(b.rssMb - b.heapTotalMb).toFixed(1)} MB; ` +
     `cached objects: ${cached}`
   );
