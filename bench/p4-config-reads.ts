@@ -9,6 +9,7 @@ import {
 } from "../src/drivers/kubernetes/client/index.js";
 import { createMissing, tenantRoleBinding } from "../src/drivers/kubernetes/rbac-objects.js";
 import { startApiProcess } from "../src/main/processes.js";
+import type { Db } from "../src/store/db.js";
 import { percentile, type BenchEnvironment } from "./environment.js";
 import { apiRequest, postNamespace } from "./occ-process.js";
 
@@ -59,37 +60,13 @@ export async function measureConfigReads(
     opts.log("P4: deleting the tenant namespaces earlier bars left");
     await deleteTenantNamespaces(admin);
 
-    const id = await postNamespace(api.url, key, "p4-tenant");
-    const ns = await untilReady(env, id);
-    const user = (name: string) => ({ kind: "User", name }) as const;
-    await createMissing(admin, [
-      tenantRoleBinding(ns, "worker", user("occ-worker")),
-      tenantRoleBinding(ns, "api", user("occ-api")),
-    ]);
-    const created = await fetch(
-      `${api.url}/namespaces/${id}/configurations`,
-      apiRequest(key, "POST", { kind: "agent", values: { model: "bench", temperature: 0.2 } }),
-    );
-    if (created.status !== 201) {
-      throw new Error(`P4 create configuration: ${created.status} ${await created.text()}`);
-    }
-    const cfg = ((await created.json()) as { data: { id: string } }).data.id;
-    const url = `${api.url}/namespaces/${id}/configurations/${cfg}`;
-
+    const url = await configurationToRead(env.db, admin, api.url, key);
     const measure = async (tenants: number): Promise<number> => {
       await addNoise(admin, env, tenants);
       const count = (await admin.list("Namespace", { labelSelector: TENANT_NAMESPACES })).length;
       if (count !== tenants) throw new Error(`P4: ${count} tenant namespaces, not ${tenants}`);
       opts.log(`P4: ${opts.reads} configuration reads with ${count} tenant namespaces`);
-      const times: number[] = [];
-      for (let i = 0; i < opts.reads + 20; i++) {
-        const start = performance.now();
-        const res = await fetch(url, apiRequest(key, "GET"));
-        const body = await res.text();
-        if (res.status !== 200) throw new Error(`P4 read: ${res.status} ${body}`);
-        if (i >= 20) times.push(performance.now() - start); // 20 warm-up reads
-      }
-      return percentile(times, 50);
+      return readP50(url, key, opts.reads);
     };
     const smallP50 = await measure(opts.small);
     const largeP50 = await measure(opts.large);
@@ -100,9 +77,51 @@ export async function measureConfigReads(
   }
 }
 
-async function untilReady(env: BenchEnvironment, id: string): Promise<string> {
+/**
+ * A ready tenant with one Configuration, through the API at `apiUrl` (a worker must be running
+ * on `db`): the URL of that Configuration. The tenant's namespace grants the worker and the
+ * API their tenant roles (the bench's identities hold no cluster-wide grant).
+ */
+export async function configurationToRead(
+  db: Db,
+  admin: ObjectClient,
+  apiUrl: string,
+  key: string,
+): Promise<string> {
+  const id = await postNamespace(apiUrl, key, "p4-tenant");
+  const ns = await untilReady(db, id);
+  const user = (name: string) => ({ kind: "User", name }) as const;
+  await createMissing(admin, [
+    tenantRoleBinding(ns, "worker", user("occ-worker")),
+    tenantRoleBinding(ns, "api", user("occ-api")),
+  ]);
+  const created = await fetch(
+    `${apiUrl}/namespaces/${id}/configurations`,
+    apiRequest(key, "POST", { kind: "agent", values: { model: "bench", temperature: 0.2 } }),
+  );
+  if (created.status !== 201) {
+    throw new Error(`P4 create configuration: ${created.status} ${await created.text()}`);
+  }
+  const cfg = ((await created.json()) as { data: { id: string } }).data.id;
+  return `${apiUrl}/namespaces/${id}/configurations/${cfg}`;
+}
+
+/** p50 (ms) of `reads` sequential reads of `url`, after 20 uncounted warm-up reads. */
+export async function readP50(url: string, key: string, reads: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < reads + 20; i++) {
+    const start = performance.now();
+    const res = await fetch(url, apiRequest(key, "GET"));
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`P4 read: ${res.status} ${body}`);
+    if (i >= 20) times.push(performance.now() - start);
+  }
+  return percentile(times, 50);
+}
+
+async function untilReady(db: Db, id: string): Promise<string> {
   for (let waited = 0; waited < 60_000; waited += 20) {
-    const res = await env.db.query<{ status: string; kubernetes_namespace: string | null }>(
+    const res = await db.query<{ status: string; kubernetes_namespace: string | null }>(
       "SELECT status, kubernetes_namespace FROM namespaces WHERE id = $1",
       [id],
     );

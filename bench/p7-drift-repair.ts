@@ -41,6 +41,12 @@ export async function startWatchedTenants(
     concurrency: number;
     /** Extra lines under `worker:` of the Installation configuration. */
     workerConfig: string;
+    /** Node.js flags of both processes (P9: the heap limit P6 runs with). */
+    nodeArgs?: readonly string[];
+    /** More Node.js flags of the worker process (diagnostics, e.g. `--heapsnapshot-signal`). */
+    workerNodeArgs?: readonly string[];
+    /** Run once both processes are up, before the tenants are created (P9: P4's small case). */
+    beforeProvisioning?: (api: OccChild, key: string, db: Db) => Promise<void>;
     log: (line: string) => void;
   },
 ): Promise<WatchedTenants> {
@@ -57,13 +63,22 @@ export async function startWatchedTenants(
   const common = ["--database-url", url, "--config", config];
   const api = await startOcc(opts.occ, ["api", ...common, "--port", "0"], /listening on (\S+)/, {
     logFile: join(env.dir, "p7-api.log"),
+    nodeArgs: opts.nodeArgs ?? [],
   });
   const worker = await startOcc(
     opts.occ,
     ["worker", ...common, "--metrics-port", "0"],
     /"metrics":"(http:\/\/[^"]+\/metrics)"/,
-    { logFile: join(env.dir, "p7-worker.log") },
+    {
+      logFile: join(env.dir, "p7-worker.log"),
+      nodeArgs: [...(opts.nodeArgs ?? []), ...(opts.workerNodeArgs ?? [])],
+    },
   ).catch(async (err: unknown) => {
+    await api.stop();
+    throw err;
+  });
+  await opts.beforeProvisioning?.(api, key, db).catch(async (err: unknown) => {
+    await worker.stop();
     await api.stop();
     throw err;
   });

@@ -12,6 +12,7 @@ import { namespacesTable } from "./namespaces.js";
 const { id, status } = namespacesTable.columns;
 const idColumn = defineTable("namespaces", { id });
 const statusColumn = defineTable("namespaces", { status });
+const idStatusColumns = defineTable("namespaces", { id, status });
 
 /** The status of the Namespace `id`; `undefined` when it is tombstoned or unknown. */
 export async function statusOfNamespace(
@@ -23,6 +24,25 @@ export async function statusOfNamespace(
     [namespaceId],
   );
   return statusColumn.decodeFirst(res.rows)?.status;
+}
+
+/** The status of each Namespace of `ids` that is not tombstoned (unknown ones are left out). */
+export async function statusesOfNamespaces(
+  q: Queryable,
+  ids: readonly NamespaceId[],
+): Promise<Map<NamespaceId, NamespaceStatus>> {
+  if (ids.length === 0) return new Map();
+  const res = await q.query(
+    `SELECT ${idStatusColumns.select()} FROM namespaces
+      WHERE id = ANY($1::text[]) AND deleted_at IS NULL`,
+    [ids],
+  );
+  return new Map(
+    res.rows.map((raw) => {
+      const row = idStatusColumns.decode(raw);
+      return [row.id, row.status];
+    }),
+  );
 }
 
 /**

@@ -6,7 +6,7 @@
  * worker or the API server was down is found at the latest one period later.
  */
 import type { Logger } from "pino";
-import { requestNamespacePass } from "../work/namespace-pass-request.js";
+import { requestNamespacePasses } from "../work/namespace-pass-batch.js";
 import type { NamespaceWorkKind } from "../work/namespace-work.js";
 import type { WorkQueue } from "../queue/index.js";
 import type { Db } from "../store/db.js";
@@ -24,14 +24,11 @@ export interface ResyncOptions {
 }
 
 const PAGE = 500;
-/**
- * Requests in flight at once within a page: each is a few round trips to PostgreSQL, so one at
- * a time spent 388 s queueing 10,000 Namespaces on a loaded 2-core machine (bench P9). Distinct
- * Namespaces are independent (their own lanes); the worker's pool (10) keeps room for passes.
- */
-const IN_FLIGHT = 4;
 
-/** One resync: requests a pass for every live Namespace; returns how many it covered. */
+/**
+ * One resync: requests a pass for every live Namespace, a page at a time (one batch of
+ * requests per page: `namespace-pass-batch.ts`); returns how many it covered.
+ */
 export async function resyncNamespaces(
   db: Db,
   queue: WorkQueue<NamespaceWorkKind>,
@@ -39,18 +36,11 @@ export async function resyncNamespaces(
   let after = "";
   let covered = 0;
   for (;;) {
-    const page = await liveNamespaceIds(db, after, PAGE);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(IN_FLIGHT, page.length) }, async () => {
-        for (let id = page[next++]; id !== undefined; id = page[next++]) {
-          await requestNamespacePass(db, queue, id, "resync");
-          covered += 1;
-        }
-      }),
-    );
-    const last = page.at(-1);
-    if (last === undefined || page.length < PAGE) return covered;
+    const ids = await liveNamespaceIds(db, after, PAGE);
+    await requestNamespacePasses(db, queue, ids, "resync");
+    covered += ids.length;
+    const last = ids.at(-1);
+    if (last === undefined || ids.length < PAGE) return covered;
     after = last;
   }
 }

@@ -114,8 +114,16 @@ describe("watch reflector against the real API server (as the worker identity)",
         ["foreign", true, true],
         ["foreign", true, false],
       ]);
-      // Cached objects keep what a pass reads and drop managedFields.
-      expect(w.r.store.get(ns, "before")?.metadata).not.toHaveProperty("managedFields");
+      // Cached objects keep what a pass reads and drop managedFields and the rest.
+      const kept = w.r.store.get(ns, "before")?.metadata;
+      expect(kept).not.toHaveProperty("managedFields");
+      expect(kept).not.toHaveProperty("creationTimestamp");
+      expect(Object.keys(kept ?? {}).slice(0, 4)).toEqual([
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+      ]);
       expect(w.r.store.get(ns, "before")?.spec).toEqual({
         podSelector: {},
         policyTypes: ["Ingress"],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ObjectStore, type Cached } from "../../../src/drivers/kubernetes/watch/store.js";
+import type { Cached } from "../../../src/drivers/kubernetes/watch/projection.js";
+import { ObjectStore } from "../../../src/drivers/kubernetes/watch/store.js";
 
 const TENANT = "openclaw.dev/namespace";
 
@@ -60,5 +61,36 @@ describe("ObjectStore: the label index answers what a scan would", () => {
     store.upsert(ns("occ-a", "ns_a"));
     expect(store.withLabel("ns_a")).toBeUndefined();
     expect(names(store.list())).toEqual(["/occ-a"]);
+  });
+});
+
+describe("ObjectStore: small buckets become maps and back", () => {
+  it("answers gets, lists, label reads and removes the same past eight objects in one namespace", () => {
+    const store = new ObjectStore(TENANT);
+    const names12 = Array.from({ length: 12 }, (_, i) => `q${String(i).padStart(2, "0")}`);
+    for (const name of names12) {
+      store.upsert({
+        ...quota("occ-a", "ns_a"),
+        metadata: { ...quota("occ-a", "ns_a").metadata, name },
+      });
+    }
+    store.upsert(quota("occ-b", "ns_a"));
+    expect(store.size).toBe(13);
+    expect(store.get("occ-a", "q11")?.metadata.name).toBe("q11");
+    expect(
+      store
+        .list("occ-a")
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(names12);
+    expect(store.withLabel("ns_a")).toHaveLength(13);
+    expect(store.withLabel("ns_a", "occ-b")).toHaveLength(1);
+    for (const name of names12) store.remove("occ-a", name);
+    expect(store.list("occ-a")).toEqual([]);
+    expect(names(store.withLabel("ns_a"))).toEqual(["occ-b/openclaw-quota"]);
+    expect(store.size).toBe(1);
+    // Removing what is not there changes nothing.
+    expect(store.remove("occ-a", "q00").previous).toBeNull();
+    expect(store.size).toBe(1);
   });
 });

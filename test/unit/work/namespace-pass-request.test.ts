@@ -5,6 +5,7 @@ import {
   RECONCILER_ACTOR,
   requestNamespacePass,
 } from "../../../src/work/namespace-pass-request.js";
+import { requestNamespacePasses } from "../../../src/work/namespace-pass-batch.js";
 import {
   NAMESPACE_WORK_KINDS,
   ensureWorkKey,
@@ -127,5 +128,70 @@ describe("requestNamespacePass", () => {
     expect(await items(id)).toEqual([
       { idempotency_key: ensureWorkKey(id), state: "failed_permanent", actor: "prn_creator" },
     ]);
+  });
+});
+
+describe("requestNamespacePasses: the resync's page at once decides as one by one", () => {
+  /** Each case's Namespace as the API and worker leave it, twice over: one per way of asking. */
+  const CASES: Record<string, () => Promise<NamespaceId>> = {
+    "ready, placement ended": () => namespaceIn("ready", "succeeded"),
+    "degraded, first reconcile item claimed": async () => {
+      const id = await namespaceIn("degraded", "succeeded");
+      await requestNamespacePass(db, queue, id, "resync");
+      await db.query(
+        `UPDATE work_items SET state = 'claimed', claim_token = gen_random_uuid(), claimed_by = 'w',
+                lease_expires_at = now() + interval '1 minute' WHERE idempotency_key = $1`,
+        [reconcileWorkKeys(id)[0]],
+      );
+      return id;
+    },
+    "ready, reconcile item queued later": async () => {
+      const id = await namespaceIn("ready", "succeeded");
+      await requestNamespacePass(db, queue, id, "resync");
+      await db.query(
+        "UPDATE work_items SET available_at = now() + interval '1 hour' WHERE idempotency_key = $1",
+        [reconcileWorkKeys(id)[0]],
+      );
+      return id;
+    },
+    "provisioning, placement ended": () => namespaceIn("provisioning", "failed"),
+    "provisioning, placement queued": () => namespaceIn("provisioning", "queued"),
+    failed: () => namespaceIn("failed", "failed"),
+    deleting: () => namespaceIn("deleting", "failed"),
+    unknown: () => Promise.resolve(newNamespaceId()),
+  };
+
+  const shape = async (id: NamespaceId) =>
+    (await items(id)).map((i) => ({
+      key: i.idempotency_key.replace(id, "<id>"),
+      state: i.state,
+      actor: i.actor,
+    }));
+
+  it("gives each Namespace the outcome and work items a request of its own gives", async () => {
+    const cases = Object.entries(CASES);
+    const single: NamespaceId[] = [];
+    const batched: NamespaceId[] = [];
+    for (const [, make] of cases) {
+      single.push(await make());
+      batched.push(await make());
+    }
+    const results = await requestNamespacePasses(db, queue, batched, "resync");
+    for (const [i, [name]] of cases.entries()) {
+      const [one, many] = [single[i], batched[i]];
+      if (one === undefined || many === undefined) throw new Error(`case ${name} was not made`);
+      const alone = await requestNamespacePass(db, queue, one, "resync");
+      expect({ name, outcome: results.get(many)?.outcome }).toEqual({
+        name,
+        outcome: alone.outcome,
+      });
+      expect({ name, items: await shape(many) }).toEqual({ name, items: await shape(one) });
+    }
+    const due = await db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM work_items
+        WHERE subject = ANY($1::text[]) AND state = 'queued' AND available_at > now()`,
+      [batched.map(namespaceWorkSubject)],
+    );
+    expect(due.rows.map((r) => Number(r.n))).toEqual([0]);
   });
 });

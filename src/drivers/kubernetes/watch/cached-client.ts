@@ -7,7 +7,7 @@ import {
   type ObjectRef,
 } from "../client/index.js";
 import type { Reflector } from "./reflector.js";
-import type { Cached } from "./store.js";
+import type { Cached } from "./projection.js";
 
 /** One term of an equality-based label selector. */
 type Term =

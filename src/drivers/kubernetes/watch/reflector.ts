@@ -1,7 +1,8 @@
 import { clusterCollectionPath, isKubeError, type Kind } from "../client/index.js";
 import { sleep } from "../client/abortable.js";
 import type { KubeTransport } from "../client/transport.js";
-import { ObjectStore, contentChanged, projectObject, type StoreChange } from "./store.js";
+import { contentChanged, Interner, projectObject, type Cached } from "./projection.js";
+import { ObjectStore, type StoreChange } from "./store.js";
 
 /**
  * Why a watch stream was opened again: the server ended it (its `timeoutSeconds`, or the
@@ -36,6 +37,8 @@ export interface ReflectorOptions {
   readonly watchSeconds?: number;
   /** Items per list page. Default 500. */
   readonly pageSize?: number;
+  /** Strings shared with the process's other caches (a tenant's ID is in all of them). */
+  readonly strings?: Interner;
 }
 
 interface ListPage {
@@ -65,6 +68,7 @@ class Expired extends Error {
  */
 export class Reflector {
   readonly store: ObjectStore;
+  private readonly strings: Interner;
   private readonly abort = new AbortController();
   private stream: AbortController | null = null;
   private synced = false;
@@ -76,6 +80,7 @@ export class Reflector {
 
   constructor(readonly opts: ReflectorOptions) {
     this.store = new ObjectStore(opts.indexLabel);
+    this.strings = opts.strings ?? new Interner();
   }
 
   get kind(): Kind {
@@ -172,7 +177,9 @@ export class Reflector {
 
   /** A full, paged list; replaces the cache and reports the difference (none the first time). */
   private async relist(): Promise<void> {
-    const items: unknown[] = [];
+    // Each page is reduced as it arrives: the full objects of a 10,000-item list (their
+    // managedFields included) are never all held at once.
+    const projected: Cached[] = [];
     let token: string | undefined;
     let rv = "";
     do {
@@ -181,13 +188,13 @@ export class Reflector {
         method: "GET",
         path: this.path({ limit: String(this.opts.pageSize ?? 500), continue: token }),
       })) as ListPage;
-      items.push(...(page.items ?? []));
+      for (const raw of page.items ?? []) {
+        const obj = projectObject(this.opts.kind, raw, this.strings);
+        if (obj !== null) projected.push(obj);
+      }
       rv = page.metadata?.resourceVersion ?? rv;
       token = page.metadata?.continue === "" ? undefined : page.metadata?.continue;
     } while (token !== undefined);
-    const projected = items
-      .map((raw) => projectObject(this.opts.kind, raw))
-      .filter((c) => c !== null);
     const first = !this.synced;
     const changes = this.store.replace(projected);
     this.resourceVersion = rv;
@@ -245,7 +252,7 @@ export class Reflector {
         throw new Error(`watch error event: ${JSON.stringify(event.object)}`);
       case "ADDED":
       case "MODIFIED": {
-        const obj = projectObject(this.opts.kind, event.object);
+        const obj = projectObject(this.opts.kind, event.object, this.strings);
         if (obj === null) return;
         const change = this.store.upsert(obj);
         if (rv !== undefined) this.resourceVersion = rv;
@@ -255,7 +262,7 @@ export class Reflector {
         return;
       }
       case "DELETED": {
-        const obj = projectObject(this.opts.kind, event.object);
+        const obj = projectObject(this.opts.kind, event.object, this.strings);
         if (obj === null) return;
         const change = this.store.remove(obj.metadata.namespace ?? "", obj.metadata.name);
         if (rv !== undefined) this.resourceVersion = rv;

@@ -1,83 +1,5 @@
-import { KINDS, type Kind } from "../client/index.js";
-
-/** The metadata a cached object keeps (everything the API server sent but `managedFields`). */
-export interface CachedMeta {
-  readonly name: string;
-  readonly namespace?: string;
-  readonly uid?: string;
-  readonly resourceVersion?: string;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly annotations?: Readonly<Record<string, string>>;
-  readonly [key: string]: unknown;
-}
-
-/** One cached object: the server's JSON reduced to the fields a pass reads, deep-frozen. */
-export interface Cached {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata: CachedMeta;
-  readonly [key: string]: unknown;
-}
-
-/**
- * The top-level fields each watched kind keeps beside `metadata`. A ResourceQuota's `status`
- * (usage, rewritten by the quota controller on every Pod change) is dropped: no pass reads it,
- * and keeping it would turn usage updates into tenant passes. A RoleBinding keeps its identity
- * and its (immutable) `roleRef` only: enough for a pass to see that a tenant's grant still
- * names the tenant role, or was revoked (lifecycle.md §1–2).
- */
-const KEPT_FIELDS: Partial<Record<Kind, readonly string[]>> = {
-  Namespace: ["spec", "status"],
-  NetworkPolicy: ["spec"],
-  ResourceQuota: ["spec"],
-  LimitRange: ["spec"],
-  RoleBinding: ["roleRef"],
-};
-
-const IDENTITY_ONLY: ReadonlySet<Kind> = new Set(["RoleBinding"]);
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const child of Object.values(v)) deepFreeze(child);
-  }
-  return v;
-}
-
-/** Reduces a watched object to what is cached; `null` when it has no name. */
-export function projectObject(kind: Kind, raw: unknown): Cached | null {
-  if (!isRecord(raw) || !isRecord(raw.metadata)) return null;
-  // managedFields is the bulk of most objects and no pass reads it.
-  const meta: Record<string, unknown> = { ...raw.metadata };
-  delete meta.managedFields;
-  if (typeof meta.name !== "string" || meta.name === "") return null;
-  const metadata: CachedMeta = IDENTITY_ONLY.has(kind)
-    ? {
-        name: meta.name,
-        ...(typeof meta.namespace === "string" ? { namespace: meta.namespace } : {}),
-        ...(typeof meta.resourceVersion === "string"
-          ? { resourceVersion: meta.resourceVersion }
-          : {}),
-      }
-    : (meta as CachedMeta);
-  const kept: Record<string, unknown> = {};
-  for (const field of KEPT_FIELDS[kind] ?? []) if (field in raw) kept[field] = raw[field];
-  return deepFreeze({ apiVersion: KINDS[kind].apiVersion, kind, metadata, ...kept });
-}
-
-/** True when two cached objects differ in anything but their resourceVersion. */
-export function contentChanged(a: Cached, b: Cached): boolean {
-  const strip = (c: Cached) => {
-    const meta: Record<string, unknown> = { ...c.metadata };
-    delete meta.resourceVersion;
-    return JSON.stringify({ ...c, metadata: meta });
-  };
-  return strip(a) !== strip(b);
-}
+import type { Cached } from "./projection.js";
+import { contentChanged } from "./projection.js";
 
 /** One change the store saw: what was there before and what is there now. */
 export interface StoreChange {
@@ -88,15 +10,58 @@ export interface StoreChange {
 }
 
 /**
+ * A few objects keyed by namespace and name: an array while small — a Map costs about 200
+ * bytes even for one entry, and each tenant has one per kind per index — and a Map past
+ * {@link SMALL} (the cluster-scoped kinds' one bucket holds every Namespace).
+ */
+type Bucket = Cached[] | Map<string, Cached>;
+const SMALL = 8;
+
+const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+const isAt = (o: Cached, namespace: string, name: string) =>
+  o.metadata.name === name && (o.metadata.namespace ?? "") === namespace;
+
+function bucketGet(b: Bucket, namespace: string, name: string): Cached | undefined {
+  return Array.isArray(b) ? b.find((o) => isAt(o, namespace, name)) : b.get(keyOf(namespace, name));
+}
+
+/** Puts `obj` in `b` (replacing the same object's previous version); returns the bucket. */
+function bucketSet(b: Bucket, namespace: string, obj: Cached): Bucket {
+  const name = obj.metadata.name;
+  if (!Array.isArray(b)) return b.set(keyOf(namespace, name), obj);
+  const at = b.findIndex((o) => isAt(o, namespace, name));
+  if (at >= 0) {
+    b[at] = obj;
+    return b;
+  }
+  // A new array of the exact length: `push` (and spread) would reserve 16 slots more.
+  if (b.length < SMALL) return b.concat([obj]);
+  const map = new Map(b.map((o) => [keyOf(o.metadata.namespace ?? "", o.metadata.name), o]));
+  return map.set(keyOf(namespace, name), obj);
+}
+
+/** `b` without the object; `null` when nothing is left. */
+function bucketDelete(b: Bucket, namespace: string, name: string): Bucket | null {
+  if (!Array.isArray(b)) {
+    b.delete(keyOf(namespace, name));
+    return b.size === 0 ? null : b;
+  }
+  const rest = b.filter((o) => !isAt(o, namespace, name));
+  return rest.length === 0 ? null : rest.slice();
+}
+
+const bucketValues = (b: Bucket): Cached[] => (Array.isArray(b) ? [...b] : [...b.values()]);
+
+/**
  * Objects of one kind by namespace (`""` for cluster-scoped kinds) and name; optionally also
  * by the value of one label (`indexLabel`), so a label-selected read — a pass looking for its
  * tenant's namespace — costs one lookup instead of a scan of every cached object (which made
  * each pass's cost grow with the number of tenants).
  */
 export class ObjectStore {
-  private readonly byNamespace = new Map<string, Map<string, Cached>>();
-  /** `indexLabel`'s value → `namespace/name` → object. */
-  private readonly byLabel = new Map<string, Map<string, Cached>>();
+  private readonly byNamespace = new Map<string, Bucket>();
+  /** `indexLabel`'s value → the objects carrying it. */
+  private readonly byLabel = new Map<string, Bucket>();
   private count = 0;
 
   constructor(readonly indexLabel?: string) {}
@@ -106,13 +71,15 @@ export class ObjectStore {
   }
 
   get(namespace: string, name: string): Cached | undefined {
-    return this.byNamespace.get(namespace)?.get(name);
+    const names = this.byNamespace.get(namespace);
+    return names === undefined ? undefined : bucketGet(names, namespace, name);
   }
 
   /** Every object in one namespace, or every object when `namespace` is undefined. */
   list(namespace?: string): Cached[] {
-    if (namespace !== undefined) return [...(this.byNamespace.get(namespace)?.values() ?? [])];
-    return [...this.byNamespace.values()].flatMap((m) => [...m.values()]);
+    if (namespace === undefined) return [...this.byNamespace.values()].flatMap(bucketValues);
+    const names = this.byNamespace.get(namespace);
+    return names === undefined ? [] : bucketValues(names);
   }
 
   /**
@@ -121,7 +88,8 @@ export class ObjectStore {
    */
   withLabel(value: string, namespace?: string): Cached[] | undefined {
     if (this.indexLabel === undefined) return undefined;
-    const found = [...(this.byLabel.get(value)?.values() ?? [])];
+    const objects = this.byLabel.get(value);
+    const found = objects === undefined ? [] : bucketValues(objects);
     return namespace === undefined
       ? found
       : found.filter((o) => (o.metadata.namespace ?? "") === namespace);
@@ -129,27 +97,26 @@ export class ObjectStore {
 
   upsert(obj: Cached): StoreChange {
     const namespace = obj.metadata.namespace ?? "";
-    let names = this.byNamespace.get(namespace);
-    if (names === undefined) {
-      names = new Map();
-      this.byNamespace.set(namespace, names);
-    }
-    const previous = names.get(obj.metadata.name) ?? null;
+    const previous = this.get(namespace, obj.metadata.name) ?? null;
     if (previous === null) this.count++;
     else if (this.labelOf(previous) !== this.labelOf(obj)) this.unindex(namespace, previous);
-    names.set(obj.metadata.name, obj);
+    this.byNamespace.set(
+      namespace,
+      bucketSet(this.byNamespace.get(namespace) ?? [], namespace, obj),
+    );
     this.index(namespace, obj);
     return { namespace, name: obj.metadata.name, previous, current: obj };
   }
 
   remove(namespace: string, name: string): StoreChange {
+    const previous = this.get(namespace, name) ?? null;
     const names = this.byNamespace.get(namespace);
-    const previous = names?.get(name) ?? null;
-    if (previous !== null) {
-      names?.delete(name);
+    if (previous !== null && names !== undefined) {
+      const rest = bucketDelete(names, namespace, name);
+      if (rest === null) this.byNamespace.delete(namespace);
+      else this.byNamespace.set(namespace, rest);
       this.unindex(namespace, previous);
       this.count--;
-      if (names?.size === 0) this.byNamespace.delete(namespace);
     }
     return { namespace, name, previous, current: null };
   }
@@ -157,20 +124,16 @@ export class ObjectStore {
   private index(namespace: string, obj: Cached): void {
     const value = this.labelOf(obj);
     if (value === undefined) return;
-    let objects = this.byLabel.get(value);
-    if (objects === undefined) {
-      objects = new Map();
-      this.byLabel.set(value, objects);
-    }
-    objects.set(`${namespace}/${obj.metadata.name}`, obj);
+    this.byLabel.set(value, bucketSet(this.byLabel.get(value) ?? [], namespace, obj));
   }
 
   private unindex(namespace: string, obj: Cached): void {
     const value = this.labelOf(obj);
-    if (value === undefined) return;
-    const objects = this.byLabel.get(value);
-    objects?.delete(`${namespace}/${obj.metadata.name}`);
-    if (objects?.size === 0) this.byLabel.delete(value);
+    const objects = value === undefined ? undefined : this.byLabel.get(value);
+    if (value === undefined || objects === undefined) return;
+    const rest = bucketDelete(objects, namespace, obj.metadata.name);
+    if (rest === null) this.byLabel.delete(value);
+    else this.byLabel.set(value, rest);
   }
 
   private labelOf(obj: Cached): string | undefined {

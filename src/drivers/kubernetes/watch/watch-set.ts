@@ -3,6 +3,7 @@ import type { Kind, KubeAccess, RequestCounter, RequestLimiter } from "../client
 import { KubeTransport } from "../client/transport.js";
 import type { ObjectVersion } from "./own-writes.js";
 import { Reflector, type ChangeSource, type WatchRestartReason } from "./reflector.js";
+import { Interner } from "./projection.js";
 import type { StoreChange } from "./store.js";
 
 /**
@@ -71,6 +72,8 @@ export function startWatchSet(opts: WatchSetOptions): WatchSet {
     limiter: opts.limiter,
   });
   const byKind = new Map<Kind, Reflector>();
+  // One table of strings for every cache: a tenant's ID and namespace name are in all of them.
+  const strings = new Interner();
   const touched = (kind: Kind, change: StoreChange, source: ChangeSource): void => {
     const rv = change.current?.metadata.resourceVersion;
     const version =
@@ -100,6 +103,7 @@ export function startWatchSet(opts: WatchSetOptions): WatchSet {
           touched(kind, change, source);
         },
         onRestart: (reason, err) => opts.onRestart?.(kind, reason, err),
+        strings,
         ...(opts.watchSeconds !== undefined ? { watchSeconds: opts.watchSeconds } : {}),
         ...(opts.maxBackoffMs !== undefined ? { maxBackoffMs: opts.maxBackoffMs } : {}),
       }),
