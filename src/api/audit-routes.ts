@@ -3,7 +3,7 @@
  * administrators. Reading it is itself not audited unless denied.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { Db } from "../store/db.js";
+import type { Db } from "../services/handles.js";
 import { listAuditEventsAsAdministrator } from "../services/operations/audit-events.js";
 import { PageEnvelope } from "../contract/envelopes.js";
 import { AuditEventSchema, AuditQuerySchema } from "../contract/audit.js";

@@ -5,8 +5,7 @@
  * table in `errors.ts`. Server-side failures are logged once, here; client errors are not.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { DependencyUnavailableError } from "../store/guarded-db.js";
-import { ServiceError } from "../services/errors.js";
+import { DependencyUnavailableError, ServiceError } from "../services/errors.js";
 import { DETAIL_CODES, type DetailCode, type ErrorDetail } from "../contract/errors.js";
 import { statusOf } from "./errors.js";
 import { REQUEST_ID_HEADER } from "./request-context.js";

@@ -3,7 +3,7 @@
  * `src/services/operations/workers.ts`.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { Db } from "../store/db.js";
+import type { Db } from "../services/handles.js";
 import { WorkerReportListSchema } from "../contract/workers.js";
 import { listWorkersAsAdministrator } from "../services/operations/workers.js";
 import { callerOf, envelope } from "./request-context.js";

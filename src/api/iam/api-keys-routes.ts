@@ -3,20 +3,23 @@
  * revoke. No route ever returns a key's hash.
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { listApiKeys, type ApiKeyRecord } from "../../iam/api-keys.js";
 import { asIamId } from "../../domain/iam/ids.js";
-import type { Db } from "../../store/db.js";
+import type { Db } from "../../services/handles.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { errorResponses, op } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
-import { issueApiKeyAsAdministrator, revokeApiKeyStep } from "../../services/iam/api-keys.js";
-import { presentApiKey } from "./present.js";
+import {
+  issueApiKeyAsAdministrator,
+  listApiKeys,
+  revokeApiKeyStep,
+} from "../../services/iam/api-keys.js";
+import { presentApiKey } from "../../services/iam/present.js";
 import {
   deleteOneRoute,
+  iamResource,
   listOfPrincipalRoute,
   security,
   tags,
-  type IamResource,
 } from "./resource-routes.js";
 import {
   ApiKeyIdSchema,
@@ -27,13 +30,13 @@ import {
   PrincipalIdSchema,
 } from "../../contract/iam.js";
 
-const apiKey: IamResource<"apiKey", ApiKeyRecord, typeof ApiKeySchema> = {
+const apiKey = iamResource({
   idKind: "apiKey",
   idSchema: ApiKeyIdSchema,
   resourceKind: "api_key",
   schema: ApiKeySchema,
   present: presentApiKey,
-};
+});
 
 export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
   app,

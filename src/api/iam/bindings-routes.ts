@@ -2,14 +2,23 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Static } from "@sinclair/typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
-import { getBinding, listBindings } from "../../iam/bindings.js";
-import type { BindingFilter, BindingRecord } from "../../iam/bindings.js";
 import { asIamId } from "../../domain/iam/ids.js";
-import type { Db } from "../../store/db.js";
-import { createBindingAsAdministrator, removeBinding } from "../../services/iam/bindings.js";
-import { presentBinding } from "./present.js";
-import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
-import type { IamResource } from "./resource-routes.js";
+import type { Db } from "../../services/handles.js";
+import {
+  createBindingAsAdministrator,
+  getBinding,
+  listBindings,
+  removeBinding,
+  type BindingFilter,
+} from "../../services/iam/bindings.js";
+import { presentBinding } from "../../services/iam/present.js";
+import {
+  createOneRoute,
+  deleteOneRoute,
+  getOneRoute,
+  iamResource,
+  listPageRoute,
+} from "./resource-routes.js";
 import { op } from "../schemas.js";
 import {
   BindingIdSchema,
@@ -18,13 +27,13 @@ import {
   CreateBindingBodySchema,
 } from "../../contract/iam.js";
 
-const binding: IamResource<"binding", BindingRecord, typeof BindingSchema> = {
+const binding = iamResource({
   idKind: "binding",
   idSchema: BindingIdSchema,
   resourceKind: "binding",
   schema: BindingSchema,
   present: presentBinding,
-};
+});
 
 function namespaceIdOf(value: string | null | undefined): NamespaceId | null {
   if (value === null || value === undefined) return null;

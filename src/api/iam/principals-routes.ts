@@ -1,11 +1,20 @@
 /** `/principals`: create, list, read and delete users and service principals. */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { getPrincipal, listPrincipals, type PrincipalRecord } from "../../iam/principals.js";
-import type { Db } from "../../store/db.js";
-import { createPrincipalAsAdministrator, removePrincipal } from "../../services/iam/principals.js";
-import { presentPrincipal } from "./present.js";
-import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
-import type { IamResource } from "./resource-routes.js";
+import type { Db } from "../../services/handles.js";
+import {
+  createPrincipalAsAdministrator,
+  getPrincipal,
+  listPrincipals,
+  removePrincipal,
+} from "../../services/iam/principals.js";
+import { presentPrincipal } from "../../services/iam/present.js";
+import {
+  createOneRoute,
+  deleteOneRoute,
+  getOneRoute,
+  iamResource,
+  listPageRoute,
+} from "./resource-routes.js";
 import { op } from "../schemas.js";
 import {
   CreatePrincipalBodySchema,
@@ -13,13 +22,13 @@ import {
   PrincipalSchema,
 } from "../../contract/iam.js";
 
-const principal: IamResource<"principal", PrincipalRecord, typeof PrincipalSchema> = {
+const principal = iamResource({
   idKind: "principal",
   idSchema: PrincipalIdSchema,
   resourceKind: "principal",
   schema: PrincipalSchema,
   present: presentPrincipal,
-};
+});
 
 export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
   app,

@@ -2,19 +2,14 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
 import { asIamId } from "../../domain/iam/ids.js";
-import { listRestrictions, type RestrictionRecord } from "../../iam/restrictions.js";
-import type { Db } from "../../store/db.js";
+import type { Db } from "../../services/handles.js";
 import {
   createRestrictionAsAdministrator,
+  listRestrictions,
   removeRestriction,
 } from "../../services/iam/restrictions.js";
-import { presentRestriction } from "./present.js";
-import {
-  createOneRoute,
-  deleteOneRoute,
-  listPageRoute,
-  type IamResource,
-} from "./resource-routes.js";
+import { presentRestriction } from "../../services/iam/present.js";
+import { createOneRoute, deleteOneRoute, iamResource, listPageRoute } from "./resource-routes.js";
 import { op } from "../schemas.js";
 import {
   CreateRestrictionBodySchema,
@@ -22,13 +17,13 @@ import {
   RestrictionSchema,
 } from "../../contract/iam.js";
 
-const restriction: IamResource<"restriction", RestrictionRecord, typeof RestrictionSchema> = {
+const restriction = iamResource({
   idKind: "restriction",
   idSchema: RestrictionIdSchema,
   resourceKind: "restriction",
   schema: RestrictionSchema,
   present: presentRestriction,
-};
+});
 
 export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
   app,

@@ -1,21 +1,30 @@
 /** `/roles`: create, list, read and delete roles (named sets of permissions). */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { getRole, listRoles, type RoleRecord } from "../../iam/roles.js";
-import type { Db } from "../../store/db.js";
-import { createRoleAsAdministrator, removeRole } from "../../services/iam/roles.js";
-import { presentRole } from "./present.js";
-import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
-import type { IamResource } from "./resource-routes.js";
+import type { Db } from "../../services/handles.js";
+import {
+  createRoleAsAdministrator,
+  getRole,
+  listRoles,
+  removeRole,
+} from "../../services/iam/roles.js";
+import { presentRole } from "../../services/iam/present.js";
+import {
+  createOneRoute,
+  deleteOneRoute,
+  getOneRoute,
+  iamResource,
+  listPageRoute,
+} from "./resource-routes.js";
 import { op } from "../schemas.js";
 import { CreateRoleBodySchema, RoleIdSchema, RoleSchema } from "../../contract/iam.js";
 
-const role: IamResource<"role", RoleRecord, typeof RoleSchema> = {
+const role = iamResource({
   idKind: "role",
   idSchema: RoleIdSchema,
   resourceKind: "role",
   schema: RoleSchema,
   present: presentRole,
-};
+});
 
 export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
   app,

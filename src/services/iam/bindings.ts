@@ -45,3 +45,6 @@ export async function removeBinding(
   if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such binding.");
   return { result: gone, resourceId: id };
 }
+
+/** The read use cases of `/bindings`: the records, optionally filtered. */
+export { getBinding, listBindings, type BindingFilter } from "../../iam/bindings.js";

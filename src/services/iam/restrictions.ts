@@ -57,3 +57,6 @@ export async function removeRestriction(
   if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such restriction.");
   return { result: gone, resourceId: id };
 }
+
+/** The read use case of `/restrictions`. */
+export { listRestrictions } from "../../iam/restrictions.js";

@@ -139,3 +139,6 @@ export async function revokeSessionStep(
   if (record === undefined) throw new ServiceError("NOT_FOUND", "No such session.");
   return { result: record, resourceId: id, details: { principalId: record.principalId } };
 }
+
+/** The read use case of a principal's live sessions (never their tokens). */
+export { listLiveSessions } from "../../iam/sessions.js";
