@@ -23,8 +23,9 @@ import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
 import { checkRecoveryAccount, loadAuthRuntime } from "./auth-runtime.js";
 import { loadExternalProviders } from "./external-providers.js";
-import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
-import { requireBoundNamespaceRecord } from "./preprovisioned-bound-record.js";
+import { preprovisionedClusterOf } from "../drivers/preprovisioned-cluster.js";
+import { rebindPreprovisionedAtStartup } from "../services/preprovisioned/rebind.js";
+import { requireBoundNamespaceRecord } from "../services/preprovisioned/bound-record.js";
 import { createTenantDrivers } from "../drivers/factory.js";
 import { markedNamespacesOf } from "../drivers/marked-namespaces.js";
 import { startOrphanScan } from "../worker/orphan-scan.js";
@@ -34,7 +35,7 @@ import {
   missingGrantsWarning,
   startupProfile,
   verifyPreprovisionedNamespaceAtStartup,
-} from "./preprovisioned-startup.js";
+} from "../services/preprovisioned/startup.js";
 
 /** The process environment as startup reads it (`OCC_PREPROVISIONED_NAMESPACE`). */
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -98,7 +99,11 @@ export async function startApiProcess(opts: {
   const drivers = createTenantDrivers(kubernetes, driverProfileOf(opts.config, binding));
   if (binding !== null) {
     try {
-      const missing = await apiGrantFailuresAtStartup(kubernetes, opts.config, binding);
+      const missing = await apiGrantFailuresAtStartup(
+        preprovisionedClusterOf(kubernetes),
+        opts.config,
+        binding,
+      );
       if (missing.length > 0) opts.logger.warn(missingGrantsWarning("api", binding, missing));
     } catch (err) {
       kubernetes.close();
@@ -173,7 +178,11 @@ export async function startWorkerProcess(opts: {
       limiter,
     });
     try {
-      const missing = await verifyPreprovisionedNamespaceAtStartup(probe, opts.config, binding);
+      const missing = await verifyPreprovisionedNamespaceAtStartup(
+        preprovisionedClusterOf(probe),
+        opts.config,
+        binding,
+      );
       if (missing.length > 0) opts.logger.warn(missingGrantsWarning("worker", binding, missing));
     } finally {
       probe.close();
