@@ -23,6 +23,7 @@ import {
 } from "../domain/input/display-names.js";
 import { DISPLAY_NAME_FORMAT, PLAIN_TEXT_FORMAT, registerFormats } from "../contract/formats.js";
 import type { DetailCode } from "../contract/errors.js";
+import { fieldOf } from "../domain/input/unknowns.js";
 
 /** The most details one error lists (the iterator is lazy; the rest are never computed). */
 export const MAX_DETAILS = 20;
@@ -80,7 +81,7 @@ export interface ValidationFailure {
  */
 function failureMessage(error: ValueError, keyword: DetailCode, path: string): string {
   if (error.type !== ValueErrorType.StringFormat) return keyword;
-  const format = (error.schema as { format?: unknown }).format;
+  const format = fieldOf(error.schema, "format");
   const check =
     format === DISPLAY_NAME_FORMAT
       ? checkDisplayName

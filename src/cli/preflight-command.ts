@@ -29,6 +29,7 @@ import {
 } from "../drivers/kubernetes/rbac-objects.js";
 import { OPENSHELL_TENANT_ROLE, TENANT_CLUSTER_ROLES } from "../drivers/kubernetes/rbac-rules.js";
 import { parseSubject } from "./subjects.js";
+import { messageOf } from "../domain/input/unknowns.js";
 
 /** Stands in for a tenant that does not exist yet: any existing tenant marker is foreign. */
 const NEW_TENANT = "ns_preflight-candidate";
@@ -51,7 +52,7 @@ export async function readCandidate(
       return await request();
     } catch (err) {
       throw new Error(
-        `cannot ${step}: ${(err as Error).message}; run preflight with an identity that may read it`,
+        `cannot ${step}: ${messageOf(err)}; run preflight with an identity that may read it`,
       );
     }
   };
@@ -65,7 +66,7 @@ export async function readCandidate(
     read(`list the RoleBindings in ${name}`, () => client.list("RoleBinding", { namespace: name })),
     read("list the ClusterRoleBindings", () => client.list("ClusterRoleBinding")),
     tenantId === undefined
-      ? Promise.resolve([] as K8sNamespace[])
+      ? Promise.resolve<K8sNamespace[]>([])
       : read(`list the namespaces labelled ${LABELS.namespace}=${tenantId}`, () =>
           client.list("Namespace", { labelSelector: `${LABELS.namespace}=${tenantId}` }),
         ),

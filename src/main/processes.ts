@@ -99,11 +99,8 @@ export async function startApiProcess(opts: {
   const drivers = createTenantDrivers(kubernetes, driverProfileOf(opts.config, binding));
   if (binding !== null) {
     try {
-      const missing = await apiGrantFailuresAtStartup(
-        preprovisionedClusterOf(kubernetes),
-        opts.config,
-        binding,
-      );
+      const cluster = preprovisionedClusterOf(kubernetes);
+      const missing = await apiGrantFailuresAtStartup(cluster, opts.config, binding);
       if (missing.length > 0) opts.logger.warn(missingGrantsWarning("api", binding, missing));
     } catch (err) {
       kubernetes.close();
@@ -178,11 +175,8 @@ export async function startWorkerProcess(opts: {
       limiter,
     });
     try {
-      const missing = await verifyPreprovisionedNamespaceAtStartup(
-        preprovisionedClusterOf(probe),
-        opts.config,
-        binding,
-      );
+      const cluster = preprovisionedClusterOf(probe);
+      const missing = await verifyPreprovisionedNamespaceAtStartup(cluster, opts.config, binding);
       if (missing.length > 0) opts.logger.warn(missingGrantsWarning("worker", binding, missing));
     } finally {
       probe.close();

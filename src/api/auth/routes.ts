@@ -20,6 +20,7 @@ import { errorResponses, noSecurity, op, publicErrorResponses, security } from "
 import { callerOf, envelope } from "../request-context.js";
 import { checkOrigin, clearSessionCookie, setSessionCookie } from "./session-auth.js";
 import type { AuthRuntime } from "../../services/signin/runtime.js";
+import { fieldOf } from "../../domain/input/unknowns.js";
 
 const tags = ["auth"];
 
@@ -49,8 +50,8 @@ export const authRoutes: FastifyPluginCallbackTypebox<{
   app.register(rateLimit, { global: false }).after(() => {
     const perAddress = limiter(app, auth.limits.perAddress, (r) => `address:${r.ip}`);
     const perAccount = limiter(app, auth.limits.perAccount, (r) => {
-      const body = r.body as { user?: unknown } | undefined;
-      return `account:${typeof body?.user === "string" ? body.user.toLowerCase() : ""}`;
+      const user = fieldOf(r.body, "user");
+      return `account:${typeof user === "string" ? user.toLowerCase() : ""}`;
     });
     app.post(
       "/auth/password",
