@@ -3,9 +3,7 @@
  * principal's live sessions, revoke one. Each needs `installation:administer`, like every IAM
  * route, and is audited.
  */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { asIamId } from "../../domain/iam/ids.js";
-import type { Db } from "../../services/handles.js";
 import { SessionIdSchema, SessionSchema, SetPasswordBodySchema } from "../../contract/auth.js";
 import { IdParams, PrincipalIdSchema } from "../../contract/iam.js";
 import { setPasswordAsAdministrator } from "../../services/signin/password.js";
@@ -19,6 +17,7 @@ import {
   iamResource,
   security,
   tags,
+  dbRoutes,
 } from "../iam/resource-routes.js";
 
 const session = iamResource({
@@ -29,11 +28,7 @@ const session = iamResource({
   present: presentSession,
 });
 
-export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
+export const sessionAdminRoutes = dbRoutes((app, db) => {
   app.put(
     "/principals/:id/password",
     {
@@ -83,5 +78,4 @@ export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db 
     statuses: [403, 404],
     remove: revokeSessionStep,
   });
-  done();
-};
+});

@@ -2,9 +2,7 @@
  * API keys of a principal: issue (the key is in that response only), list (metadata only) and
  * revoke. No route ever returns a key's hash.
  */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { asIamId } from "../../domain/iam/ids.js";
-import type { Db } from "../../services/handles.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { errorResponses, op } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
@@ -20,6 +18,7 @@ import {
   listOfPrincipalRoute,
   security,
   tags,
+  dbRoutes,
 } from "./resource-routes.js";
 import {
   ApiKeyIdSchema,
@@ -38,11 +37,7 @@ const apiKey = iamResource({
   present: presentApiKey,
 });
 
-export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
+export const apiKeyRoutes = dbRoutes((app, db) => {
   app.post(
     "/principals/:id/api-keys",
     {
@@ -89,5 +84,4 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     statuses: [403, 404],
     remove: revokeApiKeyStep,
   });
-  done();
-};
+});

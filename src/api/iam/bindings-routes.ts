@@ -1,9 +1,7 @@
 /** `/bindings`: give a principal a role Installation-wide or in one Namespace, list, remove. */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Static } from "@sinclair/typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
 import { asIamId } from "../../domain/iam/ids.js";
-import type { Db } from "../../services/handles.js";
 import {
   createBindingAsAdministrator,
   getBinding,
@@ -12,13 +10,7 @@ import {
   type BindingFilter,
 } from "../../services/iam/bindings.js";
 import { presentBinding } from "../../services/iam/present.js";
-import {
-  createOneRoute,
-  deleteOneRoute,
-  getOneRoute,
-  iamResource,
-  listPageRoute,
-} from "./resource-routes.js";
+import * as routes from "./resource-routes.js";
 import { op } from "../schemas.js";
 import {
   BindingIdSchema,
@@ -27,7 +19,7 @@ import {
   CreateBindingBodySchema,
 } from "../../contract/iam.js";
 
-const binding = iamResource({
+const binding = routes.iamResource({
   idKind: "binding",
   idSchema: BindingIdSchema,
   resourceKind: "binding",
@@ -51,12 +43,8 @@ function filterOf(query: Static<typeof BindingQuerySchema>): BindingFilter {
   };
 }
 
-export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
-  createOneRoute(app, db, binding, {
+export const bindingRoutes = routes.dbRoutes((app, db) => {
+  routes.createOneRoute(app, db, binding, {
     url: "/bindings",
     doc: op(
       "createBinding",
@@ -73,7 +61,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
       }),
   });
 
-  listPageRoute(app, db, binding, {
+  routes.listPageRoute(app, db, binding, {
     url: "/bindings",
     doc: op(
       "listBindings",
@@ -85,7 +73,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
     list: (q, page, { query }) => listBindings(q, filterOf(query), page),
   });
 
-  getOneRoute(app, db, binding, {
+  routes.getOneRoute(app, db, binding, {
     url: "/bindings/:id",
     doc: op("getBinding", "Read a binding", "Read a binding."),
     action: "bindings.read",
@@ -93,12 +81,11 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
     get: getBinding,
   });
 
-  deleteOneRoute(app, db, binding, {
+  routes.deleteOneRoute(app, db, binding, {
     url: "/bindings/:id",
     doc: op("deleteBinding", "Delete a binding", "Remove a binding."),
     action: "bindings.delete",
     statuses: [403, 404],
     remove: removeBinding,
   });
-  done();
-};
+});

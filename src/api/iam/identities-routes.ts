@@ -3,10 +3,8 @@
  * (`DELETE` with `issuer` and `subject` in the query). Every route needs
  * `installation:administer`, like the rest of IAM administration.
  */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { asIamId } from "../../domain/iam/ids.js";
-import type { Db } from "../../services/handles.js";
 import { administer } from "../../services/iam/administer.js";
 import {
   linkIdentityAsAdministrator,
@@ -23,16 +21,12 @@ import {
 } from "../../contract/identities.js";
 import { errorResponses, op } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
-import { security, tags } from "./resource-routes.js";
+import { security, tags, dbRoutes } from "./resource-routes.js";
 
 const URL = "/principals/:id/identities";
 const params = IdParams(PrincipalIdSchema);
 
-export const identityRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
+export const identityRoutes = dbRoutes((app, db) => {
   app.post(
     URL,
     {
@@ -119,5 +113,4 @@ export const identityRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> =
       return envelope(request, presentIdentity(gone));
     },
   );
-  done();
-};
+});

@@ -1,6 +1,4 @@
 /** `/principals`: create, list, read and delete users and service principals. */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { Db } from "../../services/handles.js";
 import {
   createPrincipalAsAdministrator,
   getPrincipal,
@@ -8,13 +6,7 @@ import {
   removePrincipal,
 } from "../../services/iam/principals.js";
 import { presentPrincipal } from "../../services/iam/present.js";
-import {
-  createOneRoute,
-  deleteOneRoute,
-  getOneRoute,
-  iamResource,
-  listPageRoute,
-} from "./resource-routes.js";
+import * as routes from "./resource-routes.js";
 import { op } from "../schemas.js";
 import {
   CreatePrincipalBodySchema,
@@ -22,7 +14,7 @@ import {
   PrincipalSchema,
 } from "../../contract/iam.js";
 
-const principal = iamResource({
+const principal = routes.iamResource({
   idKind: "principal",
   idSchema: PrincipalIdSchema,
   resourceKind: "principal",
@@ -30,12 +22,8 @@ const principal = iamResource({
   present: presentPrincipal,
 });
 
-export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
-  createOneRoute(app, db, principal, {
+export const principalRoutes = routes.dbRoutes((app, db) => {
+  routes.createOneRoute(app, db, principal, {
     url: "/principals",
     doc: op("createPrincipal", "Create a principal", "Create a principal (a user or a service)."),
     body: CreatePrincipalBodySchema,
@@ -43,14 +31,14 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
     create: createPrincipalAsAdministrator,
   });
 
-  listPageRoute(app, db, principal, {
+  routes.listPageRoute(app, db, principal, {
     url: "/principals",
     doc: op("listPrincipals", "List principals", "List live principals."),
     action: "principals.list",
     list: listPrincipals,
   });
 
-  getOneRoute(app, db, principal, {
+  routes.getOneRoute(app, db, principal, {
     url: "/principals/:id",
     doc: op("getPrincipal", "Read a principal", "Read a live principal."),
     action: "principals.read",
@@ -58,7 +46,7 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
     get: getPrincipal,
   });
 
-  deleteOneRoute(app, db, principal, {
+  routes.deleteOneRoute(app, db, principal, {
     url: "/principals/:id",
     doc: op(
       "deletePrincipal",
@@ -69,5 +57,4 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
     statuses: [403, 404, 409],
     remove: removePrincipal,
   });
-  done();
-};
+});

@@ -32,6 +32,16 @@ import { IdParams, PrincipalIdSchema } from "../../contract/iam.js";
 /** The Fastify instance an IAM routes plugin registers on. */
 export type IamApp = Parameters<FastifyPluginCallbackTypebox<{ readonly db: Db }>>[0];
 
+/** A routes plugin over the database: `register` adds its routes to `app`. */
+export function dbRoutes(
+  register: (app: IamApp, db: Db) => void,
+): FastifyPluginCallbackTypebox<{ readonly db: Db }> {
+  return (app, { db }, done) => {
+    register(app, db);
+    done();
+  };
+}
+
 /** The OpenAPI tag and security requirement of every IAM route. */
 export const tags: ApiTag[] = ["iam"];
 export const security = [{ apiKey: [] }];
