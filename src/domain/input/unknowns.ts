@@ -36,3 +36,11 @@ export function listeningPort(address: unknown): number {
   if (typeof port !== "number") throw new Error("the server is not listening on a TCP port");
   return port;
 }
+
+/**
+ * The keys of a record whose keys are exactly `K` (a vocabulary table written out in full):
+ * the one place that tells TypeScript what `Object.keys` cannot know.
+ */
+export function keysOf<K extends string>(table: Readonly<Record<K, unknown>>): K[] {
+  return Object.keys(table) as K[];
+}

@@ -51,7 +51,7 @@ function assertionsIn(sf: ts.SourceFile): number {
 }
 
 /** Type assertions in src/ today; the goal is 30. Lower it whenever a change removes some. */
-const MOST_ASSERTIONS = 60;
+const MOST_ASSERTIONS = 57;
 
 describe("the plain checks of the architecture", () => {
   it("src/contract imports only src/domain", () => {
