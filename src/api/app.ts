@@ -18,11 +18,17 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Registry } from "prom-client";
-import type { QueueConfig } from "../queue/work-items.js";
-import type { PolicyCache } from "../iam/policy-cache.js";
-import type { Db } from "../store/db.js";
-import type { RequiredSchema } from "../store/schema-version.js";
-import { agentQueueConfig, type AgentWorkKind } from "../work/agent-work.js";
+import {
+  agentQueueConfig,
+  guardDatabase,
+  namespaceQueueConfig,
+  type AgentWorkKind,
+  type Db,
+  type NamespaceWorkKind,
+  type PolicyCache,
+  type QueueConfig,
+  type RequiredSchema,
+} from "../services/handles.js";
 import { agentRoutes } from "./agents/routes.js";
 import { auditRoutes } from "./audit-routes.js";
 import { authRoutes } from "./auth/routes.js";
@@ -39,7 +45,6 @@ import {
   BUNDLED_KUBERNETES_COMPUTE,
   type ComputeSelection,
 } from "../services/compute-selection.js";
-import { guardDatabase } from "../store/guarded-db.js";
 import { frameworkErrorHandler, registerErrorHandler } from "./error-handler.js";
 import { ServiceError } from "../services/errors.js";
 import { healthRoutes, registerHttpMetrics } from "./health.js";
@@ -58,7 +63,6 @@ import { orphanRoutes } from "./namespaces/orphan-routes.js";
 import { inspectionRoutes } from "./namespaces/inspection-routes.js";
 import type { InspectionDeps } from "../services/namespaces/inspection.js";
 import type { OrphanServiceDeps } from "../services/namespaces/orphans.js";
-import { namespaceQueueConfig, type NamespaceWorkKind } from "../work/namespace-work.js";
 import { openApiRoutes, registerOpenApi } from "./openapi.js";
 import { registerConsole } from "./console.js";
 import { registerNotFound } from "./not-found.js";

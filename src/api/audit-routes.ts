@@ -2,19 +2,14 @@
  * `GET /audit-events` (control-plane.md §2, §6): the audit trail, newest first, paged, for
  * administrators. Reading it is itself not audited unless denied.
  */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { Db } from "../store/db.js";
 import { listAuditEventsAsAdministrator } from "../services/operations/audit-events.js";
 import { PageEnvelope } from "../contract/envelopes.js";
 import { AuditEventSchema, AuditQuerySchema } from "../contract/audit.js";
 import { errorResponses, op, security, type ApiTag } from "./schemas.js";
 import { callerOf, pageEnvelope } from "./request-context.js";
+import { dbRoutes } from "./iam/resource-routes.js";
 
-export const auditRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
+export const auditRoutes = dbRoutes((app, db) => {
   app.get(
     "/audit-events",
     {
@@ -35,5 +30,4 @@ export const auditRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
       return pageEnvelope(request, page.items, page.next);
     },
   );
-  done();
-};
+});

@@ -18,6 +18,7 @@ import { statusOf } from "./errors.js";
 import type { ErrorCode } from "../contract/errors.js";
 import { newRequestId, REQUEST_ID_HEADER } from "./request-context.js";
 import type { ErrorEnvelope } from "../contract/envelopes.js";
+import { errnoCodeOf } from "../domain/input/unknowns.js";
 
 /** The largest request head (URL and headers) node accepts: its default `maxHeaderSize`. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -33,10 +34,6 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
  */
 export function timeoutCheckIntervalMs(timeoutMs: number): number {
   return Math.min(1_000, Math.max(50, Math.floor(timeoutMs / 10)));
-}
-
-interface ClientError {
-  readonly code?: unknown;
 }
 
 /** The envelope's code and message for a client error's node code (`HPE_…`, `ERR_…`). */
@@ -161,7 +158,7 @@ export function registerHttpRefusals(app: FastifyInstance): void {
  * request's bytes, an API key among them.
  */
 export function clientErrorHandler(this: FastifyInstance, err: Error, socket: Socket): void {
-  const code = (err as ClientError).code;
+  const code = errnoCodeOf(err);
   if (code === "ECONNRESET" || socket.destroyed) return;
   const error = clientErrorOf(code);
   const requestId = newRequestId();

@@ -18,6 +18,7 @@ import type { FastifyInstance } from "fastify";
 import helmet from "@fastify/helmet";
 import fastifyStatic from "@fastify/static";
 import { ServiceError } from "../services/errors.js";
+import { fieldOf } from "../domain/input/unknowns.js";
 
 /** Where `npm run build` puts the console: `<repository or /app>/dist/console`. */
 export const CONSOLE_ASSETS = fileURLToPath(new URL("../../dist/console/", import.meta.url));
@@ -62,7 +63,8 @@ export async function registerConsole(
         "The console is not built: run `npm run build` (it writes dist/console).",
       );
     }
-    const path = (request.params as { "*"?: string })["*"] ?? "";
+    const wildcard = fieldOf(request.params, "*");
+    const path = typeof wildcard === "string" ? wildcard : "";
     if (ASSET.test(path) && existsSync(`${assets}${path}`)) {
       // Hashed names never change; the page itself is always asked for again.
       const immutable = path.startsWith("assets/");

@@ -5,12 +5,12 @@
  * table in `errors.ts`. Server-side failures are logged once, here; client errors are not.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { DependencyUnavailableError } from "../store/guarded-db.js";
-import { ServiceError } from "../services/errors.js";
+import { DependencyUnavailableError, ServiceError } from "../services/errors.js";
 import { DETAIL_CODES, type DetailCode, type ErrorDetail } from "../contract/errors.js";
 import { statusOf } from "./errors.js";
 import { REQUEST_ID_HEADER } from "./request-context.js";
 import type { ErrorEnvelope } from "../contract/envelopes.js";
+import { fieldOf, oneOf } from "../domain/input/unknowns.js";
 
 interface FastifyLikeError {
   readonly statusCode?: unknown;
@@ -23,7 +23,7 @@ function asFastifyLike(err: unknown): FastifyLikeError {
 }
 
 function isDetailCode(value: unknown): value is DetailCode {
-  return typeof value === "string" && (DETAIL_CODES as readonly string[]).includes(value);
+  return oneOf(DETAIL_CODES, value) !== undefined;
 }
 
 /** Schema failures reported by `validation.ts`, as envelope details under `/body`, `/querystring`… */
@@ -31,11 +31,12 @@ function validationDetails(err: FastifyLikeError): ErrorDetail[] {
   const context = typeof err.validationContext === "string" ? err.validationContext : "request";
   const list: unknown[] = Array.isArray(err.validation) ? err.validation : [];
   return list.map((v) => {
-    const item = asFastifyLike(v) as { keyword?: unknown; instancePath?: unknown };
-    const path = typeof item.instancePath === "string" ? item.instancePath : "";
+    const instancePath = fieldOf(v, "instancePath");
+    const path = typeof instancePath === "string" ? instancePath : "";
+    const keyword = fieldOf(v, "keyword");
     return {
       path: `/${context}${path}`,
-      code: isDetailCode(item.keyword) ? item.keyword : "invalid_value",
+      code: isDetailCode(keyword) ? keyword : "invalid_value",
     };
   });
 }
@@ -44,8 +45,8 @@ function validationDetails(err: FastifyLikeError): ErrorDetail[] {
 function validationRules(err: FastifyLikeError): string[] {
   const list: unknown[] = Array.isArray(err.validation) ? err.validation : [];
   const rules = list.flatMap((v) => {
-    const item = asFastifyLike(v) as { keyword?: unknown; message?: unknown };
-    return typeof item.message === "string" && item.message !== item.keyword ? [item.message] : [];
+    const message = fieldOf(v, "message");
+    return typeof message === "string" && message !== fieldOf(v, "keyword") ? [message] : [];
   });
   return [...new Set(rules)];
 }

@@ -10,13 +10,8 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Counter, Histogram, type Registry } from "prom-client";
-import { ping, type Db } from "../store/db.js";
-import {
-  readSchemaStatus,
-  schemaOutdatedMessage,
-  type RequiredSchema,
-} from "../store/schema-version.js";
-import { ServiceError } from "../services/errors.js";
+import type { Db, RequiredSchema } from "../services/handles.js";
+import { checkReadiness } from "../services/operations/readiness.js";
 import { envelope } from "./request-context.js";
 import { DataEnvelope } from "../contract/envelopes.js";
 import { MetricsTextSchema, StatusSchema } from "../contract/health.js";
@@ -34,20 +29,6 @@ export interface HealthRoutesOptions {
    * `DATABASE_SCHEMA_OUTDATED` while the database lacks one (e.g. restored from a backup).
    */
   readonly schema?: RequiredSchema | undefined;
-}
-
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new Error(`timed out after ${ms} ms`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
@@ -90,18 +71,7 @@ export const healthRoutes: FastifyPluginCallbackTypebox<HealthRoutesOptions> = (
       },
     },
     async (request) => {
-      const schema = opts.schema;
-      const status = await withTimeout(
-        schema === undefined ? ping(opts.db).then(() => null) : readSchemaStatus(opts.db, schema),
-        opts.readinessTimeoutMs ?? 2_000,
-      ).catch((err: unknown) => {
-        throw new ServiceError("DEPENDENCY_UNAVAILABLE", "The database does not answer.", {
-          cause: err,
-        });
-      });
-      if (status !== null && status.missing.length > 0) {
-        throw new ServiceError("DATABASE_SCHEMA_OUTDATED", schemaOutdatedMessage(status));
-      }
+      await checkReadiness(opts.db, opts.schema, opts.readinessTimeoutMs ?? 2_000);
       return envelope(request, { status: "ready" });
     },
   );

@@ -97,9 +97,9 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as Buffer));
+      done(null, parseJsonBody(typeof body === "string" ? Buffer.from(body) : body));
     } catch (err) {
-      done(err as Error, undefined);
+      done(err instanceof Error ? err : new Error(String(err)), undefined);
     }
   });
 }

@@ -17,13 +17,14 @@ import {
   type FastifyReply,
   type FastifyRequest,
 } from "fastify";
-import { bearerToken } from "../iam/api-key-secret.js";
-import { authenticateApiKey } from "../iam/api-keys.js";
-import type { PolicyCache } from "../iam/policy-cache.js";
-import type { Db } from "../store/db.js";
+import type { Db, PolicyCache } from "../services/handles.js";
 import type { Caller } from "../services/authorization.js";
-import type { AuthSettings } from "../config/auth-settings.js";
-import { authenticateSession } from "../iam/sessions.js";
+import type { AuthSettings } from "../services/signin/runtime.js";
+import {
+  authenticateKey,
+  authenticateSessionToken,
+  bearerToken,
+} from "../services/signin/authenticate.js";
 import { checkOrigin, presentedSession, type PresentedSession } from "./auth/session-auth.js";
 import { ServiceError } from "../services/errors.js";
 
@@ -98,28 +99,12 @@ export function registerAuthentication(
       return;
     }
     if (bearer === undefined) throw new ServiceError("UNAUTHENTICATED");
-    let result;
-    try {
-      result = await (policy === undefined
-        ? authenticateApiKey(db, bearer)
-        : policy.authenticate(bearer));
-    } catch (err) {
-      throw new ServiceError(
-        "DEPENDENCY_UNAVAILABLE",
-        "The API key could not be checked; retry later.",
-        { cause: err },
-      );
-    }
+    const result = await authenticateKey(db, policy, bearer, request.id);
     if (result.outcome === "rejected") {
       request.log.info({ reason: result.reason }, "api key rejected");
       throw new ServiceError("UNAUTHENTICATED");
     }
-    request.caller = {
-      principalId: result.principal.id,
-      requestId: request.id,
-      policy,
-      credential: { kind: "api_key", keyId: result.principal.keyId },
-    };
+    request.caller = result.caller;
   });
 }
 
@@ -135,33 +120,12 @@ async function sessionCaller(
     throw new ServiceError("UNAUTHENTICATED", "The session is not valid; sign in again.");
   }
   if (session.via === "cookie") checkOrigin(request, settings, false);
-  let found;
-  try {
-    found = await (policy === undefined
-      ? authenticateSession(db, session.token)
-      : policy.authenticateSession(session.token));
-  } catch (err) {
-    throw new ServiceError(
-      "DEPENDENCY_UNAVAILABLE",
-      "The session could not be checked; retry later.",
-      { cause: err },
-    );
-  }
-  if (found === undefined) {
+  const caller = await authenticateSessionToken(db, policy, session.token, request.id);
+  if (caller === undefined) {
     request.log.info({ reason: "ended_or_unknown" }, "session rejected");
     throw new ServiceError("UNAUTHENTICATED", "The session has ended; sign in again.");
   }
-  return {
-    principalId: found.principal.id,
-    requestId: request.id,
-    policy,
-    credential: {
-      kind: "session",
-      sessionId: found.sessionId,
-      method: found.method,
-      expiresAt: found.until,
-    },
-  };
+  return caller;
 }
 
 /**

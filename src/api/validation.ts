@@ -22,46 +22,53 @@ import {
   displayNameMessage,
 } from "../domain/input/display-names.js";
 import { DISPLAY_NAME_FORMAT, PLAIN_TEXT_FORMAT, registerFormats } from "../contract/formats.js";
-import type { DetailCode } from "../contract/errors.js";
+import { DETAIL_CODES, type DetailCode } from "../contract/errors.js";
+import { fieldOf } from "../domain/input/unknowns.js";
 
 /** The most details one error lists (the iterator is lazy; the rest are never computed). */
 export const MAX_DETAILS = 20;
 
+/** TypeBox's error types by the API's detail code they map to; any other is `invalid_type`. */
+const ERROR_TYPES_BY_CODE: Readonly<Partial<Record<DetailCode, readonly ValueErrorType[]>>> = {
+  required: [ValueErrorType.ObjectRequiredProperty],
+  unknown_field: [ValueErrorType.ObjectAdditionalProperties],
+  invalid_format: [
+    ValueErrorType.StringFormat,
+    ValueErrorType.StringFormatUnknown,
+    ValueErrorType.StringPattern,
+  ],
+  too_short: [
+    ValueErrorType.StringMinLength,
+    ValueErrorType.ArrayMinItems,
+    ValueErrorType.ObjectMinProperties,
+  ],
+  too_long: [
+    ValueErrorType.StringMaxLength,
+    ValueErrorType.ArrayMaxItems,
+    ValueErrorType.ObjectMaxProperties,
+  ],
+  out_of_range: [
+    ValueErrorType.IntegerMaximum,
+    ValueErrorType.IntegerMinimum,
+    ValueErrorType.IntegerExclusiveMaximum,
+    ValueErrorType.IntegerExclusiveMinimum,
+    ValueErrorType.NumberMaximum,
+    ValueErrorType.NumberMinimum,
+    ValueErrorType.NumberExclusiveMaximum,
+    ValueErrorType.NumberExclusiveMinimum,
+  ],
+  invalid_value: [ValueErrorType.Literal, ValueErrorType.Union, ValueErrorType.ArrayUniqueItems],
+};
+
+const DETAIL_CODE_OF_TYPE: ReadonlyMap<ValueErrorType, DetailCode> = new Map(
+  DETAIL_CODES.flatMap((code) =>
+    (ERROR_TYPES_BY_CODE[code] ?? []).map((type) => [type, code] as const),
+  ),
+);
+
 /** The closed mapping from TypeBox's error types to the API's detail codes. */
 export function detailCodeOf(error: Pick<ValueError, "type">): DetailCode {
-  switch (error.type) {
-    case ValueErrorType.ObjectRequiredProperty:
-      return "required";
-    case ValueErrorType.ObjectAdditionalProperties:
-      return "unknown_field";
-    case ValueErrorType.StringFormat:
-    case ValueErrorType.StringFormatUnknown:
-    case ValueErrorType.StringPattern:
-      return "invalid_format";
-    case ValueErrorType.StringMinLength:
-    case ValueErrorType.ArrayMinItems:
-    case ValueErrorType.ObjectMinProperties:
-      return "too_short";
-    case ValueErrorType.StringMaxLength:
-    case ValueErrorType.ArrayMaxItems:
-    case ValueErrorType.ObjectMaxProperties:
-      return "too_long";
-    case ValueErrorType.IntegerMaximum:
-    case ValueErrorType.IntegerMinimum:
-    case ValueErrorType.IntegerExclusiveMaximum:
-    case ValueErrorType.IntegerExclusiveMinimum:
-    case ValueErrorType.NumberMaximum:
-    case ValueErrorType.NumberMinimum:
-    case ValueErrorType.NumberExclusiveMaximum:
-    case ValueErrorType.NumberExclusiveMinimum:
-      return "out_of_range";
-    case ValueErrorType.Literal:
-    case ValueErrorType.Union:
-    case ValueErrorType.ArrayUniqueItems:
-      return "invalid_value";
-    default:
-      return "invalid_type";
-  }
+  return DETAIL_CODE_OF_TYPE.get(error.type) ?? "invalid_type";
 }
 
 /** One failure as Fastify carries it on `error.validation`. */
@@ -80,7 +87,7 @@ export interface ValidationFailure {
  */
 function failureMessage(error: ValueError, keyword: DetailCode, path: string): string {
   if (error.type !== ValueErrorType.StringFormat) return keyword;
-  const format = (error.schema as { format?: unknown }).format;
+  const format = fieldOf(error.schema, "format");
   const check =
     format === DISPLAY_NAME_FORMAT
       ? checkDisplayName

@@ -2,19 +2,14 @@
  * `GET /workers`: what each worker process last reported; the use case is
  * `src/services/operations/workers.ts`.
  */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import type { Db } from "../store/db.js";
 import { WorkerReportListSchema } from "../contract/workers.js";
 import { listWorkersAsAdministrator } from "../services/operations/workers.js";
 import { callerOf, envelope } from "./request-context.js";
 import { DataEnvelope } from "../contract/envelopes.js";
 import { errorResponses, op, security, type ApiTag } from "./schemas.js";
+import { dbRoutes } from "./iam/resource-routes.js";
 
-export const workerRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
+export const workerRoutes = dbRoutes((app, db) => {
   app.get(
     "/workers",
     {
@@ -33,5 +28,4 @@ export const workerRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
       return envelope(request, await listWorkersAsAdministrator(db, callerOf(request)));
     },
   );
-  done();
-};
+});

@@ -25,6 +25,7 @@ import {
   type Method,
 } from "./openapi-client.js";
 import { currentServer, storedSession } from "./session-store.js";
+import { messageOf } from "../domain/input/unknowns.js";
 
 export interface ApiClientOptions {
   server?: string;
@@ -110,7 +111,7 @@ async function credentialOf(
     try {
       return (await readFile(opts.apiKeyFile, "utf8")).trim();
     } catch (err) {
-      throw new Error(`cannot read --api-key-file ${opts.apiKeyFile}: ${(err as Error).message}`);
+      throw new Error(`cannot read --api-key-file ${opts.apiKeyFile}: ${messageOf(err)}`);
     }
   }
   const key = env.OCC_API_KEY;
@@ -145,7 +146,7 @@ export async function apiClientFrom(
         answer = await sendText(http, method, path, ...init);
       } catch (err) {
         throw new Error(
-          `cannot reach the OCC API at ${server}: ${(err as Error).message}; check --server / OCC_API_URL`,
+          `cannot reach the OCC API at ${server}: ${messageOf(err)}; check --server / OCC_API_URL`,
         );
       }
       const res = answer.response;

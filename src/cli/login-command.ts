@@ -9,7 +9,14 @@ import { Option, type Command } from "commander";
 import { WhoAmISchema } from "../contract/auth.js";
 import { ApiRequestError, apiClientFrom, requestAs, withApiClientOptions } from "./api-client.js";
 import { loginThroughProvider, signedInAs } from "./oidc-login.js";
-import { bodyOf, NOT_JSON, occHttpClient, sendText, type TextAnswer } from "./openapi-client.js";
+import {
+  bodyOf,
+  errorOf,
+  NOT_JSON,
+  occHttpClient,
+  sendText,
+  type TextAnswer,
+} from "./openapi-client.js";
 import { passwordFromFile, promptPassword } from "./password-input.js";
 import {
   currentServer,
@@ -19,6 +26,7 @@ import {
   storedSession,
   storeSession,
 } from "./session-store.js";
+import { messageOf } from "../domain/input/unknowns.js";
 
 async function serverOf(flag: string | undefined, current = false): Promise<string> {
   const fallback = current ? await currentServer() : undefined;
@@ -48,18 +56,16 @@ async function signIn(server: string, user: string, password: string) {
       body: { user, password },
     });
   } catch (err) {
-    throw new Error(`cannot reach the OCC API at ${server}: ${(err as Error).message}`);
+    throw new Error(`cannot reach the OCC API at ${server}: ${messageOf(err)}`);
   }
   const res = answer.response;
   if (res.status !== 204) {
     const json = bodyOf(answer);
-    const body = (json === NOT_JSON ? {} : json) as {
-      error?: { code?: string; message?: string };
-    };
+    const error = errorOf(json === NOT_JSON ? {} : json);
     throw new ApiRequestError(
       res.status,
-      body.error?.code ?? `HTTP_${res.status}`,
-      body.error?.message ?? res.statusText,
+      error.code ?? `HTTP_${res.status}`,
+      error.message ?? res.statusText,
     );
   }
   const session = sessionFromSetCookie(res.headers);

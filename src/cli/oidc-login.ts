@@ -10,10 +10,10 @@
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Type } from "@sinclair/typebox";
 import { parseAs } from "./api-client.js";
 import { bodyOf, NOT_JSON, occHttpClient, sendText } from "./openapi-client.js";
+import { listeningPort } from "../domain/input/unknowns.js";
 
 const CliTokenSchema = Type.Object({
   data: Type.Object({ token: Type.String(), expiresAt: Type.String() }),
@@ -90,7 +90,7 @@ export async function loginThroughProvider(
     server.listen(0, "127.0.0.1", resolve);
   });
   try {
-    const port = (server.address() as AddressInfo).port;
+    const port = listeningPort(server.address());
     const start = new URL("/auth/oidc/start", opts.server);
     start.search = new URLSearchParams({
       provider: opts.provider,

@@ -12,6 +12,7 @@ import createClient, {
   type RequestBodyOption,
 } from "openapi-fetch";
 import type { paths } from "./generated/openapi.js";
+import { fieldOf } from "../domain/input/unknowns.js";
 
 /** The generated client over the whole document. */
 export type OccHttpClient = Client<paths>;
@@ -73,6 +74,17 @@ export function sendText<M extends Method, P extends ApiPath<M>>(
 /** A body that is not JSON. */
 export const NOT_JSON: unique symbol = Symbol("not JSON");
 
+/** The `error` of an error envelope (`{ error: { code, message } }`), each part if present. */
+export function errorOf(body: unknown): { code: string | undefined; message: string | undefined } {
+  const error = fieldOf(body, "error");
+  const code = fieldOf(error, "code");
+  const message = fieldOf(error, "message");
+  return {
+    code: typeof code === "string" ? code : undefined,
+    message: typeof message === "string" ? message : undefined,
+  };
+}
+
 /**
  * The JSON body of an answer read as text: `{}` when empty, {@link NOT_JSON} when it is not
  * JSON. (On an error status openapi-fetch has already tried `JSON.parse`: what is still a
@@ -82,7 +94,8 @@ export function bodyOf(answer: TextAnswer): unknown {
   if (answer.response.ok) {
     if (answer.data === undefined || answer.data === "") return {};
     try {
-      return JSON.parse(answer.data) as unknown;
+      const parsed: unknown = JSON.parse(answer.data);
+      return parsed;
     } catch {
       return NOT_JSON;
     }

@@ -88,8 +88,13 @@ export function render<T>(
     case "yaml":
       return stringify(doc).trimEnd();
     case "table":
-      return table(list ? (value as readonly T[]) : [value as T], columns);
+      return table(isList(value) ? value : [value], columns);
   }
+}
+
+/** `value` is a list of rows (not one row). */
+function isList<T>(value: T | readonly T[]): value is readonly T[] {
+  return Array.isArray(value);
 }
 
 /** A result line on stdout (what scripts capture). */

@@ -3,11 +3,14 @@
  * terminal that does not echo. Never from an argument, where `ps` and shell history see it.
  */
 import { readFile } from "node:fs/promises";
+import { errnoCodeOf } from "../domain/input/unknowns.js";
 
 /** Reads all of standard input. */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of process.stdin) {
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  }
   return Buffer.concat(chunks).toString("utf8");
 }
 
@@ -17,9 +20,7 @@ export async function passwordFromFile(file: string, flag: string): Promise<stri
   try {
     text = file === "-" ? await readStdin() : await readFile(file, "utf8");
   } catch (err) {
-    throw new Error(
-      `cannot read ${flag} ${file}: ${(err as NodeJS.ErrnoException).code ?? "error"}`,
-    );
+    throw new Error(`cannot read ${flag} ${file}: ${errnoCodeOf(err) ?? "error"}`);
   }
   const password = text.replace(/\r?\n$/, "");
   if (password === "") throw new Error(`${flag} ${file} is empty`);

@@ -24,13 +24,11 @@ import {
   type ObjectClient,
 } from "../drivers/kubernetes/client/index.js";
 import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
-import { preprovisionedBindingFromEnv } from "../main/preprovisioned-startup.js";
-import { renderPreprovisionedYaml } from "../main/preprovisioned-render.js";
-import {
-  openVerifyOptions,
-  verifyPreprovisioned,
-  type VerifyFlags,
-} from "../main/preprovisioned-verify.js";
+import { preprovisionedBindingFromEnv } from "../services/preprovisioned/startup.js";
+import { renderPreprovisionedYaml } from "../drivers/preprovisioned-render.js";
+import { openVerifyOptions, type VerifyFlags } from "../main/preprovisioned-verify.js";
+import { verifyPreprovisioned } from "../services/preprovisioned/verify.js";
+import { preprovisionedClusterOf } from "../drivers/preprovisioned-cluster.js";
 import {
   configFromOptions,
   missingGatewayRouting,
@@ -163,7 +161,12 @@ export function registerPreprovisionedCommands(program: Command): void {
     const client = clientFor(opts, config);
     const extra = await openVerifyOptions(opts, config);
     try {
-      const failures = await verifyPreprovisioned(client, config, binding, extra.options);
+      const failures = await verifyPreprovisioned(
+        preprovisionedClusterOf(client),
+        config,
+        binding,
+        extra.options,
+      );
       const name = currentManagedName(binding.namespaceId);
       if (failures.length === 0) {
         console.log(`namespace ${name} passes every check: adoption would pass`);

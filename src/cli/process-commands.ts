@@ -12,7 +12,7 @@ import {
   type InstallationConfig,
 } from "../config/installation-config.js";
 import { openDatabase } from "../main/database.js";
-import { startupProfile } from "../main/preprovisioned-startup.js";
+import { startupProfile } from "../services/preprovisioned/startup.js";
 import { ping, type Db } from "../store/db.js";
 import { requiredSchema, requireSchema } from "../store/schema-version.js";
 import {

@@ -9,6 +9,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { errnoCodeOf } from "../domain/input/unknowns.js";
 
 const StoredSessionSchema = Type.Object({
   session: Type.String({ minLength: 1 }),
@@ -45,7 +46,7 @@ async function load(env: NodeJS.ProcessEnv): Promise<Store> {
   try {
     text = await readFile(sessionsFile(env), "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { sessions: {} };
+    if (errnoCodeOf(err) === "ENOENT") return { sessions: {} };
     throw err;
   }
   let parsed: unknown;

@@ -19,8 +19,9 @@ import {
   type ApiClientOptions,
 } from "./api-client.js";
 import { grantHintOf } from "./grant-hint.js";
-import { bodyOf, NOT_JSON, occHttpClient, sendText } from "./openapi-client.js";
+import { bodyOf, errorOf, NOT_JSON, occHttpClient, sendText } from "./openapi-client.js";
 import { outputOption, print, render, type Column, type OutputFormat } from "./output.js";
+import { messageOf } from "../domain/input/unknowns.js";
 
 function ageOf(iso: string, now: number): string {
   const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
@@ -52,14 +53,14 @@ async function readiness(server: string): Promise<{ ready: boolean; text: string
     const res = answer.response;
     const json = bodyOf(answer);
     if (json === NOT_JSON) throw new Error(`HTTP ${res.status} with a body that is not JSON`);
-    const body = json as { error?: { code?: string; message?: string } };
     if (res.ok) return { ready: true, text: "ready" };
+    const error = errorOf(json);
     return {
       ready: false,
-      text: `not ready: ${body.error?.code ?? `HTTP_${res.status}`}: ${body.error?.message ?? ""}`,
+      text: `not ready: ${error.code ?? `HTTP_${res.status}`}: ${error.message ?? ""}`,
     };
   } catch (err) {
-    return { ready: false, text: `unreachable at ${server}: ${(err as Error).message}` };
+    return { ready: false, text: `unreachable at ${server}: ${messageOf(err)}` };
   }
 }
 

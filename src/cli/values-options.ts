@@ -8,6 +8,7 @@
 import type { Command } from "commander";
 import { installationConfigFromValues, loadChartValues } from "../config/chart-values.js";
 import { loadInstallationConfig, type InstallationConfig } from "../config/installation-config.js";
+import { fieldOf } from "../domain/input/unknowns.js";
 
 export interface ValuesOptions {
   config?: string;
@@ -91,10 +92,7 @@ export async function serviceAccountDefaults(
   });
   const name = (component: "api" | "worker", fallback: string): string => {
     const section = values[component];
-    const v =
-      typeof section === "object" && section !== null
-        ? (section as Record<string, unknown>).serviceAccountName
-        : undefined;
+    const v = fieldOf(section, "serviceAccountName");
     return typeof v === "string" && v !== "" ? v : fallback;
   };
   return {

@@ -13,6 +13,7 @@ import { openshellGatewayProblems } from "./openshell-settings.js";
 import { TEST_INSECURE_OIDC_ENV, validateAuthSection, type AuthSettings } from "./auth-settings.js";
 import type { RbacSubject } from "../domain/placement/k8s-objects.js";
 import type { RateLimit } from "../domain/input/token-bucket.js";
+import { fieldOf, messageOf } from "../domain/input/unknowns.js";
 
 export type DriverSelection = "kubernetes" | { readonly module: string };
 
@@ -152,7 +153,7 @@ function leafErrors(error: ValueError): ValueError[] {
   if (error.errors.length === 0) return [error];
   const nested = error.errors
     .flatMap((branch) => [...branch])
-    .filter((e) => (e.schema as { type?: unknown }).type !== "null")
+    .filter((e) => fieldOf(e.schema, "type") !== "null")
     .flatMap(leafErrors);
   return nested.length === 0 ? [error] : nested;
 }
@@ -278,14 +279,14 @@ export async function readYamlFile(path: string): Promise<unknown> {
     text = await readFile(path, "utf8");
   } catch (err) {
     throw new ConfigurationError(path, [
-      { key: "(file)", message: `cannot read ${path}: ${(err as Error).message}` },
+      { key: "(file)", message: `cannot read ${path}: ${messageOf(err)}` },
     ]);
   }
   try {
     return parse(text);
   } catch (err) {
     throw new ConfigurationError(path, [
-      { key: "(file)", message: `not valid YAML: ${(err as Error).message}` },
+      { key: "(file)", message: `not valid YAML: ${messageOf(err)}` },
     ]);
   }
 }

@@ -25,6 +25,7 @@ import {
   isLabelKey,
   isLabelValue,
 } from "../domain/index.js";
+import { oneOf } from "../domain/input/unknowns.js";
 
 type Manifest = Readonly<Record<string, unknown>>;
 
@@ -101,7 +102,7 @@ export function openshellGatewayProblems(gateway: {
       }
       if (
         kind === "NetworkPolicy" &&
-        ((Object.values(NETWORK_POLICY_NAMES) as string[]).includes(name) ||
+        (oneOf(Object.values(NETWORK_POLICY_NAMES), name) !== undefined ||
           name.startsWith(AGENT_EGRESS_PREFIX))
       ) {
         problems.push({

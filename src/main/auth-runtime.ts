@@ -17,6 +17,7 @@ import { isPrincipalId } from "../domain/iam/ids.js";
 import { getPrincipal } from "../iam/principals.js";
 import { DEFAULT_SIGN_IN_LIMITS, type AuthRuntime } from "../services/signin/runtime.js";
 import { DEFAULT_SESSION_LIFETIMES } from "../services/signin/sessions.js";
+import { errnoCodeOf } from "../domain/input/unknowns.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -47,7 +48,7 @@ export async function readSessionKey(path: string): Promise<Buffer> {
     throw new ConfigurationError(path, [
       {
         key: "auth.sessionKeyFile",
-        message: `auth.sessionKeyFile: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? "error"}`,
+        message: `auth.sessionKeyFile: cannot read ${path}: ${errnoCodeOf(err) ?? "error"}`,
       },
     ]);
   }

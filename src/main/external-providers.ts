@@ -16,6 +16,7 @@ import {
   insecureLoopbackAllowed,
   type ExternalProviderSettings,
 } from "../services/signin/external-providers.js";
+import { errnoCodeOf } from "../domain/input/unknowns.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -27,7 +28,7 @@ async function secretFile(key: string, path: string): Promise<string> {
     throw new ConfigurationError(path, [
       {
         key,
-        message: `${key}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? "error"}`,
+        message: `${key}: cannot read ${path}: ${errnoCodeOf(err) ?? "error"}`,
       },
     ]);
   }

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from "pino";
+import { errnoCodeOf } from "../domain/input/unknowns.js";
 
 /** Lines wait in the buffer until it holds this many bytes, or {@link FLUSH_EVERY_MS} passes. */
 const BUFFER_BYTES = 4096;
@@ -58,7 +59,7 @@ const destinations = new WeakMap<Logger, DestinationStream & { flushSync(): void
 
 /** fsync is refused on pipes, sockets, terminals and /dev/null; the lines were written all the same. */
 function fsyncUnsupported(err: Error): boolean {
-  const code = (err as NodeJS.ErrnoException).code;
+  const code = errnoCodeOf(err);
   return code === "EINVAL" || code === "ENOTSUP";
 }
 

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import { listeningPort } from "../domain/input/unknowns.js";
 
 export interface MetricsServer {
   readonly url: string;
@@ -79,9 +79,8 @@ export async function startMetricsServer(
     server.once("error", reject);
     server.listen(port, host, resolve);
   });
-  const addr = server.address() as AddressInfo;
   return {
-    url: `http://${host}:${addr.port}`,
+    url: `http://${host}:${listeningPort(server.address())}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {

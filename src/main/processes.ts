@@ -20,15 +20,16 @@ import { requestNamespacePass } from "../work/namespace-pass-request.js";
 import { startWorkerWatches } from "./worker-watches.js";
 import { checkRecoveryAccount, loadAuthRuntime } from "./auth-runtime.js";
 import { loadExternalProviders } from "./external-providers.js";
-import { rebindPreprovisionedAtStartup } from "./preprovisioned-rebind.js";
-import { requireBoundNamespaceRecord } from "./preprovisioned-bound-record.js";
+import { preprovisionedClusterOf } from "../drivers/preprovisioned-cluster.js";
+import { rebindPreprovisionedAtStartup } from "../services/preprovisioned/rebind.js";
+import { requireBoundNamespaceRecord } from "../services/preprovisioned/bound-record.js";
 import { startOrphanScan } from "../worker/orphan-scan.js";
 import {
   apiGrantFailuresAtStartup,
   missingGrantsWarning,
   startupProfile,
   verifyPreprovisionedNamespaceAtStartup,
-} from "./preprovisioned-startup.js";
+} from "../services/preprovisioned/startup.js";
 
 /** The process environment as startup reads it (`OCC_PREPROVISIONED_NAMESPACE`). */
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -88,7 +89,8 @@ export async function startApiProcess(opts: {
   opts.metrics?.countKubernetesRequests(runtime.requests);
   if (binding !== null) {
     try {
-      const missing = await apiGrantFailuresAtStartup(runtime.client, opts.config, binding);
+      const cluster = preprovisionedClusterOf(runtime.client);
+      const missing = await apiGrantFailuresAtStartup(cluster, opts.config, binding);
       if (missing.length > 0) opts.logger.warn(missingGrantsWarning("api", binding, missing));
     } catch (err) {
       runtime.close();
@@ -158,7 +160,7 @@ export async function startWorkerProcess(opts: {
   if (binding !== null) {
     await requireBoundNamespaceRecord(opts.db, binding);
     const missing = await withWorkerClient({ config: opts.config, limiter }, (probe) =>
-      verifyPreprovisionedNamespaceAtStartup(probe, opts.config, binding),
+      verifyPreprovisionedNamespaceAtStartup(preprovisionedClusterOf(probe), opts.config, binding),
     );
     if (missing.length > 0) opts.logger.warn(missingGrantsWarning("worker", binding, missing));
   }

@@ -16,7 +16,7 @@ import {
   recordWorkerStopped,
   type WorkerRefusal,
 } from "../store/worker-reports.js";
-import { STARTUP_MESSAGES, StartupRefusedError } from "./preprovisioned-startup.js";
+import { STARTUP_MESSAGES, StartupRefusedError } from "../services/preprovisioned/startup.js";
 
 /** The startup checks a worker runs, in order; a refusal names the one that refused. */
 export const WORKER_STARTUP_CHECKS = [

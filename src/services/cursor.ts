@@ -33,7 +33,8 @@ export function decodeCursor<I extends string>(
     parsed = undefined;
   }
   if (Array.isArray(parsed) && parsed.length === 2) {
-    const [time, id] = parsed as unknown[];
+    const time: unknown = parsed[0];
+    const id: unknown = parsed[1];
     const at = typeof time === "string" ? new Date(time) : undefined;
     // Years the database can hold and this API could have written; anything else is forged.
     const year = at?.getUTCFullYear() ?? Number.NaN;

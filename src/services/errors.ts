@@ -64,3 +64,6 @@ export class ServiceError extends Error {
 export function isServiceError(err: unknown): err is ServiceError {
   return err instanceof ServiceError;
 }
+
+/** The database could not be used (503), raised by the guarded database handle. */
+export { DependencyUnavailableError } from "../store/guarded-db.js";

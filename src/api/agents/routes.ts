@@ -19,7 +19,7 @@ import {
   RevisionParamsSchema,
   RevisionSchema,
 } from "../../contract/agents.js";
-import { presentAgent, presentRevision } from "./present.js";
+import { presentAgent, presentRevision } from "../../services/agents/present.js";
 import { agents, type AgentServiceDeps } from "../../services/agents/agents.js";
 import { resourceRoutes } from "../tenant/resource-routes.js";
 

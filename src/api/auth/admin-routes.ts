@@ -3,54 +3,32 @@
  * principal's live sessions, revoke one. Each needs `installation:administer`, like every IAM
  * route, and is audited.
  */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { asIamId } from "../../domain/iam/ids.js";
-import { listLiveSessions, type SessionRecord } from "../../iam/sessions.js";
-import type { Db } from "../../store/db.js";
 import { SessionIdSchema, SessionSchema, SetPasswordBodySchema } from "../../contract/auth.js";
-import type { SessionView } from "../../contract/auth.js";
 import { IdParams, PrincipalIdSchema } from "../../contract/iam.js";
 import { setPasswordAsAdministrator } from "../../services/signin/password.js";
-import { revokeSessionStep } from "../../services/signin/sessions.js";
+import { listLiveSessions, revokeSessionStep } from "../../services/signin/sessions.js";
+import { presentSession } from "../../services/iam/present.js";
 import { errorResponses, op } from "../schemas.js";
 import { callerOf } from "../request-context.js";
 import {
   deleteOneRoute,
   listOfPrincipalRoute,
+  iamResource,
   security,
   tags,
-  type IamResource,
+  dbRoutes,
 } from "../iam/resource-routes.js";
 
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-
-function presentSession(s: SessionRecord): SessionView {
-  return {
-    id: s.id,
-    principalId: s.principalId,
-    method: s.method,
-    clientAddress: s.clientAddress,
-    userAgent: s.userAgent,
-    createdAt: s.createdAt.toISOString(),
-    lastSeenAt: s.lastSeenAt.toISOString(),
-    expiresAt: s.expiresAt.toISOString(),
-    revokedAt: iso(s.revokedAt),
-  };
-}
-
-const session: IamResource<"session", SessionRecord, typeof SessionSchema> = {
+const session = iamResource({
   idKind: "session",
   idSchema: SessionIdSchema,
   resourceKind: "session",
   schema: SessionSchema,
   present: presentSession,
-};
+});
 
-export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
+export const sessionAdminRoutes = dbRoutes((app, db) => {
   app.put(
     "/principals/:id/password",
     {
@@ -100,5 +78,4 @@ export const sessionAdminRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db 
     statuses: [403, 404],
     remove: revokeSessionStep,
   });
-  done();
-};
+});

@@ -19,7 +19,7 @@ import {
 import type { ExternalProviders } from "../../services/signin/external-providers.js";
 import type { AuthRuntime } from "../../services/signin/runtime.js";
 import { startSession } from "../../services/signin/sessions.js";
-import type { Db } from "../../store/db.js";
+import type { Db } from "../../services/handles.js";
 import { ServiceError } from "../../services/errors.js";
 import { Closed, DataEnvelope, DateTime, literalUnion } from "../../contract/envelopes.js";
 import { errorResponses, noSecurity, op } from "../schemas.js";

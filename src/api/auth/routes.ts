@@ -9,18 +9,10 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
-import type { Db } from "../../store/db.js";
+import type { Db } from "../../services/handles.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
-import {
-  INSTALLATION_PERMISSION_NAMES,
-  PasswordSignInBodySchema,
-  ProvidersSchema,
-  WhoAmISchema,
-  type WhoAmIView,
-} from "../../contract/auth.js";
-import { getPrincipal } from "../../iam/principals.js";
-import { authorize } from "../../iam/authorizer.js";
-import { formatPermission, INSTALLATION_ONLY_PERMISSIONS } from "../../domain/iam/vocabulary.js";
+import { PasswordSignInBodySchema, ProvidersSchema, WhoAmISchema } from "../../contract/auth.js";
+import { whoAmI } from "../../services/signin/whoami.js";
 import { passwordSignIn } from "../../services/signin/password.js";
 import { signOut } from "../../services/signin/sessions.js";
 import { ServiceError } from "../../services/errors.js";
@@ -28,6 +20,7 @@ import { errorResponses, noSecurity, op, publicErrorResponses, security } from "
 import { callerOf, envelope } from "../request-context.js";
 import { checkOrigin, clearSessionCookie, setSessionCookie } from "./session-auth.js";
 import type { AuthRuntime } from "../../services/signin/runtime.js";
+import { fieldOf } from "../../domain/input/unknowns.js";
 
 const tags = ["auth"];
 
@@ -57,8 +50,8 @@ export const authRoutes: FastifyPluginCallbackTypebox<{
   app.register(rateLimit, { global: false }).after(() => {
     const perAddress = limiter(app, auth.limits.perAddress, (r) => `address:${r.ip}`);
     const perAccount = limiter(app, auth.limits.perAccount, (r) => {
-      const body = r.body as { user?: unknown } | undefined;
-      return `account:${typeof body?.user === "string" ? body.user.toLowerCase() : ""}`;
+      const user = fieldOf(r.body, "user");
+      return `account:${typeof user === "string" ? user.toLowerCase() : ""}`;
     });
     app.post(
       "/auth/password",
@@ -132,30 +125,7 @@ export const authRoutes: FastifyPluginCallbackTypebox<{
         response: { 200: DataEnvelope(WhoAmISchema), ...errorResponses() },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const principal = await getPrincipal(db, caller.principalId);
-      const credential = caller.credential;
-      if (principal === undefined || credential === undefined) {
-        throw new ServiceError("UNAUTHENTICATED");
-      }
-      const held = await Promise.all(
-        INSTALLATION_ONLY_PERMISSIONS.map(async (permission) =>
-          (await authorize(db, principal.id, { permission })).allowed
-            ? formatPermission(permission)
-            : undefined,
-        ),
-      );
-      const view: WhoAmIView = {
-        installationPermissions: INSTALLATION_PERMISSION_NAMES.filter((p) => held.includes(p)),
-        principal: { id: principal.id, kind: principal.kind, name: principal.name },
-        credential:
-          credential.kind === "api_key"
-            ? credential
-            : { ...credential, expiresAt: credential.expiresAt.toISOString() },
-      };
-      return envelope(request, view);
-    },
+    async (request) => envelope(request, await whoAmI(db, callerOf(request))),
   );
 
   app.get(

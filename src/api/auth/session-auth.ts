@@ -16,10 +16,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fastifyCookie from "@fastify/cookie";
-import { isLoopbackHost, type AuthSettings } from "../../config/auth-settings.js";
 import { SESSION_COOKIE } from "../../contract/auth.js";
-import { isSessionToken } from "../../iam/sessions.js";
-import type { AuthRuntime } from "../../services/signin/runtime.js";
+import { isSessionToken } from "../../services/signin/authenticate.js";
+import {
+  isLoopbackHost,
+  type AuthRuntime,
+  type AuthSettings,
+} from "../../services/signin/runtime.js";
 import { ServiceError } from "../../services/errors.js";
 
 /** Registers cookie parsing and signing with the session key. */

@@ -13,7 +13,7 @@ import {
   CreateConfigurationBodySchema,
   UpdateConfigurationBodySchema,
 } from "../../contract/configurations.js";
-import { presentConfiguration } from "./present.js";
+import { presentConfiguration } from "../../services/tenant/present.js";
 import { configurations } from "../../services/tenant/configurations.js";
 
 export const configurationRoutes: FastifyPluginCallbackTypebox<TenantServiceDeps> = (

@@ -2,21 +2,23 @@
  * API keys of a principal: issue (the key is in that response only), list (metadata only) and
  * revoke. No route ever returns a key's hash.
  */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { listApiKeys, type ApiKeyRecord } from "../../iam/api-keys.js";
 import { asIamId } from "../../domain/iam/ids.js";
-import type { Db } from "../../store/db.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { errorResponses, op } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
-import { issueApiKeyAsAdministrator, revokeApiKeyStep } from "../../services/iam/api-keys.js";
-import { presentApiKey } from "./present.js";
+import {
+  issueApiKeyAsAdministrator,
+  listApiKeys,
+  revokeApiKeyStep,
+} from "../../services/iam/api-keys.js";
+import { presentApiKey } from "../../services/iam/present.js";
 import {
   deleteOneRoute,
+  iamResource,
   listOfPrincipalRoute,
   security,
   tags,
-  type IamResource,
+  dbRoutes,
 } from "./resource-routes.js";
 import {
   ApiKeyIdSchema,
@@ -27,19 +29,15 @@ import {
   PrincipalIdSchema,
 } from "../../contract/iam.js";
 
-const apiKey: IamResource<"apiKey", ApiKeyRecord, typeof ApiKeySchema> = {
+const apiKey = iamResource({
   idKind: "apiKey",
   idSchema: ApiKeyIdSchema,
   resourceKind: "api_key",
   schema: ApiKeySchema,
   present: presentApiKey,
-};
+});
 
-export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
+export const apiKeyRoutes = dbRoutes((app, db) => {
   app.post(
     "/principals/:id/api-keys",
     {
@@ -86,5 +84,4 @@ export const apiKeyRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     statuses: [403, 404],
     remove: revokeApiKeyStep,
   });
-  done();
-};
+});

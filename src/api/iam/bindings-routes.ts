@@ -1,15 +1,16 @@
 /** `/bindings`: give a principal a role Installation-wide or in one Namespace, list, remove. */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Static } from "@sinclair/typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
-import { getBinding, listBindings } from "../../iam/bindings.js";
-import type { BindingFilter, BindingRecord } from "../../iam/bindings.js";
 import { asIamId } from "../../domain/iam/ids.js";
-import type { Db } from "../../store/db.js";
-import { createBindingAsAdministrator, removeBinding } from "../../services/iam/bindings.js";
-import { presentBinding } from "./present.js";
-import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
-import type { IamResource } from "./resource-routes.js";
+import {
+  createBindingAsAdministrator,
+  getBinding,
+  listBindings,
+  removeBinding,
+  type BindingFilter,
+} from "../../services/iam/bindings.js";
+import { presentBinding } from "../../services/iam/present.js";
+import * as routes from "./resource-routes.js";
 import { op } from "../schemas.js";
 import {
   BindingIdSchema,
@@ -18,13 +19,13 @@ import {
   CreateBindingBodySchema,
 } from "../../contract/iam.js";
 
-const binding: IamResource<"binding", BindingRecord, typeof BindingSchema> = {
+const binding = routes.iamResource({
   idKind: "binding",
   idSchema: BindingIdSchema,
   resourceKind: "binding",
   schema: BindingSchema,
   present: presentBinding,
-};
+});
 
 function namespaceIdOf(value: string | null | undefined): NamespaceId | null {
   if (value === null || value === undefined) return null;
@@ -42,12 +43,8 @@ function filterOf(query: Static<typeof BindingQuerySchema>): BindingFilter {
   };
 }
 
-export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
-  createOneRoute(app, db, binding, {
+export const bindingRoutes = routes.dbRoutes((app, db) => {
+  routes.createOneRoute(app, db, binding, {
     url: "/bindings",
     doc: op(
       "createBinding",
@@ -64,7 +61,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
       }),
   });
 
-  listPageRoute(app, db, binding, {
+  routes.listPageRoute(app, db, binding, {
     url: "/bindings",
     doc: op(
       "listBindings",
@@ -76,7 +73,7 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
     list: (q, page, { query }) => listBindings(q, filterOf(query), page),
   });
 
-  getOneRoute(app, db, binding, {
+  routes.getOneRoute(app, db, binding, {
     url: "/bindings/:id",
     doc: op("getBinding", "Read a binding", "Read a binding."),
     action: "bindings.read",
@@ -84,12 +81,11 @@ export const bindingRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = 
     get: getBinding,
   });
 
-  deleteOneRoute(app, db, binding, {
+  routes.deleteOneRoute(app, db, binding, {
     url: "/bindings/:id",
     doc: op("deleteBinding", "Delete a binding", "Remove a binding."),
     action: "bindings.delete",
     statuses: [403, 404],
     remove: removeBinding,
   });
-  done();
-};
+});

@@ -3,49 +3,30 @@
  * (`DELETE` with `issuer` and `subject` in the query). Every route needs
  * `installation:administer`, like the rest of IAM administration.
  */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import { listIdentities, type ExternalIdentityRecord } from "../../iam/external-identities.js";
 import { asIamId } from "../../domain/iam/ids.js";
-import type { Db } from "../../store/db.js";
 import { administer } from "../../services/iam/administer.js";
 import {
   linkIdentityAsAdministrator,
+  listIdentities,
   unlinkIdentityAsAdministrator,
 } from "../../services/iam/identities.js";
+import { presentIdentity } from "../../services/iam/present.js";
 import { DataEnvelope } from "../../contract/envelopes.js";
 import { IdParams, PrincipalIdSchema } from "../../contract/iam.js";
 import {
   ExternalIdentitySchema,
   LinkIdentityBodySchema,
   UnlinkIdentityQuerySchema,
-  type ExternalIdentityView,
 } from "../../contract/identities.js";
 import { errorResponses, op } from "../schemas.js";
 import { callerOf, envelope } from "../request-context.js";
-import { security, tags } from "./resource-routes.js";
-
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-
-export function presentIdentity(i: ExternalIdentityRecord): ExternalIdentityView {
-  return {
-    principalId: i.principalId,
-    issuer: i.issuer,
-    subject: i.subject,
-    email: i.email,
-    createdAt: i.createdAt.toISOString(),
-    lastSignInAt: iso(i.lastSignInAt),
-  };
-}
+import { security, tags, dbRoutes } from "./resource-routes.js";
 
 const URL = "/principals/:id/identities";
 const params = IdParams(PrincipalIdSchema);
 
-export const identityRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
+export const identityRoutes = dbRoutes((app, db) => {
   app.post(
     URL,
     {
@@ -132,5 +113,4 @@ export const identityRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> =
       return envelope(request, presentIdentity(gone));
     },
   );
-  done();
-};
+});

@@ -1,11 +1,12 @@
 /** `/principals`: create, list, read and delete users and service principals. */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { getPrincipal, listPrincipals, type PrincipalRecord } from "../../iam/principals.js";
-import type { Db } from "../../store/db.js";
-import { createPrincipalAsAdministrator, removePrincipal } from "../../services/iam/principals.js";
-import { presentPrincipal } from "./present.js";
-import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
-import type { IamResource } from "./resource-routes.js";
+import {
+  createPrincipalAsAdministrator,
+  getPrincipal,
+  listPrincipals,
+  removePrincipal,
+} from "../../services/iam/principals.js";
+import { presentPrincipal } from "../../services/iam/present.js";
+import * as routes from "./resource-routes.js";
 import { op } from "../schemas.js";
 import {
   CreatePrincipalBodySchema,
@@ -13,20 +14,16 @@ import {
   PrincipalSchema,
 } from "../../contract/iam.js";
 
-const principal: IamResource<"principal", PrincipalRecord, typeof PrincipalSchema> = {
+const principal = routes.iamResource({
   idKind: "principal",
   idSchema: PrincipalIdSchema,
   resourceKind: "principal",
   schema: PrincipalSchema,
   present: presentPrincipal,
-};
+});
 
-export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
-  createOneRoute(app, db, principal, {
+export const principalRoutes = routes.dbRoutes((app, db) => {
+  routes.createOneRoute(app, db, principal, {
     url: "/principals",
     doc: op("createPrincipal", "Create a principal", "Create a principal (a user or a service)."),
     body: CreatePrincipalBodySchema,
@@ -34,14 +31,14 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
     create: createPrincipalAsAdministrator,
   });
 
-  listPageRoute(app, db, principal, {
+  routes.listPageRoute(app, db, principal, {
     url: "/principals",
     doc: op("listPrincipals", "List principals", "List live principals."),
     action: "principals.list",
     list: listPrincipals,
   });
 
-  getOneRoute(app, db, principal, {
+  routes.getOneRoute(app, db, principal, {
     url: "/principals/:id",
     doc: op("getPrincipal", "Read a principal", "Read a live principal."),
     action: "principals.read",
@@ -49,7 +46,7 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
     get: getPrincipal,
   });
 
-  deleteOneRoute(app, db, principal, {
+  routes.deleteOneRoute(app, db, principal, {
     url: "/principals/:id",
     doc: op(
       "deletePrincipal",
@@ -60,5 +57,4 @@ export const principalRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> 
     statuses: [403, 404, 409],
     remove: removePrincipal,
   });
-  done();
-};
+});

@@ -13,8 +13,7 @@ import {
   type IamRecordKind,
   type PrincipalId,
 } from "../../domain/iam/ids.js";
-import type { Page, PageOptions } from "../../store/paging.js";
-import type { Db, Queryable } from "../../store/db.js";
+import type { Db, Page, PageOptions, Queryable } from "../../services/handles.js";
 import type { Caller } from "../../services/authorization.js";
 import { ServiceError } from "../../services/errors.js";
 import type { ErrorStatus } from "../errors.js";
@@ -33,6 +32,16 @@ import { IdParams, PrincipalIdSchema } from "../../contract/iam.js";
 /** The Fastify instance an IAM routes plugin registers on. */
 export type IamApp = Parameters<FastifyPluginCallbackTypebox<{ readonly db: Db }>>[0];
 
+/** A routes plugin over the database: `register` adds its routes to `app`. */
+export function dbRoutes(
+  register: (app: IamApp, db: Db) => void,
+): FastifyPluginCallbackTypebox<{ readonly db: Db }> {
+  return (app, { db }, done) => {
+    register(app, db);
+    done();
+  };
+}
+
 /** The OpenAPI tag and security requirement of every IAM route. */
 export const tags: ApiTag[] = ["iam"];
 export const security = [{ apiKey: [] }];
@@ -47,6 +56,13 @@ export interface IamResource<K extends IamRecordKind, R, V extends TSchema> {
   /** The record as the API shows it, and how a stored record becomes that. */
   readonly schema: V;
   readonly present: (record: R) => Static<V>;
+}
+
+/** `resource` as given, its record type inferred from its presenter (src/services/iam). */
+export function iamResource<K extends IamRecordKind, R, V extends TSchema>(
+  resource: IamResource<K, R, V>,
+): IamResource<K, R, V> {
+  return resource;
 }
 
 // The 200 bodies, named as route generics: TS cannot derive them from a generic `V` schema.

@@ -1,20 +1,13 @@
 /** `/restrictions`: deny matching requests whatever the bindings allow; list; remove. */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { isPreprovisionedNamespaceId } from "../../domain/placement/ids.js";
 import { asIamId } from "../../domain/iam/ids.js";
-import { listRestrictions, type RestrictionRecord } from "../../iam/restrictions.js";
-import type { Db } from "../../store/db.js";
 import {
   createRestrictionAsAdministrator,
+  listRestrictions,
   removeRestriction,
 } from "../../services/iam/restrictions.js";
-import { presentRestriction } from "./present.js";
-import {
-  createOneRoute,
-  deleteOneRoute,
-  listPageRoute,
-  type IamResource,
-} from "./resource-routes.js";
+import { presentRestriction } from "../../services/iam/present.js";
+import * as routes from "./resource-routes.js";
 import { op } from "../schemas.js";
 import {
   CreateRestrictionBodySchema,
@@ -22,20 +15,16 @@ import {
   RestrictionSchema,
 } from "../../contract/iam.js";
 
-const restriction: IamResource<"restriction", RestrictionRecord, typeof RestrictionSchema> = {
+const restriction = routes.iamResource({
   idKind: "restriction",
   idSchema: RestrictionIdSchema,
   resourceKind: "restriction",
   schema: RestrictionSchema,
   present: presentRestriction,
-};
+});
 
-export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
-  createOneRoute(app, db, restriction, {
+export const restrictionRoutes = routes.dbRoutes((app, db) => {
+  routes.createOneRoute(app, db, restriction, {
     url: "/restrictions",
     doc: op(
       "createRestriction",
@@ -58,19 +47,18 @@ export const restrictionRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }
     },
   });
 
-  listPageRoute(app, db, restriction, {
+  routes.listPageRoute(app, db, restriction, {
     url: "/restrictions",
     doc: op("listRestrictions", "List restrictions", "List restrictions."),
     action: "restrictions.list",
     list: listRestrictions,
   });
 
-  deleteOneRoute(app, db, restriction, {
+  routes.deleteOneRoute(app, db, restriction, {
     url: "/restrictions/:id",
     doc: op("deleteRestriction", "Delete a restriction", "Remove a restriction."),
     action: "restrictions.delete",
     statuses: [403, 404],
     remove: removeRestriction,
   });
-  done();
-};
+});

@@ -1,28 +1,25 @@
 /** `/roles`: create, list, read and delete roles (named sets of permissions). */
-import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
-import { getRole, listRoles, type RoleRecord } from "../../iam/roles.js";
-import type { Db } from "../../store/db.js";
-import { createRoleAsAdministrator, removeRole } from "../../services/iam/roles.js";
-import { presentRole } from "./present.js";
-import { createOneRoute, deleteOneRoute, getOneRoute, listPageRoute } from "./resource-routes.js";
-import type { IamResource } from "./resource-routes.js";
+import {
+  createRoleAsAdministrator,
+  getRole,
+  listRoles,
+  removeRole,
+} from "../../services/iam/roles.js";
+import { presentRole } from "../../services/iam/present.js";
+import * as routes from "./resource-routes.js";
 import { op } from "../schemas.js";
 import { CreateRoleBodySchema, RoleIdSchema, RoleSchema } from "../../contract/iam.js";
 
-const role: IamResource<"role", RoleRecord, typeof RoleSchema> = {
+const role = routes.iamResource({
   idKind: "role",
   idSchema: RoleIdSchema,
   resourceKind: "role",
   schema: RoleSchema,
   present: presentRole,
-};
+});
 
-export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
-  app,
-  { db },
-  done,
-) => {
-  createOneRoute(app, db, role, {
+export const roleRoutes = routes.dbRoutes((app, db) => {
+  routes.createOneRoute(app, db, role, {
     url: "/roles",
     doc: op(
       "createRole",
@@ -34,14 +31,14 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     create: createRoleAsAdministrator,
   });
 
-  listPageRoute(app, db, role, {
+  routes.listPageRoute(app, db, role, {
     url: "/roles",
     doc: op("listRoles", "List roles", "List roles with their permissions."),
     action: "roles.list",
     list: listRoles,
   });
 
-  getOneRoute(app, db, role, {
+  routes.getOneRoute(app, db, role, {
     url: "/roles/:id",
     doc: op("getRole", "Read a role", "Read a role."),
     action: "roles.read",
@@ -49,12 +46,11 @@ export const roleRoutes: FastifyPluginCallbackTypebox<{ readonly db: Db }> = (
     get: getRole,
   });
 
-  deleteOneRoute(app, db, role, {
+  routes.deleteOneRoute(app, db, role, {
     url: "/roles/:id",
     doc: op("deleteRole", "Delete a role", "Delete a role that no binding uses."),
     action: "roles.delete",
     statuses: [403, 404, 409],
     remove: removeRole,
   });
-  done();
-};
+});

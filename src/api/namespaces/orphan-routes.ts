@@ -14,7 +14,7 @@ import {
 } from "../../services/namespaces/orphans.js";
 import { callerOf, envelope } from "../request-context.js";
 import { errorResponses, op, security, type ApiTag } from "../schemas.js";
-import { presentNamespace } from "./present.js";
+import { presentNamespace } from "../../services/namespaces/present.js";
 
 const tags: ApiTag[] = ["namespaces"];
 

@@ -3,7 +3,6 @@
  * the envelope out. The check order lives in the services (`create.ts`, `delete.ts`,
  * `read.ts`), which bootstrap and the CLI share.
  */
-import type { NamespaceRecord } from "../../store/namespaces.js";
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { isPreprovisionedNamespaceId, type NamespaceId } from "../../domain/placement/ids.js";
 import type { Caller } from "../../services/authorization.js";
@@ -29,7 +28,7 @@ import {
   NamespaceParamsSchema,
   NamespaceSchema,
 } from "../../contract/namespaces.js";
-import { presentNamespace } from "./present.js";
+import { presentNamespace, type NamespaceRecord } from "../../services/namespaces/present.js";
 import { namespaceIdOf } from "../tenant/params.js";
 
 const tags: ApiTag[] = ["namespaces"];

@@ -14,7 +14,7 @@ import {
   CreateSecretBodySchema,
   UpdateSecretBodySchema,
 } from "../../contract/secrets.js";
-import { presentSecret } from "./present.js";
+import { presentSecret } from "../../services/tenant/present.js";
 import { secrets } from "../../services/tenant/secrets.js";
 
 export const secretRoutes: FastifyPluginCallbackTypebox<TenantServiceDeps> = (app, deps, done) => {

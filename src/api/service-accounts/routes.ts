@@ -13,7 +13,7 @@ import {
   ServiceAccountSchema,
   CreateServiceAccountBodySchema,
 } from "../../contract/service-accounts.js";
-import { presentServiceAccount } from "./present.js";
+import { presentServiceAccount } from "../../services/tenant/present.js";
 import { serviceAccounts } from "../../services/tenant/service-accounts.js";
 
 export const serviceAccountRoutes: FastifyPluginCallbackTypebox<TenantServiceDeps> = (

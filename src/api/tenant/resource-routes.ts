@@ -8,7 +8,7 @@
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
-import type { ResourcePage, ResourcePageOptions } from "../../store/resource-paging.js";
+import type { Page, PageOptions } from "../../services/handles.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
 import { nextCursor, pageOptions } from "../../services/cursor.js";
@@ -24,7 +24,7 @@ export type TenantApp = Parameters<FastifyPluginCallbackTypebox<TenantServiceDep
 /** The calls the routes make; `update` and `remove` only where the kind has that route. */
 export interface RoutedService<R, C, U, D extends TenantServiceDeps> {
   readonly create: (call: NamespaceCall<D>, body: C) => Promise<R>;
-  readonly list: (call: NamespaceCall<D>, opts: ResourcePageOptions) => Promise<ResourcePage<R>>;
+  readonly list: (call: NamespaceCall<D>, opts: PageOptions) => Promise<Page<R>>;
   readonly read: (call: NamespaceCall<D>, id: string) => Promise<R>;
   readonly update?: (call: NamespaceCall<D>, id: string, body: U) => Promise<R>;
   readonly remove?: (call: NamespaceCall<D>, id: string) => Promise<void>;

@@ -5,6 +5,7 @@
  * where a validated ID is.
  */
 import { randomUUID } from "node:crypto";
+import { keysOf } from "../input/unknowns.js";
 
 declare const iamIdBrand: unique symbol;
 
@@ -40,14 +41,12 @@ export function iamIdPattern(kind: IamRecordKind): string {
   return `^${IAM_ID_PREFIXES[kind]}${body}$`;
 }
 
-const PATTERNS = Object.fromEntries(
-  (Object.keys(IAM_ID_PREFIXES) as IamRecordKind[]).map((k) => [k, new RegExp(iamIdPattern(k))]),
-) as Record<IamRecordKind, RegExp>;
+const PATTERNS = new Map(keysOf(IAM_ID_PREFIXES).map((k) => [k, new RegExp(iamIdPattern(k))]));
 
 /** A type guard for IDs of `kind`. */
 export function isIamId<K extends IamRecordKind>(kind: K) {
   return (value: unknown): value is IamId<K> =>
-    typeof value === "string" && PATTERNS[kind].test(value);
+    typeof value === "string" && PATTERNS.get(kind)?.test(value) === true;
 }
 
 export const isPrincipalId = isIamId("principal");

@@ -8,6 +8,7 @@ import type { ConfigurationProblem } from "../isolation/compute-settings.js";
 import type { StringMap } from "../placement/k8s-objects.js";
 import { isDns1123Label, isLabelKey, isLabelValue } from "../placement/naming.js";
 import { isNegative, parseQuantity, type Quantity } from "./quantity.js";
+import { isRecord } from "./unknowns.js";
 
 /** A configuration map as parsed from YAML/JSON. */
 export type Fields = Readonly<Record<string, unknown>>;
@@ -24,7 +25,7 @@ export function record(
   key: string,
   problems: ConfigurationProblem[],
 ): Fields | undefined {
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Fields;
+  if (isRecord(value)) return value;
   problems.push({ key, message: `${key} must be a map` });
   return undefined;
 }

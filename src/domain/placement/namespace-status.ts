@@ -6,6 +6,7 @@
  */
 import { OUTCOME_CODES, type OutcomeCode } from "./outcomes.js";
 import type { PlacementMode } from "./placement.js";
+import { keysOf } from "../input/unknowns.js";
 
 /** Every status of a live Namespace; its moves are {@link NAMESPACE_TRANSITIONS}. */
 export const NAMESPACE_STATUSES = [
@@ -102,7 +103,7 @@ export type ControlPlaneStatusCode = keyof typeof CONTROL_PLANE_STATUS_CODES;
 /** Every code a Namespace's `statusReason` may carry. */
 export const NAMESPACE_STATUS_CODES: readonly (OutcomeCode | ControlPlaneStatusCode)[] = [
   ...OUTCOME_CODES,
-  ...(Object.keys(CONTROL_PLANE_STATUS_CODES) as ControlPlaneStatusCode[]),
+  ...keysOf(CONTROL_PLANE_STATUS_CODES),
 ];
 export type NamespaceStatusCode = OutcomeCode | ControlPlaneStatusCode;
 

@@ -6,6 +6,7 @@
  * so no caller ever decides "retryable" by hand or by matching message text.
  */
 import { sanitizeReason } from "../input/reason.js";
+import { keysOf } from "../input/unknowns.js";
 
 /** How the worker treats a result: retry later for free, retry with backoff, or stop. */
 export type OutcomeClass = "pending" | "retryable" | "permanent";
@@ -53,7 +54,7 @@ export const OUTCOME_CLASS_BY_CODE = {
 export type OutcomeCode = keyof typeof OUTCOME_CLASS_BY_CODE;
 
 /** Every outcome code, in table order. */
-export const OUTCOME_CODES = Object.keys(OUTCOME_CLASS_BY_CODE) as readonly OutcomeCode[];
+export const OUTCOME_CODES: readonly OutcomeCode[] = keysOf(OUTCOME_CLASS_BY_CODE);
 
 /** Codes whose class is `pending`. */
 export type PendingCode = {

@@ -7,8 +7,13 @@
  * the key at fault, so a malformed binding stops startup with a message that says what to fix.
  */
 import type { ConfigurationProblem } from "../isolation/compute-settings.js";
-import { PREPROVISIONED_NAMESPACE_ID_PATTERN, type NamespaceId } from "../placement/ids.js";
+import {
+  PREPROVISIONED_NAMESPACE_ID_PATTERN,
+  isPreprovisionedNamespaceId,
+  type NamespaceId,
+} from "../placement/ids.js";
 import { err, ok, type Result } from "../input/result.js";
+import { isRecord, messageOf, oneOf } from "../input/unknowns.js";
 
 /** The environment variable the chart sets. */
 export const PREPROVISIONED_ENV = "OCC_PREPROVISIONED_NAMESPACE";
@@ -41,11 +46,11 @@ export function parsePreprovisionedBinding(
     return err([
       problem(
         PREPROVISIONED_ENV,
-        `${PREPROVISIONED_ENV} is not valid JSON (${(cause as Error).message}); expected {"namespaceId":"ns_…","uid":"<lowercase UUID>"}`,
+        `${PREPROVISIONED_ENV} is not valid JSON (${messageOf(cause)}); expected {"namespaceId":"ns_…","uid":"<lowercase UUID>"}`,
       ),
     ]);
   }
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
+  if (!isRecord(doc)) {
     return err([
       problem(
         PREPROVISIONED_ENV,
@@ -53,10 +58,10 @@ export function parsePreprovisionedBinding(
       ),
     ]);
   }
-  const fields = doc as Record<string, unknown>;
+  const fields = doc;
   const problems: ConfigurationProblem[] = [];
   for (const key of Object.keys(fields)) {
-    if (!(KEYS as readonly string[]).includes(key)) {
+    if (oneOf(KEYS, key) === undefined) {
       problems.push(
         problem(
           keyOf(key),
@@ -87,8 +92,10 @@ export function parsePreprovisionedBinding(
       ),
     );
   }
-  if (problems.length > 0) return err(problems);
-  return ok({ namespaceId: id as NamespaceId, uid: uid as string });
+  if (problems.length > 0 || !isPreprovisionedNamespaceId(id) || typeof uid !== "string") {
+    return err(problems);
+  }
+  return ok({ namespaceId: id, uid });
 }
 
 function keyOf(field: string): string {

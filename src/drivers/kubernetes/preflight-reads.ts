@@ -8,6 +8,7 @@
 import { stringify } from "yaml";
 import type { InstallationConfig } from "../../config/installation-config.js";
 import { LABELS, type K8sNamespace, type RequiredGrant } from "../../domain/index.js";
+import { messageOf } from "../../domain/input/unknowns.js";
 import type {
   ExternalCandidate,
   PreflightContext,
@@ -42,7 +43,7 @@ export async function readCandidate(
       return await request();
     } catch (err) {
       throw new Error(
-        `cannot ${step}: ${(err as Error).message}; run preflight with an identity that may read it`,
+        `cannot ${step}: ${messageOf(err)}; run preflight with an identity that may read it`,
         { cause: err },
       );
     }

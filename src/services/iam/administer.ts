@@ -14,6 +14,7 @@ import {
   type Caller,
   type Grant,
 } from "../authorization.js";
+import { ServiceError } from "../errors.js";
 
 const ADMINISTER = { permission: { action: "administer", kind: "installation" } } as const;
 
@@ -35,6 +36,12 @@ export interface Mutation<T> {
   readonly result: T;
   readonly resourceId: string;
   readonly details?: JsonObject;
+}
+
+/** The record a delete step removed, or 404 naming what there is no such one of (`binding`). */
+export function removedOr404<T>(gone: T | undefined, id: string, what: string): Mutation<T> {
+  if (gone === undefined) throw new ServiceError("NOT_FOUND", `No such ${what}.`);
+  return { result: gone, resourceId: id };
 }
 
 /**

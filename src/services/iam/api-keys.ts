@@ -61,3 +61,6 @@ export async function revokeApiKeyStep(
     details: { alreadyRevoked: result.outcome === "already_revoked" },
   };
 }
+
+/** The read use case of a principal's API keys (metadata; the hash is never presented). */
+export { listApiKeys } from "../../iam/api-keys.js";

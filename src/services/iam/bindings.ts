@@ -12,7 +12,7 @@ import type { BindingId } from "../../domain/iam/ids.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
-import { mutate, type Mutation } from "./administer.js";
+import { mutate, removedOr404, type Mutation } from "./administer.js";
 
 export function createBindingAsAdministrator(
   db: Db,
@@ -41,7 +41,8 @@ export async function removeBinding(
   tx: Queryable,
   id: BindingId,
 ): Promise<Mutation<BindingRecord>> {
-  const gone = await deleteBinding(tx, id);
-  if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such binding.");
-  return { result: gone, resourceId: id };
+  return removedOr404(await deleteBinding(tx, id), id, "binding");
 }
+
+/** The read use cases of `/bindings`: the records, optionally filtered. */
+export { getBinding, listBindings, type BindingFilter } from "../../iam/bindings.js";

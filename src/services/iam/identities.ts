@@ -69,3 +69,6 @@ export function unlinkIdentityAsAdministrator(
     };
   });
 }
+
+/** The read use case of a principal's external identities. */
+export { listIdentities } from "../../iam/external-identities.js";

@@ -53,3 +53,6 @@ export async function removePrincipal(
   if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such principal.");
   return { result: gone, resourceId: id };
 }
+
+/** The read use cases of `/principals`: the live records. */
+export { getPrincipal, listPrincipals } from "../../iam/principals.js";

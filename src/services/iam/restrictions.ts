@@ -12,7 +12,7 @@ import type { RestrictionId } from "../../domain/iam/ids.js";
 import type { Db, Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
-import { mutate, type Mutation } from "./administer.js";
+import { mutate, removedOr404, type Mutation } from "./administer.js";
 
 export function createRestrictionAsAdministrator(
   db: Db,
@@ -53,7 +53,8 @@ export async function removeRestriction(
   tx: Queryable,
   id: RestrictionId,
 ): Promise<Mutation<RestrictionRecord>> {
-  const gone = await deleteRestriction(tx, id);
-  if (gone === undefined) throw new ServiceError("NOT_FOUND", "No such restriction.");
-  return { result: gone, resourceId: id };
+  return removedOr404(await deleteRestriction(tx, id), id, "restriction");
 }
+
+/** The read use case of `/restrictions`. */
+export { listRestrictions } from "../../iam/restrictions.js";

@@ -35,3 +35,6 @@ export async function removeRole(tx: Queryable, id: RoleId): Promise<Mutation<Ro
   }
   return { result: result.role, resourceId: id };
 }
+
+/** The read use cases of `/roles`: the records as stored. */
+export { getRole, listRoles } from "../../iam/roles.js";

@@ -7,6 +7,8 @@ import { randomBytes } from "node:crypto";
 import type { AuthSettings } from "../../config/auth-settings.js";
 import { DEFAULT_SESSION_LIFETIMES, type SessionLifetimes } from "./sessions.js";
 
+export { isLoopbackHost, type AuthSettings } from "../../config/auth-settings.js";
+
 /** Attempts allowed per window, per account and per client address. */
 export interface SignInLimits {
   readonly perAccount: { readonly max: number; readonly windowMs: number };

@@ -11,7 +11,7 @@ import { createSession, revokeSession, type SessionRecord } from "../../iam/sess
 import type { SessionMethod } from "../../domain/iam/vocabulary.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
-import type { Mutation } from "../iam/administer.js";
+import { removedOr404, type Mutation } from "../iam/administer.js";
 
 /** How long sessions last (`OCC_SESSION_IDLE_SECONDS`, `OCC_SESSION_ABSOLUTE_SECONDS`). */
 export interface SessionLifetimes {
@@ -135,7 +135,9 @@ export async function revokeSessionStep(
   tx: Queryable,
   id: SessionId,
 ): Promise<Mutation<SessionRecord>> {
-  const record = await revokeSession(tx, id);
-  if (record === undefined) throw new ServiceError("NOT_FOUND", "No such session.");
-  return { result: record, resourceId: id, details: { principalId: record.principalId } };
+  const revoked = removedOr404(await revokeSession(tx, id), id, "session");
+  return { ...revoked, details: { principalId: revoked.result.principalId } };
 }
+
+/** The read use case of a principal's live sessions (never their tokens). */
+export { listLiveSessions } from "../../iam/sessions.js";

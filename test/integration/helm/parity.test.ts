@@ -13,7 +13,7 @@ import {
   checkPreprovisionedPrerequisites,
   checkStartupConfiguration,
   startupProfile,
-} from "../../../src/main/preprovisioned-startup.js";
+} from "../../../src/services/preprovisioned/startup.js";
 import { CI_VALUES, helmTemplate, renderChart } from "../../harness/helm.js";
 import { runOcc } from "../../harness/occ.js";
 import { deploymentOf, envOf, installationDocument, rendered, type Doc } from "./rendered.js";

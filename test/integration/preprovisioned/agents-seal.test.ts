@@ -15,7 +15,8 @@ import {
   type NetworkPolicySpec,
   type NamespaceId,
 } from "../../../src/domain/index.js";
-import { verifyPreprovisioned } from "../../../src/main/preprovisioned-verify.js";
+import { verifyPreprovisioned } from "../../../src/services/preprovisioned/verify.js";
+import { preprovisionedClusterOf } from "../../../src/drivers/preprovisioned-cluster.js";
 import { createDriverSet } from "../../../src/drivers/factory.js";
 import { driverProfileOf } from "../../../src/drivers/profile.js";
 import { agentIdsOf } from "../../../src/store/agents.js";
@@ -75,7 +76,10 @@ const driver = () =>
     client: p.worker,
     agentIds: lookup,
   }).compute;
-const verify = () => verifyPreprovisioned(p.worker, p.config, p.binding, { agentIds: lookup });
+const verify = () =>
+  verifyPreprovisioned(preprovisionedClusterOf(p.worker), p.config, p.binding, {
+    agentIds: lookup,
+  });
 
 beforeAll(async () => {
   ({ db, drop, id, p } = await bootstrapAndPrepare(config()));

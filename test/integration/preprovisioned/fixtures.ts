@@ -24,7 +24,7 @@ import type { NamespaceHook } from "../../../src/drivers/compute.js";
 import { createDriverSet } from "../../../src/drivers/factory.js";
 import type { OpenShellGateway } from "../../../src/drivers/openshell/gateway-client.js";
 import { driverProfileOf } from "../../../src/drivers/profile.js";
-import { renderPreprovisionedYaml } from "../../../src/main/preprovisioned-render.js";
+import { renderPreprovisionedYaml } from "../../../src/drivers/preprovisioned-render.js";
 import { startWorkerProcess } from "../../../src/main/processes.js";
 import type { Db } from "../../../src/store/db.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { parse } from "yaml";
-import { StartupRefusedError } from "../../../src/main/preprovisioned-startup.js";
+import { StartupRefusedError } from "../../../src/services/preprovisioned/startup.js";
 import { listAuditEvents } from "../../../src/store/audit-events.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";

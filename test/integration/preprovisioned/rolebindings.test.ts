@@ -15,7 +15,7 @@ import {
   OPENSHELL_TENANT_ROLE,
   TENANT_CLUSTER_ROLES,
 } from "../../../src/drivers/kubernetes/rbac-rules.js";
-import { renderPreprovisionedYaml } from "../../../src/main/preprovisioned-render.js";
+import { renderPreprovisionedYaml } from "../../../src/drivers/preprovisioned-render.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { startOcc } from "../../harness/occ.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newNamespaceId } from "../../../src/domain/placement/ids.js";
-import { requireBoundNamespaceRecord } from "../../../src/main/preprovisioned-bound-record.js";
-import { StartupRefusedError } from "../../../src/main/preprovisioned-startup.js";
+import { requireBoundNamespaceRecord } from "../../../src/services/preprovisioned/bound-record.js";
+import { StartupRefusedError } from "../../../src/services/preprovisioned/startup.js";
 import type { Db } from "../../../src/store/db.js";
 import { applyTeardownOutcome } from "../../../src/store/namespace-outcomes.js";
 import { insertNamespace, markNamespaceDeleting } from "../../../src/store/namespaces.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
 import type { NamespaceId } from "../../../src/domain/index.js";
-import { renderPreprovisionedYaml } from "../../../src/main/preprovisioned-render.js";
+import { renderPreprovisionedYaml } from "../../../src/drivers/preprovisioned-render.js";
 
 const config = validateInstallationConfig(
   {

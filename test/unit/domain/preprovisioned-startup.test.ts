@@ -9,7 +9,7 @@ import {
   checkPreprovisionedPrerequisites,
   preprovisionedBindingFromEnv,
   startupProfile,
-} from "../../../src/main/preprovisioned-startup.js";
+} from "../../../src/services/preprovisioned/startup.js";
 
 const EXACT =
   "A preprovisioned Namespace requires single-cluster bundled Kubernetes and OpenShell Drivers with Credential Proxy and gateway routing.";

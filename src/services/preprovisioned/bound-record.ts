@@ -6,10 +6,10 @@
  * that do exist (their IDs and names are not secrets, and with the processes refusing there is
  * no API to list them) and how to fix the binding.
  */
-import type { PreprovisionedBinding } from "../domain/index.js";
-import type { Db } from "../store/db.js";
-import { getNamespace, listNamespaces } from "../store/namespaces.js";
-import { StartupRefusedError } from "./preprovisioned-startup.js";
+import type { PreprovisionedBinding } from "../../domain/index.js";
+import type { Db } from "../../store/db.js";
+import { getNamespace, listNamespaces } from "../../store/namespaces.js";
+import { StartupRefusedError } from "./startup.js";
 
 /** How many existing Namespaces the refusal lists. */
 const LISTED = 10;

@@ -4,6 +4,9 @@ import { currentManagedName } from "../../domain/placement/naming.js";
 import type { NamespaceView } from "../../contract/namespaces.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 
+/** A Namespace as the use cases return it, before {@link presentNamespace}. */
+export type { NamespaceRecord };
+
 // `placement.kubernetesNamespace` is the bound name once the worker recorded it; before that,
 // the selected namespace (external) or the derived current managed name, where the worker
 // will create it — so operators always see where a tenant lives or will live.

@@ -21,24 +21,22 @@ import {
   uncoveredPermissions,
   type FailedRequirement,
   type GrantRule,
-} from "../domain/index.js";
-import { isKubeError, type ObjectClient } from "../drivers/kubernetes/client/index.js";
+} from "../../domain/index.js";
+import { isKubeError, type ObjectClient } from "./client/index.js";
+import type { TenantGrant } from "../preprovisioned-cluster.js";
 import {
   OPENSHELL_TENANT_ROLE,
   openshellTenantRoleBinding,
   tenantRoleBinding,
   type RbacObject,
   type RbacSubject,
-} from "../drivers/kubernetes/rbac-objects.js";
+} from "./rbac-objects.js";
 import {
   OPENSHELL_TENANT_READ_RULES,
   TENANT_API_RULES,
   TENANT_CLUSTER_ROLES,
   TENANT_WORKER_RULES,
-} from "../drivers/kubernetes/rbac-rules.js";
-
-/** A tenant role an identity must hold in the bound namespace. */
-export type TenantGrant = "worker" | "api" | "openshell";
+} from "./rbac-rules.js";
 
 const GRANTS: Readonly<
   Record<

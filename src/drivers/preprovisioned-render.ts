@@ -19,8 +19,8 @@ import {
   openshellTenantRoleBinding,
   tenantRoleBinding,
   type RbacSubject,
-} from "../drivers/kubernetes/rbac-objects.js";
-import { workspaceResources } from "../drivers/openshell/manifests.js";
+} from "./kubernetes/rbac-objects.js";
+import { workspaceResources } from "./openshell/manifests.js";
 
 /** What to render for. */
 export interface RenderInput {

@@ -16,15 +16,15 @@
  * (`KUBERNETES_OWNERSHIP_CONFLICT`). A `failed` Namespace is left to an administrator's retry.
  */
 import type { Logger } from "pino";
-import type { PreprovisionedBinding } from "../domain/index.js";
-import type { ComputeDriver } from "../drivers/compute.js";
-import { appendAuditEvent } from "../store/audit-events.js";
-import type { Db } from "../store/db.js";
-import { rebindNamespaceUid } from "../store/namespace-rebind.js";
-import { getNamespace, placementOf } from "../store/namespaces.js";
-import { RECONCILER_ACTOR } from "../work/namespace-pass-request.js";
-import { StartupRefusedError } from "./preprovisioned-startup.js";
-import { isLiveStatus } from "../domain/placement/namespace-status.js";
+import type { PreprovisionedBinding } from "../../domain/index.js";
+import type { ComputeDriver } from "../../drivers/compute.js";
+import { appendAuditEvent } from "../../store/audit-events.js";
+import type { Db } from "../../store/db.js";
+import { rebindNamespaceUid } from "../../store/namespace-rebind.js";
+import { getNamespace, placementOf } from "../../store/namespaces.js";
+import { RECONCILER_ACTOR } from "../../work/namespace-pass-request.js";
+import { StartupRefusedError } from "./startup.js";
+import { isLiveStatus } from "../../domain/placement/namespace-status.js";
 
 /** What startup did: nothing to rebind, or the new UID recorded. */
 export type RebindResult =

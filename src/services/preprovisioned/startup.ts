@@ -6,23 +6,22 @@
  * sentence. Without it, a configuration asking for an execution cluster is refused as well:
  * this release has no execution cluster support, and ignoring the key would be silent.
  */
-import { ConfigurationError, type InstallationConfig } from "../config/installation-config.js";
+import { ConfigurationError, type InstallationConfig } from "../../config/installation-config.js";
 import {
   PREPROVISIONED_ENV,
   parsePreprovisionedBinding,
   type PreprovisionedBinding,
-} from "../domain/preprovisioned/binding.js";
-import { currentManagedName } from "../domain/placement/naming.js";
+} from "../../domain/preprovisioned/binding.js";
+import { currentManagedName } from "../../domain/placement/naming.js";
 import {
   PREPROVISIONED_MESSAGES,
   preprovisionedNamespaceFailures,
   type FailedRequirement,
-} from "../domain/preprovisioned/namespace.js";
-import type { ObjectClient } from "../drivers/kubernetes/client/index.js";
-import { preprovisionedExpectationOf } from "../drivers/profile.js";
-import type { RbacSubject } from "../drivers/kubernetes/rbac-objects.js";
-import { apiBindingFailure, tenantGrantFailures } from "./preprovisioned-grants.js";
-import { err, ok, type Result } from "../domain/input/result.js";
+} from "../../domain/preprovisioned/namespace.js";
+import type { RbacSubject } from "../../domain/placement/k8s-objects.js";
+import type { PreprovisionedCluster } from "../../drivers/preprovisioned-cluster.js";
+import { preprovisionedExpectationOf } from "../../drivers/profile.js";
+import { err, ok, type Result } from "../../domain/input/result.js";
 
 /** The operator-facing startup messages, verbatim where the seed states them. */
 export const STARTUP_MESSAGES = {
@@ -186,18 +185,17 @@ export function defaultSubjects(config: InstallationConfig): {
  * OpenShell, the OpenShell tenant role) by its effective rules, and the API's by name.
  */
 export async function workerGrantFailures(
-  client: ObjectClient,
+  cluster: PreprovisionedCluster,
   config: InstallationConfig,
   namespace: string,
 ): Promise<FailedRequirement[]> {
   const subjects = defaultSubjects(config);
-  const own = await tenantGrantFailures(
-    client,
+  const own = await cluster.grantFailures(
     namespace,
     config.openshell === null ? ["worker"] : ["worker", "openshell"],
     subjects.worker,
   );
-  const api = await apiBindingFailure(client, namespace, subjects.api);
+  const api = await cluster.apiBindingFailure(namespace, subjects.api);
   return api === null ? own : [...own, api];
 }
 
@@ -213,12 +211,12 @@ export async function workerGrantFailures(
  * @throws StartupRefusedError on a namespace mismatch; a Kubernetes failure propagates as is.
  */
 export async function verifyPreprovisionedNamespaceAtStartup(
-  client: ObjectClient,
+  cluster: PreprovisionedCluster,
   config: InstallationConfig,
   binding: PreprovisionedBinding,
 ): Promise<FailedRequirement[]> {
   const name = currentManagedName(binding.namespaceId);
-  const namespace = (await client.find("Namespace", { name })) ?? null;
+  const namespace = await cluster.namespace(name);
   const failures = preprovisionedNamespaceFailures(
     namespace,
     preprovisionedExpectationOf(config, binding),
@@ -231,7 +229,7 @@ export async function verifyPreprovisionedNamespaceAtStartup(
       ].join("\n"),
     );
   }
-  return workerGrantFailures(client, config, name);
+  return workerGrantFailures(cluster, config, name);
 }
 
 /**
@@ -241,12 +239,12 @@ export async function verifyPreprovisionedNamespaceAtStartup(
  * grants it — and the caller logs the returned failures as a warning.
  */
 export function apiGrantFailuresAtStartup(
-  client: ObjectClient,
+  cluster: PreprovisionedCluster,
   config: InstallationConfig,
   binding: PreprovisionedBinding,
 ): Promise<FailedRequirement[]> {
   const name = currentManagedName(binding.namespaceId);
-  return tenantGrantFailures(client, name, ["api"], defaultSubjects(config).api);
+  return cluster.grantFailures(name, ["api"], defaultSubjects(config).api);
 }
 
 /** What each process goes on doing without a tenant RoleBinding, for the startup warning. */

@@ -1,9 +1,17 @@
-/** IAM records as the API shows them: instants as ISO strings, never a key hash. */
+/**
+ * IAM records as the API shows them: instants as ISO strings, never a key hash nor a session
+ * token. The read use cases of IAM (list and get) are the records' own reads, re-exported beside
+ * their mutations in this folder.
+ */
 import type { ApiKeyRecord } from "../../iam/api-keys.js";
 import type { BindingRecord } from "../../iam/bindings.js";
 import type { PrincipalRecord } from "../../iam/principals.js";
 import type { RestrictionRecord } from "../../iam/restrictions.js";
 import type { RoleRecord } from "../../iam/roles.js";
+import type { SessionRecord } from "../../iam/sessions.js";
+import type { ExternalIdentityRecord } from "../../iam/external-identities.js";
+import type { SessionView } from "../../contract/auth.js";
+import type { ExternalIdentityView } from "../../contract/identities.js";
 import type {
   ApiKeyView,
   BindingView,
@@ -60,5 +68,30 @@ export function presentRestriction(r: RestrictionRecord): RestrictionView {
     kind: r.kind,
     description: r.description,
     createdAt: r.createdAt.toISOString(),
+  };
+}
+
+export function presentSession(s: SessionRecord): SessionView {
+  return {
+    id: s.id,
+    principalId: s.principalId,
+    method: s.method,
+    clientAddress: s.clientAddress,
+    userAgent: s.userAgent,
+    createdAt: s.createdAt.toISOString(),
+    lastSeenAt: s.lastSeenAt.toISOString(),
+    expiresAt: s.expiresAt.toISOString(),
+    revokedAt: iso(s.revokedAt),
+  };
+}
+
+export function presentIdentity(i: ExternalIdentityRecord): ExternalIdentityView {
+  return {
+    principalId: i.principalId,
+    issuer: i.issuer,
+    subject: i.subject,
+    email: i.email,
+    createdAt: i.createdAt.toISOString(),
+    lastSignInAt: iso(i.lastSignInAt),
   };
 }
