@@ -11,7 +11,6 @@ import type { NamespaceId } from "../domain/placement/ids.js";
 import { sanitizeReason } from "../domain/input/reason.js";
 import { StatementParams, type GatedPart } from "./composed.js";
 import type { Queryable } from "./db.js";
-import { announcePolicyChange } from "./policy-changes.js";
 import type { StatusReasonInput } from "../domain/placement/namespace-status.js";
 import { getNamespace, namespacesTable, type NamespaceRecord } from "./namespaces.js";
 
@@ -52,8 +51,8 @@ export type ProvisioningOutcome = (
 };
 
 /**
- * What a teardown pass leaves behind: `tombstoned` (teardown complete: `deleted_at` set, the
- * Namespace's bindings and restrictions removed, its existing-namespace claim released), or
+ * What a teardown pass leaves behind: `tombstoned` (teardown complete: `deleted_at` set, its
+ * existing-namespace claim released; its IAM policy removed by the caller, see below), or
  * still `deleting` with the reason it is not done — teardown never leaves `deleting`.
  */
 export type TeardownOutcome =
@@ -184,9 +183,9 @@ export async function applyProvisioningOutcome(
 }
 
 /**
- * Applies a teardown pass to a `deleting` Namespace. Tombstoning also deletes the bindings and
- * restrictions scoped to it — the Namespace's IAM policy goes with it (control-plane.md §5) —
- * in the caller's transaction, so a tombstone never outlives its policy or vice versa.
+ * Applies a teardown pass to a `deleting` Namespace. The Namespace's IAM policy goes with its
+ * tombstone (control-plane.md §5), but it is IAM's to delete: the caller runs
+ * `removeNamespacePolicy` (src/iam) in the same transaction when this comes back `applied`.
  */
 export async function applyTeardownOutcome(
   q: Queryable,
@@ -206,11 +205,6 @@ export async function applyTeardownOutcome(
        status_since = NULL, updated_at = now() ${guard} RETURNING ${COLUMNS}`,
     [id],
   );
-  if (res.rows.length > 0) {
-    await q.query("DELETE FROM bindings WHERE namespace_id = $1", [id]);
-    await q.query("DELETE FROM restrictions WHERE namespace_id = $1", [id]);
-    await announcePolicyChange(q);
-  }
   return settle(q, id, res);
 }
 

@@ -16,7 +16,6 @@ import { auditGated, type NewAuditEvent } from "../store/audit-events.js";
 import { applyBoundOutcome } from "../store/namespace-lifecycle.js";
 import {
   applyProvisioningOutcome,
-  applyTeardownOutcome,
   keepsBinding,
   provisioningOutcomeGated,
 } from "../store/namespace-outcomes.js";
@@ -27,6 +26,7 @@ import {
 } from "../domain/placement/namespace-status.js";
 import type { NamespaceRecord } from "../store/namespaces.js";
 import { provisioningOutcomeFor, teardownOutcomeFor } from "./namespace-status-table.js";
+import { teardownWrite } from "./namespace-teardown.js";
 import type { Stopped } from "./pass-runner.js";
 import {
   composable,
@@ -114,7 +114,7 @@ function namespaceWrite(
         ? teardownOutcomeFor(verdict.result)
         : { to: "deleting" as const, reason: verdict.reason };
     return {
-      write: inTransaction((tx) => applyTeardownOutcome(tx, record.id, outcome)),
+      write: teardownWrite(record.id, outcome),
       landed:
         outcome.to === "tombstoned"
           ? { status: "tombstoned", reason: null }

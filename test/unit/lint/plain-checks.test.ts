@@ -64,11 +64,10 @@ const SQL_EXCEPTIONS = (
 ).temporaryExceptions;
 
 /**
- * Files outside src/iam writing identity tables: the Namespace tombstone removes the
- * Namespace's bindings and restrictions in its transaction, and src/store cannot import
- * src/iam (the pass contract's declared writes, issue 43 item 3, will compose IAM's part).
+ * Files outside src/iam writing identity tables: none. The Namespace tombstone's policy removal
+ * is IAM's (iam/namespace-policy.ts), composed into the teardown transaction by the worker.
  */
-const IDENTITY_WRITERS_OUTSIDE_IAM = ["store/namespace-outcomes.ts"];
+const IDENTITY_WRITERS_OUTSIDE_IAM: readonly string[] = [];
 
 /** The adapters implementing the database port's generic `query` (store/db.ts declares it). */
 const QUERY_ADAPTERS = ["store/guarded-db.ts", "store/pg-db.ts", "store/pglite-db.ts"];
