@@ -88,6 +88,11 @@ export function installationDocumentOf(values: Values, releaseNamespace: string)
     };
   }
   const openshellEnabled = truthy(v("openshell.enabled"));
+  const kubernetes: Values = {
+    controllerNamespace: releaseNamespace,
+    requestTimeoutMs: v("kubernetesApi.requestTimeoutMs"),
+    rateLimit: v("kubernetesApi.rateLimit"),
+  };
   const doc: Values = {
     drivers: {
       compute: "kubernetes",
@@ -95,11 +100,7 @@ export function installationDocumentOf(values: Values, releaseNamespace: string)
       secret: "kubernetes",
       sandbox: openshellEnabled ? "openshell" : "none",
     },
-    kubernetes: {
-      controllerNamespace: releaseNamespace,
-      requestTimeoutMs: v("kubernetesApi.requestTimeoutMs"),
-      rateLimit: v("kubernetesApi.rateLimit"),
-    },
+    kubernetes,
     resources: {
       namespace: {
         quota: v("tenantResources.quota"),
@@ -120,7 +121,7 @@ export function installationDocumentOf(values: Values, releaseNamespace: string)
       name: v(`${component}.serviceAccountName`),
       namespace: releaseNamespace,
     });
-    (doc.kubernetes as Values).tenantRoleBindings = { worker: sa("worker"), api: sa("api") };
+    kubernetes.tenantRoleBindings = { worker: sa("worker"), api: sa("api") };
   }
   if (truthy(v("workloads"))) doc.workloads = v("workloads");
   if (openshellEnabled) {

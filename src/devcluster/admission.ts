@@ -16,10 +16,10 @@ export interface ProbeTarget {
   readonly adminKubeconfig: string;
 }
 
-const POLICY_KINDS: readonly string[] = [
+const POLICY_KINDS = [
   "ValidatingAdmissionPolicy",
   "ValidatingAdmissionPolicyBinding",
-];
+] as const satisfies readonly Kind[];
 
 /**
  * Creates the admission policies and their bindings as the administrator (existing ones of the
@@ -34,13 +34,15 @@ export async function installAdmissionPolicies(
   const admin = createObjectClient(loadKubeConfig(target.adminKubeconfig));
   try {
     for (const obj of objects) {
-      const kind = obj.kind ?? "";
-      if (!POLICY_KINDS.includes(kind)) throw new Error(`not an admission policy object: ${kind}`);
+      const kind = POLICY_KINDS.find((policyKind) => policyKind === obj.kind);
+      if (kind === undefined) {
+        throw new Error(`not an admission policy object: ${obj.kind ?? ""}`);
+      }
       try {
-        await admin.create(kind as Kind, obj);
+        await admin.create(kind, obj);
       } catch (err) {
         if (!(isKubeError(err, "conflict") && err.reason === "AlreadyExists")) throw err;
-        await admin.apply(kind as Kind, obj, { force: true, fieldManager: "occ-dev" });
+        await admin.apply(kind, obj, { force: true, fieldManager: "occ-dev" });
       }
     }
   } finally {

@@ -15,14 +15,37 @@ export const CLUSTER_IDENTITIES = {
 } as const satisfies Record<string, { user: string; groups: readonly string[] }>;
 
 export type ClusterIdentity = keyof typeof CLUSTER_IDENTITIES;
-export const CLUSTER_IDENTITY_NAMES = Object.keys(CLUSTER_IDENTITIES) as ClusterIdentity[];
+export const CLUSTER_IDENTITY_NAMES: readonly ClusterIdentity[] = Object.values(
+  perIdentity((id) => id),
+);
 
 export type IdentityTokens = Readonly<Record<ClusterIdentity, string>>;
 
+/** One value per identity, every identity written out (the compiler checks none is missing). */
+export function perIdentity<T>(value: (id: ClusterIdentity) => T): Record<ClusterIdentity, T> {
+  return {
+    admin: value("admin"),
+    "occ-worker": value("occ-worker"),
+    "occ-api": value("occ-api"),
+    operator: value("operator"),
+    nobody: value("nobody"),
+  };
+}
+
 export function newIdentityTokens(): IdentityTokens {
-  const out: Partial<Record<ClusterIdentity, string>> = {};
-  for (const id of CLUSTER_IDENTITY_NAMES) out[id] = randomBytes(24).toString("hex");
-  return out as IdentityTokens;
+  return perIdentity(() => randomBytes(24).toString("hex"));
+}
+
+/** The tokens of a parsed `tokens.json`; throws naming the first identity without a token. */
+export function parseIdentityTokens(document: unknown, file: string): IdentityTokens {
+  return perIdentity((id) => {
+    const token: unknown =
+      typeof document === "object" && document !== null ? Reflect.get(document, id) : undefined;
+    if (typeof token !== "string" || token === "") {
+      throw new Error(`${file} holds no token for ${id}; delete the file to generate new tokens`);
+    }
+    return token;
+  });
 }
 
 /** The kube-apiserver `--token-auth-file` CSV: token,user,uid,"group1,group2". */

@@ -8,6 +8,8 @@ import {
   CLUSTER_IDENTITIES,
   CLUSTER_IDENTITY_NAMES,
   newIdentityTokens,
+  parseIdentityTokens,
+  perIdentity,
   tokenAuthFile,
   type ClusterIdentity,
   type IdentityTokens,
@@ -93,9 +95,11 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   await mkdir(pki, { recursive: true });
   const timeoutMs = opts.readyTimeoutMs ?? 90_000;
 
-  const tokens = JSON.parse(
-    await readOrCreate(join(dir, "tokens.json"), () => JSON.stringify(newIdentityTokens())),
-  ) as IdentityTokens;
+  const tokensFile = join(dir, "tokens.json");
+  const tokens = parseIdentityTokens(
+    JSON.parse(await readOrCreate(tokensFile, () => JSON.stringify(newIdentityTokens()))),
+    tokensFile,
+  );
   await writeFile(join(pki, "tokens.csv"), tokenAuthFile(tokens), { mode: 0o600 });
   const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const saKey = join(pki, "sa.key");
@@ -191,14 +195,12 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     };
     const caPem = await readFile(caFile, "utf8");
 
-    const kubeconfigs = {} as Record<ClusterIdentity, string>;
+    const kubeconfigs = perIdentity((id) => join(dir, `kubeconfig-${id}.yaml`));
     for (const id of CLUSTER_IDENTITY_NAMES) {
-      const file = join(dir, `kubeconfig-${id}.yaml`);
       const user = CLUSTER_IDENTITIES[id].user;
-      await writeFile(file, kubeconfigYaml({ server, caPem, user, token: tokens[id] }), {
+      await writeFile(kubeconfigs[id], kubeconfigYaml({ server, caPem, user, token: tokens[id] }), {
         mode: 0o600,
       });
-      kubeconfigs[id] = file;
     }
 
     const kcm = startProcess(

@@ -49,7 +49,7 @@ const DIRECTIONS = [
  */
 export function normalizeNetworkPolicySpec(spec: NetworkPolicySpec): Json {
   const raw = withoutNulls(spec) as Json;
-  const written = Array.isArray(raw.policyTypes) ? (raw.policyTypes as unknown[]) : [];
+  const written: readonly unknown[] = Array.isArray(raw.policyTypes) ? raw.policyTypes : [];
   const egress = Array.isArray(raw.egress) ? raw.egress : [];
   const policyTypes =
     written.length > 0

@@ -10,6 +10,7 @@
  */
 import type { OpenShellSettings } from "../../config/installation-config.js";
 import type { KubeObjectLike } from "./client/index.js";
+import { fieldOf } from "../../domain/input/unknowns.js";
 import {
   namespacePolicySpec,
   ownedObjectsPolicySpec,
@@ -50,13 +51,14 @@ export function openshellPolicyOptions(openshell: OpenShellSettings | null): {
 } {
   if (openshell === null) return { openshellNamespaceLabels: {}, declaredRoleBindings: [] };
   const declaredRoleBindings = openshell.operatorWorkspaceResources.flatMap((m) => {
-    const roleRef = m.roleRef as { kind?: unknown; name?: unknown } | undefined;
-    const name = (m.metadata as { name?: unknown } | undefined)?.name;
+    const kind = fieldOf(m.roleRef, "kind");
+    const role = fieldOf(m.roleRef, "name");
+    const name = fieldOf(m.metadata, "name");
     return m.kind === "RoleBinding" &&
-      typeof roleRef?.kind === "string" &&
-      typeof roleRef.name === "string" &&
+      typeof kind === "string" &&
+      typeof role === "string" &&
       typeof name === "string"
-      ? [{ kind: roleRef.kind, name, role: roleRef.name }]
+      ? [{ kind, name, role }]
       : [];
   });
   return { openshellNamespaceLabels: openshell.operatorNamespaceLabels, declaredRoleBindings };

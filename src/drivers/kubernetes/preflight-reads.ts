@@ -58,7 +58,7 @@ export async function readCandidate(
     read(`list the RoleBindings in ${name}`, () => client.list("RoleBinding", { namespace: name })),
     read("list the ClusterRoleBindings", () => client.list("ClusterRoleBinding")),
     tenantId === undefined
-      ? Promise.resolve([] as K8sNamespace[])
+      ? Promise.resolve<K8sNamespace[]>([])
       : read(`list the namespaces labelled ${LABELS.namespace}=${tenantId}`, () =>
           client.list("Namespace", { labelSelector: `${LABELS.namespace}=${tenantId}` }),
         ),

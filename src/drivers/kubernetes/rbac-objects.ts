@@ -19,13 +19,31 @@ export type { RbacSubject };
 
 export interface RbacObject extends KubeObjectLike {
   readonly kind: "ClusterRole" | "ClusterRoleBinding" | "RoleBinding";
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
+  readonly rules?: readonly PolicyRule[];
+  readonly roleRef?: { readonly apiGroup: string; readonly kind: string; readonly name: string };
+  readonly subjects?: readonly {
+    readonly kind: string;
+    readonly name: string;
+    readonly namespace?: string;
+    readonly apiGroup?: string;
+  }[];
 }
 
 const GROUP = "rbac.authorization.k8s.io";
 const subject = (s: RbacSubject) =>
   s.kind === "User" ? { apiGroup: GROUP, kind: "User", name: s.name } : { ...s };
-const clusterRole = (name: string, rules: readonly PolicyRule[]): RbacObject =>
-  ({ apiVersion: `${GROUP}/v1`, kind: "ClusterRole", metadata: { name }, rules }) as RbacObject;
+const clusterRole = (name: string, rules: readonly PolicyRule[]): RbacObject => ({
+  apiVersion: `${GROUP}/v1`,
+  kind: "ClusterRole",
+  metadata: { name },
+  rules,
+});
 const roleRef = (name: string) => ({ apiGroup: GROUP, kind: "ClusterRole", name });
 
 /** The names of the cluster-wide namespace roles (the chart renders the same). */
@@ -41,14 +59,13 @@ export const NAMESPACE_CLUSTER_ROLES = {
  * the operator elsewhere); and the worker's role for binding them.
  */
 export function chartClusterRbac(worker: RbacSubject, api: RbacSubject): readonly RbacObject[] {
-  const binding = (role: string, who: RbacSubject): RbacObject =>
-    ({
-      apiVersion: `${GROUP}/v1`,
-      kind: "ClusterRoleBinding",
-      metadata: { name: role },
-      roleRef: roleRef(role),
-      subjects: [subject(who)],
-    }) as RbacObject;
+  const binding = (role: string, who: RbacSubject): RbacObject => ({
+    apiVersion: `${GROUP}/v1`,
+    kind: "ClusterRoleBinding",
+    metadata: { name: role },
+    roleRef: roleRef(role),
+    subjects: [subject(who)],
+  });
   return [
     clusterRole(NAMESPACE_CLUSTER_ROLES.worker, WORKER_NAMESPACE_RULES),
     clusterRole(NAMESPACE_CLUSTER_ROLES.api, API_NAMESPACE_RULES),
@@ -79,7 +96,7 @@ export function ownedTenantRoleBinding(
   return {
     ...binding,
     metadata: { ...binding.metadata, labels: markers.labels, annotations: markers.annotations },
-  } as RbacObject;
+  };
 }
 
 /** The RoleBinding an operator creates in one tenant namespace for the worker or the API. */
@@ -94,7 +111,7 @@ export function tenantRoleBinding(
     metadata: { name: `openclaw-enterprise-tenant-${role}`, namespace },
     roleRef: roleRef(TENANT_CLUSTER_ROLES[role]),
     subjects: [subject(who)],
-  } as RbacObject;
+  };
 }
 
 /**
@@ -105,16 +122,13 @@ export function devTenantRolesClusterWide(
   worker: RbacSubject,
   api: RbacSubject,
 ): readonly RbacObject[] {
-  return (["worker", "api"] as const).map(
-    (role) =>
-      ({
-        apiVersion: `${GROUP}/v1`,
-        kind: "ClusterRoleBinding",
-        metadata: { name: `occ-dev-tenant-${role}-everywhere` },
-        roleRef: roleRef(TENANT_CLUSTER_ROLES[role]),
-        subjects: [subject(role === "worker" ? worker : api)],
-      }) as RbacObject,
-  );
+  return (["worker", "api"] as const).map((role): RbacObject => ({
+    apiVersion: `${GROUP}/v1`,
+    kind: "ClusterRoleBinding",
+    metadata: { name: `occ-dev-tenant-${role}-everywhere` },
+    roleRef: roleRef(TENANT_CLUSTER_ROLES[role]),
+    subjects: [subject(role === "worker" ? worker : api)],
+  }));
 }
 
 /** Creates each object unless it already exists (as administrator; idempotent). */
@@ -160,7 +174,7 @@ export function clusterRoleBinding(name: string, role: string, who: RbacSubject)
     metadata: { name },
     roleRef: roleRef(role),
     subjects: [subject(who)],
-  } as RbacObject;
+  };
 }
 
 /** Kept importable from here; the rules are stated in rbac-rules.ts with the others. */
@@ -182,5 +196,5 @@ export function openshellTenantRoleBinding(namespace: string, who: RbacSubject):
     metadata: { name: OPENSHELL_TENANT_ROLE, namespace },
     roleRef: roleRef(OPENSHELL_TENANT_ROLE),
     subjects: [subject(who)],
-  } as RbacObject;
+  };
 }

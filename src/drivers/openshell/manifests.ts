@@ -11,6 +11,7 @@ import type { Manifest, OpenShellSettings } from "../../config/installation-conf
 import type { DeclaredPolicy } from "../../domain/index.js";
 import { tenantOwnershipMarkers } from "../../domain/index.js";
 import type { Kind } from "../kubernetes/client/index.js";
+import { isRecord, oneOf } from "../../domain/input/unknowns.js";
 
 /** The kinds a declared workspace resource may have. Never a Secret. */
 export const WORKSPACE_RESOURCE_KINDS = [
@@ -38,11 +39,11 @@ type Metadata = Readonly<Record<string, unknown>> & {
 
 function metadataOf(manifest: Manifest): Metadata {
   const metadata = manifest.metadata;
-  return typeof metadata === "object" && metadata !== null ? (metadata as Metadata) : {};
+  return isRecord(metadata) ? metadata : {};
 }
 
-function stringMap(value: unknown): Record<string, string> {
-  return typeof value === "object" && value !== null ? (value as Record<string, string>) : {};
+function fieldsOf(value: unknown): Readonly<Record<string, unknown>> {
+  return isRecord(value) ? value : {};
 }
 
 /** The name of a declared manifest (validated as a non-empty string by the configuration). */
@@ -64,8 +65,13 @@ export function workspaceResources(
   return [...settings.operatorWorkspaceResources, ...settings.networkPolicyResources].map(
     (manifest) => {
       const metadata = metadataOf(manifest);
-      const kind = manifest.kind as WorkspaceResourceKind;
       const name = manifestName(manifest);
+      const kind = oneOf(WORKSPACE_RESOURCE_KINDS, manifest.kind);
+      if (kind === undefined) {
+        throw new Error(
+          `workspace resource ${name}: kind ${String(manifest.kind)} is not one of ${WORKSPACE_RESOURCE_KINDS.join(", ")}; fix the Installation's openshell resources`,
+        );
+      }
       return {
         kind,
         name,
@@ -75,8 +81,8 @@ export function workspaceResources(
             ...metadata,
             name,
             namespace,
-            labels: { ...stringMap(metadata.labels), ...markers.labels },
-            annotations: { ...stringMap(metadata.annotations), ...markers.annotations },
+            labels: { ...fieldsOf(metadata.labels), ...markers.labels },
+            annotations: { ...fieldsOf(metadata.annotations), ...markers.annotations },
           },
         },
       };

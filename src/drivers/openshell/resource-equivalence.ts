@@ -7,6 +7,7 @@
  * Group gets `apiGroup: rbac.authorization.k8s.io`). Key order never matters.
  */
 import { networkPolicySpecsEquivalent, type NetworkPolicySpec } from "../../domain/index.js";
+import { isRecord } from "../../domain/input/unknowns.js";
 
 type Json = Readonly<Record<string, unknown>>;
 
@@ -41,8 +42,8 @@ export function workspaceResourceMatches(declared: Json, observed: object): bool
 function defaultSubjects(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
   return value.map((subject: unknown) => {
-    if (typeof subject !== "object" || subject === null) return subject;
-    const s = subject as Json;
+    if (!isRecord(subject)) return subject;
+    const s = subject;
     return (s.kind === "User" || s.kind === "Group") && s.apiGroup === undefined
       ? { ...s, apiGroup: RBAC_GROUP }
       : s;

@@ -5,7 +5,7 @@
  * exactly the same definition.
  */
 import { fileURLToPath } from "node:url";
-import { loadPackageDefinition, type ServiceDefinition } from "@grpc/grpc-js";
+import { loadPackageDefinition, type GrpcObject, type ServiceDefinition } from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 
 /** The `.proto` file, relative to this module in both `src/` and `dist/`. */
@@ -25,9 +25,17 @@ const LOADER_OPTIONS = {
 /** The `openshell.v1.OpenShell` service definition. */
 export function openShellService(): ServiceDefinition {
   const definition = loadPackageDefinition(loadSync(OPENSHELL_PROTO, LOADER_OPTIONS));
-  const pkg = (definition.openshell as Record<string, unknown>).v1 as Record<string, unknown>;
-  const service = (pkg.OpenShell as { service: ServiceDefinition }).service;
-  return service;
+  const service = member(member(definition.openshell, "v1"), "OpenShell");
+  if (typeof service !== "function") {
+    throw new Error(`${OPENSHELL_PROTO} defines no service openshell.v1.OpenShell`);
+  }
+  return service.service;
+}
+
+/** Member `key` of a loaded package (a namespace), `undefined` for a service or a message. */
+function member(node: GrpcObject[string] | undefined, key: string): GrpcObject[string] | undefined {
+  if (node === undefined || typeof node === "function" || "format" in node) return undefined;
+  return node[key];
 }
 
 export type WorkspacePhase =

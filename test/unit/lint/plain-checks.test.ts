@@ -51,7 +51,7 @@ function assertionsIn(sf: ts.SourceFile): number {
 }
 
 /** Type assertions in src/ today; the goal is 30. Lower it whenever a change removes some. */
-const MOST_ASSERTIONS = 57;
+const MOST_ASSERTIONS = 28;
 
 /**
  * Files outside the owners still sending SQL, until the pass contract's rewrite moves it

@@ -32,7 +32,8 @@ export function parseRetryAfter(v: string | undefined): number | undefined {
 export function parseJson(body: string): unknown {
   if (body === "") return undefined;
   try {
-    return JSON.parse(body) as unknown;
+    const parsed: unknown = JSON.parse(body);
+    return parsed;
   } catch {
     return body;
   }
