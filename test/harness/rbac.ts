@@ -179,7 +179,7 @@ export async function revokeTenantRole(
   identity: Extract<ClusterIdentity, "occ-worker" | "occ-api">,
 ): Promise<void> {
   const role = identity === "occ-worker" ? "worker" : "api";
-  const name = tenantRoleBinding(namespace, role, user(identity)).metadata?.name ?? "";
+  const name = tenantRoleBinding(namespace, role, user(identity)).metadata.name;
   await asAdmin(async (c) => {
     const rb = await c.get("RoleBinding", { name, namespace });
     await c.delete("RoleBinding", { name, namespace }, { uid: rb.metadata.uid ?? "" });

@@ -129,7 +129,7 @@ export async function apiBindingFailure(
   api: RbacSubject,
 ): Promise<FailedRequirement | null> {
   const manifest = tenantRoleBinding(namespace, "api", api);
-  const name = manifest.metadata?.name ?? "";
+  const name = manifest.metadata.name;
   try {
     const found = await client.find("RoleBinding", { name, namespace });
     if (found !== undefined) return null;

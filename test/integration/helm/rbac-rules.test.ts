@@ -176,7 +176,7 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
     const subject = { kind: "User", name: "x" } as const;
     const fromSrc = [...chartClusterRbac(subject, subject), openshellTenantClusterRole("normal")]
       .filter((o) => o.kind === "ClusterRole")
-      .map((o) => ({ name: o.metadata?.name, rules: (o as unknown as { rules: unknown }).rules }));
+      .map((o) => ({ name: o.metadata.name, rules: (o as unknown as { rules: unknown }).rules }));
     const fromChart = (await normalChartClusterRoles()).map((r) => ({
       name: r.metadata.name,
       rules: r.rules,
@@ -190,7 +190,7 @@ describe("chart cluster RBAC equals src/drivers/kubernetes/rbac-rules.ts", () =>
     const id = "ns_example";
     const names = { worker: "w", api: "a" };
     const fromSrc = preprovisionedClusterRbac(currentManagedName(id), names).map((o) => ({
-      name: o.metadata?.name,
+      name: o.metadata.name,
       rules: (o as unknown as { rules: unknown }).rules,
     }));
     const fromChart = (await preprovisionedChartClusterRoles({ namespaceId: id }, names)).map(

@@ -30,7 +30,7 @@ export async function ensureTenantRoleBindings(
   let created = false;
   for (const role of ["worker", "api"] as const) {
     const desired: RbacObject = ownedTenantRoleBinding(namespace, role, subjects[role], markers);
-    const name = desired.metadata?.name ?? "";
+    const name = desired.metadata.name;
     try {
       if ((await client.find("RoleBinding", { name, namespace })) !== undefined) continue;
       await client.create("RoleBinding", desired);
