@@ -6,7 +6,6 @@ export * from "./enqueue.js";
 export * from "./lease-renewal.js";
 export * from "./policy.js";
 export * from "./requeue.js";
-export * from "./requeue-many.js";
 export * from "./stats.js";
 export * from "./transitions.js";
 export * from "./work-items.js";

@@ -11,7 +11,7 @@
  */
 import type { NamespaceId } from "../domain/placement/ids.js";
 import { isLiveStatus } from "../domain/placement/namespace-status.js";
-import { pullForwardMany, requeueMany } from "../queue/requeue-many.js";
+import { pullForwardMany, requeueMany } from "../queue/requeue.js";
 import type { WorkQueue } from "../queue/work-queue.js";
 import type { Queryable } from "../store/db.js";
 import { statusesOfNamespaces } from "../store/namespace-passes.js";
