@@ -137,15 +137,18 @@ async function tenant(stack: Stack, t: Tenant, all: readonly Meta[]): Promise<st
   }
   if (t.mode === "external") {
     // Bound once it was ready (a pending selection is recorded before the binding patch).
-    const wasReady = await stack.query(
-      "SELECT 1 FROM audit_events WHERE kind = 'lifecycle' AND resource_id = $1 AND details->>'to' = 'ready'",
-      [t.id],
-    );
-    out.push(...external(t, ns, wasReady.length > 0));
+    out.push(...external(t, ns, await everReady(stack, t.id)));
   }
   if (ns === undefined) {
-    if (t.mode === "external" || (row.status !== "deleting" && row.status !== "provisioning"))
-      out.push("its namespace is missing");
+    // A managed first placement that an outage ended failed may never have created it
+    // (docs/reliability.md, "A kube-apiserver restart during a first placement").
+    const unplaced =
+      row.status === "deleting" ||
+      row.status === "provisioning" ||
+      (t.outage && row.status === "failed" && !(await everReady(stack, t.id)));
+    if (t.mode === "external" || !unplaced) {
+      out.push(`its namespace is missing (settled ${row.status}:${row.status_code ?? "-"})`);
+    }
     return out;
   }
   if (row.status === "ready") {
@@ -183,6 +186,15 @@ async function tenant(stack: Stack, t: Tenant, all: readonly Meta[]): Promise<st
       out.push(`the operator's ${f.kind} ${f.name} was modified`);
   }
   return out;
+}
+
+/** Whether the tenant's row ever became ready (its lifecycle audit event says so). */
+async function everReady(stack: Stack, id: string): Promise<boolean> {
+  const rows = await stack.query(
+    "SELECT 1 FROM audit_events WHERE kind = 'lifecycle' AND resource_id = $1 AND details->>'to' = 'ready'",
+    [id],
+  );
+  return rows.length > 0;
 }
 
 /** An external namespace: never deleted, the operator's metadata as they left it. */
