@@ -94,9 +94,12 @@ export class Reflector {
     return this.synced && this.healthy;
   }
 
-  /** {@link ready}, and not relisting after `410 Gone` (the cache waits for its fresh list). */
+  /**
+   * {@link ready}, not relisting after `410 Gone` (the cache waits for its fresh list), and
+   * not stopped: what a cache that must never answer from stale content checks.
+   */
   get current(): boolean {
-    return this.ready && this.resourceVersion !== null;
+    return this.ready && this.resourceVersion !== null && !this.stopped();
   }
 
   start(): void {
