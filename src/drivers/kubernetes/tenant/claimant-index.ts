@@ -1,10 +1,10 @@
 /**
  * The API's claimant index (issue 39): which namespaces carry `openclaw.dev/namespace`, by the
- * tenant ID they claim, kept by one label-selected Namespace watch on the process's
+ * tenant ID they claim, kept by one label-selected Namespace watch on the worker caches'
  * {@link Reflector} (list + watch, relist on `410 Gone`, bookmarks). It answers only "does any
  * namespace but the recorded one claim this tenant?" for a read of a tenant's objects
  * (`bound-namespace.ts`); the recorded namespace itself is always read afresh. Each namespace
- * costs its name, UID and tenant label here, nothing else (10,000 tenants: a few MB).
+ * costs its name, UID and tenant label here, nothing else.
  *
  * While the index is not current — its first list not in, a request failed since the last
  * success, or a relist after `410 Gone` under way — it answers `null`, and the caller lists
