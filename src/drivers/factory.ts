@@ -12,6 +12,7 @@ import type { ConfigurationDriver } from "./configurations.js";
 import type { ObjectClient } from "./kubernetes/client/index.js";
 import type { PreprovisionedProfile } from "./kubernetes/compute/context.js";
 import { KubernetesComputeDriver } from "./kubernetes/compute/driver.js";
+import type { ClaimantIndex } from "./kubernetes/tenant/claimant-index.js";
 import { KubernetesConfigurationDriver } from "./kubernetes/tenant/configuration-driver.js";
 import { KubernetesSecretDriver } from "./kubernetes/tenant/secret-driver.js";
 import { KubernetesWorkloadDriver } from "./kubernetes/workloads/driver.js";
@@ -80,14 +81,18 @@ export function createDriverSet(o: DriverSetOptions): DriverSet {
   };
 }
 
-/** The part of the set the API uses: the Configuration and Secret Drivers on `client`. */
+/**
+ * The part of the set the API uses: the Configuration and Secret Drivers on `client`; their
+ * reads consult `index` (the API's claimant index), when given.
+ */
 export function createTenantDrivers(
   client: ObjectClient,
   profile: DriverProfile,
+  index: ClaimantIndex | null = null,
 ): Pick<DriverSet, "configurations" | "secrets"> {
   return {
-    configurations: new KubernetesConfigurationDriver(client, profile),
-    secrets: new KubernetesSecretDriver(client, profile),
+    configurations: new KubernetesConfigurationDriver(client, profile, index),
+    secrets: new KubernetesSecretDriver(client, profile, index),
   };
 }
 

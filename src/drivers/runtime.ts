@@ -25,6 +25,11 @@ import {
   type RequestLimiter,
 } from "./kubernetes/client/index.js";
 import { recordNamespaceEvent } from "./kubernetes/events.js";
+import {
+  startClaimantIndex,
+  type RunningClaimantIndex,
+} from "./kubernetes/tenant/claimant-index.js";
+import type { WatchRestartReason } from "./kubernetes/watch/reflector.js";
 import { markedNamespacesOf, type MarkedNamespaces } from "./marked-namespaces.js";
 import { namespaceInspectorOf, type NamespaceInspector } from "./namespace-inspector.js";
 import { createOpenShellGateway } from "./openshell/gateway-client.js";
@@ -45,6 +50,8 @@ export interface RuntimeOptions {
   readonly binding?: PreprovisionedBinding | null;
   /** The process's Kubernetes request budget; absent: unlimited. */
   readonly limiter?: RequestLimiter;
+  /** Told each time the API's claimant index opens its watch again (metrics, log). */
+  readonly onWatchRestart?: (reason: WatchRestartReason, err?: unknown) => void;
 }
 
 /** What the API runs on: its `occ-api` identity (`apiKubeconfig`). */
@@ -57,7 +64,10 @@ export interface ApiRuntime {
   /** The identity's client itself, for the startup checks of its grants. */
   readonly client: ObjectClient;
   readonly requests: RequestCounter;
-  close(): void;
+  /** The claimant index the tenant Drivers' reads consult (same condition as `marked`). */
+  readonly claimants: RunningClaimantIndex | null;
+  /** Ends every client and the claimant index's watch. */
+  close(): Promise<void>;
 }
 
 /** What the worker runs on: its identity (`kubeconfig`), or an installed Compute module. */
@@ -108,19 +118,35 @@ export async function withWorkerClient<T>(
   }
 }
 
-/** The API's runtime: the Configuration and Secret Drivers on its own identity. */
+/**
+ * The API's runtime: the Configuration and Secret Drivers on its own identity and, in the
+ * normal profile with the bundled Compute Driver, the claimant index their reads consult
+ * (its watch started here, its requests counted with the client's).
+ */
 export function createApiRuntime(o: RuntimeOptions): ApiRuntime {
   const binding = o.binding ?? null;
+  const kubeconfig = loadKubeConfig(o.config.kubernetes.apiKubeconfig);
   const client = clientOf(o, o.config.kubernetes.apiKubeconfig);
   const normal = binding === null && o.config.drivers.compute === "kubernetes";
+  const claimants = normal
+    ? startClaimantIndex({
+        kubeconfig,
+        counter: client.counter,
+        timeoutMs: o.config.kubernetes.requestTimeoutMs,
+        ...(o.limiter !== undefined ? { limiter: o.limiter } : {}),
+        ...(o.onWatchRestart !== undefined ? { onRestart: o.onWatchRestart } : {}),
+      })
+    : null;
   return {
-    drivers: createTenantDrivers(client, driverProfileOf(o.config, binding)),
+    drivers: createTenantDrivers(client, driverProfileOf(o.config, binding), claimants),
     marked: normal ? markedNamespacesOf(client) : null,
     inspector: normal ? namespaceInspectorOf(client, o.config) : null,
     client,
     requests: client.counter,
-    close: () => {
+    claimants,
+    close: async () => {
       client.close();
+      await claimants?.stop();
     },
   };
 }

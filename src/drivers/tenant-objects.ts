@@ -61,10 +61,17 @@ export class TenantObjectError extends Error {
 }
 
 /**
+ * What an operation does with the tenant's objects: a `read` may take the absence of a second
+ * claimant from the API's claimant index (the bound namespace itself is still read afresh); a
+ * `write` lists every claimant afresh.
+ */
+export type TenantAccess = "read" | "write";
+
+/**
  * What both tenant-object ports start every operation with: the tenant's bound namespace,
- * resolved and verified now in the process's profile; every doubt throws a
+ * resolved and verified now in the process's profile for `access`; every doubt throws a
  * {@link TenantObjectError} (`ownership`, `namespace-missing`, …), never a fallback.
  */
 export interface BoundNamespaceResolver {
-  resolve(tenant: TenantPlacement): Promise<BoundNamespace>;
+  resolve(tenant: TenantPlacement, access: TenantAccess): Promise<BoundNamespace>;
 }

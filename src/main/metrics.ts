@@ -127,7 +127,7 @@ export function registerControlPlaneMetrics(
   let cacheSizes: () => Readonly<Record<string, number>> = () => ({});
   new Gauge({
     name: "occ_watch_cache_objects",
-    help: "Objects held in the worker's watch caches, by kind.",
+    help: "Objects held in the process's watch caches, by kind (the API's: its claimant index of Namespaces).",
     labelNames: ["kind"] as const,
     registers: [registry],
     collect() {

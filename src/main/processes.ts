@@ -85,15 +85,25 @@ export async function startApiProcess(opts: {
   for (const warning of external.warnings) opts.logger.warn(warning);
   const limiter = new RequestLimiter(opts.config.kubernetes.rateLimit.api);
   opts.metrics?.observeKubernetesWaits(limiter);
-  const runtime = createApiRuntime({ config: opts.config, binding, limiter });
+  const runtime = createApiRuntime({
+    config: opts.config,
+    binding,
+    limiter,
+    onWatchRestart: (reason, err) => {
+      opts.metrics?.watchRestarted("Namespace", reason);
+      if (reason !== "ended") opts.logger.warn({ err, reason }, "claimant index: watch restarted");
+    },
+  });
   opts.metrics?.countKubernetesRequests(runtime.requests);
+  const claimants = runtime.claimants;
+  if (claimants !== null) opts.metrics?.watchCacheSizes(() => ({ Namespace: claimants.size }));
   if (binding !== null) {
     try {
       const cluster = preprovisionedClusterOf(runtime.client);
       const missing = await apiGrantFailuresAtStartup(cluster, opts.config, binding);
       if (missing.length > 0) opts.logger.warn(missingGrantsWarning("api", binding, missing));
     } catch (err) {
-      runtime.close();
+      await runtime.close();
       throw err;
     }
   }
@@ -108,7 +118,7 @@ export async function startApiProcess(opts: {
       },
     });
   } catch (err) {
-    runtime.close();
+    await runtime.close();
     throw err;
   }
   const server = await startApiServer({
@@ -130,7 +140,7 @@ export async function startApiProcess(opts: {
     ...(opts.host !== undefined ? { host: opts.host } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),
   }).catch(async (err: unknown) => {
-    runtime.close();
+    await runtime.close();
     await policyCache.close();
     throw err;
   });
@@ -138,7 +148,7 @@ export async function startApiProcess(opts: {
     ...server,
     async close() {
       await server.close();
-      runtime.close();
+      await runtime.close();
       await policyCache.close();
     },
   };

@@ -37,13 +37,14 @@ export const WORKER_NAMESPACE_RULES: readonly PolicyRule[] = [
 
 /**
  * Cluster-wide, for the API, read-only: it resolves a tenant's bound namespace on each
- * operation; and for the console (`src/drivers/namespace-inspector.ts`) it runs the
+ * operation (`get`, `list`; `watch` for its claimant index of tenant-labelled namespaces,
+ * `tenant/claimant-index.ts`); and for the console (`src/drivers/namespace-inspector.ts`) it runs the
  * external-adoption preflight of a candidate (its NetworkPolicies, the RoleBindings in it, the
  * ClusterRoleBindings), shows a tenant namespace's Events and which of OCC's admission policies
  * are present. No write verb, never Secrets or ConfigMaps cluster-wide.
  */
 export const API_NAMESPACE_RULES: readonly PolicyRule[] = [
-  { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list"] },
+  { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list", "watch"] },
   { apiGroups: [""], resources: ["events"], verbs: ["list"] },
   { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies"], verbs: ["list"] },
   {

@@ -145,7 +145,7 @@ export const agents: AgentService = {
             "The Agent's ServiceAccount no longer exists.",
           );
         }
-        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns, "write");
         const document = await driver.read(bound, ns.id, configuration);
         const revision = await insertAgentRevision(tx, {
           id: newRevisionId(),

@@ -14,6 +14,7 @@ import type { SecretDriver } from "../../drivers/secrets.js";
 import {
   TenantObjectError,
   type BoundNamespace,
+  type TenantAccess,
   type TenantObjectFailure,
   type TenantPlacement,
 } from "../../drivers/tenant-objects.js";
@@ -108,15 +109,16 @@ export function tenantPlacementOf(ns: NamespaceRecord): TenantPlacement {
 
 /**
  * The process's `kind` Driver (503 when it has none) with the tenant's bound namespace,
- * resolved afresh for one operation.
+ * resolved afresh for one operation that will `access` the tenant's objects.
  */
 export async function boundDriver<K extends keyof TenantDrivers>(
   deps: TenantServiceDeps,
   kind: K,
   ns: NamespaceRecord,
+  access: TenantAccess,
 ): Promise<{ readonly driver: TenantDrivers[K]; readonly bound: BoundNamespace }> {
   const driver = driversOf(deps)[kind];
-  return { driver, bound: await driver.resolve(tenantPlacementOf(ns)) };
+  return { driver, bound: await driver.resolve(tenantPlacementOf(ns), access) };
 }
 
 /**

@@ -73,7 +73,7 @@ export const configurations: ResourceService<
       const document = documentOf(body.values);
       return namespaceTransaction(call, async (tx, ns, onRollback) => {
         requireWritable(ns, { whileManagedProvisioning: true });
-        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns, "write");
         const pin = await driver.create(bound, ns.id, { id, kind: body.kind, document });
         onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
         const record = await insertConfiguration(tx, {
@@ -92,7 +92,7 @@ export const configurations: ResourceService<
     access.read(call, id, async (ns) => {
       const record = await found(call.deps.db, ns.id, id);
       const document = await driverStep(async () => {
-        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns, "read");
         return driver.read(bound, ns.id, record);
       });
       return { record, document };
@@ -102,7 +102,7 @@ export const configurations: ResourceService<
     access.read(call, undefined, async (ns) => {
       const page = await configurationRows.list(call.deps.db, ns.id, opts);
       const documents = await driverStep(async () => {
-        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns, "read");
         return driver.readAll(bound, ns.id, page.items);
       });
       return {
@@ -117,7 +117,7 @@ export const configurations: ResourceService<
       return namespaceTransaction(call, async (tx, ns, onRollback) => {
         const current = await found(tx, ns.id, id, true);
         requireWritable(ns, { whileManagedProvisioning: true });
-        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns, "write");
         const previous = await driver.read(bound, ns.id, current);
         const written = await driver.update(bound, ns.id, current, document);
         onRollback(async () => {
@@ -138,7 +138,7 @@ export const configurations: ResourceService<
       namespaceTransaction(call, async (tx, ns) => {
         const current = await found(tx, ns.id, id, true);
         await refuseWhileAgentsReference(tx, ns.id, { configurationId: id }, "Configuration");
-        const { driver, bound } = await boundDriver(call.deps, "configurations", ns);
+        const { driver, bound } = await boundDriver(call.deps, "configurations", ns, "write");
         await driver.read(bound, ns.id, current);
         await deleteConfigurationRow(tx, id);
         await audit(tx, id, { namespaceId: ns.id, generation: current.generation });

@@ -38,7 +38,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
         if (await secretNameTaken(tx, ns.id, body.name)) {
           throw new ServiceError("RESOURCE_CONFLICT", NAME_IN_USE);
         }
-        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns, "write");
         const pin = await driver.create(bound, ns.id, id, body.value);
         onRollback(() => driver.delete(pin.kubernetesNamespace, pin));
         const inserted = await insertSecret(tx, {
@@ -58,7 +58,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
     access.read(call, id, async (ns) => {
       const record = await found(call.deps.db, ns.id, id);
       await driverStep(async () => {
-        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns, "read");
         return driver.verify(bound, ns.id, record);
       });
       return record;
@@ -68,7 +68,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
     access.read(call, undefined, async (ns) => {
       const page = await secretRows.list(call.deps.db, ns.id, opts);
       await driverStep(async () => {
-        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns, "read");
         return driver.verifyAll(bound, ns.id, page.items);
       });
       return page;
@@ -79,7 +79,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
       namespaceTransaction(call, async (tx, ns, onRollback) => {
         const current = await found(tx, ns.id, id, true);
         requireWritable(ns);
-        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns, "write");
         const previous = await driver.verify(bound, ns.id, current);
         const written = await driver.update(bound, ns.id, current, body.value);
         onRollback(async () => {
@@ -101,7 +101,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
             "A ServiceAccount uses this Secret as its credential; delete it first.",
           );
         }
-        const { driver, bound } = await boundDriver(call.deps, "secrets", ns);
+        const { driver, bound } = await boundDriver(call.deps, "secrets", ns, "write");
         await driver.verify(bound, ns.id, current);
         await deleteSecretRow(tx, id);
         await audit(tx, id, { namespaceId: ns.id });

@@ -19,6 +19,7 @@ import {
   createTenant,
   provision,
   readyExternal,
+  readyManaged,
   revokeApiRole,
   tenantApiForFile,
 } from "./fixtures.js";
@@ -29,7 +30,8 @@ interface ConfigurationView {
   values: Record<string, unknown>;
 }
 
-const api = await tenantApiForFile();
+// With the API's claimant index, as `occ api` runs: every read below goes through it.
+const api = await tenantApiForFile({ claimantIndex: true });
 
 const cfgPath = (ns: string, id?: string) =>
   `/namespaces/${ns}/configurations${id === undefined ? "" : `/${id}`}`;
@@ -184,6 +186,10 @@ describe("fail closed: 503 and no write anywhere", () => {
     const { id, ns: selected } = await readyExternal(api);
     await admin.patch("Namespace", { name: selected }, { metadata }, { type: "merge" });
     await refusedWithoutWrites(id, [selected]);
+    // A read gets the recorded namespace afresh: refused at once, whatever the index holds.
+    expect((await call(api, "GET", cfgPath(id))).body.error?.code).toBe(
+      "KUBERNETES_OWNERSHIP_CONFLICT",
+    );
   });
 
   it("a managed claimant whose name is neither managed form", async () => {
@@ -277,5 +283,95 @@ describe("compensation", () => {
       namespace: selected,
     });
     expect(cm.metadata.labels?.[RESOURCE_LABELS.generation]).toBe("1");
+  });
+});
+
+describe("reads through the API's claimant index (issue 39)", () => {
+  const claimants = api.claimants;
+  if (claimants === null) throw new Error("the file's API runs without its claimant index");
+  /** The requests the drivers' client made during `fn`, by verb and code. */
+  async function requestsDuring(fn: () => Promise<void>): Promise<Record<string, number>> {
+    api.kubernetes.counter.reset();
+    await fn();
+    return { ...api.kubernetes.counter.snapshot() };
+  }
+  const lists = (requests: Record<string, number>) =>
+    Object.keys(requests).filter((k) => k.startsWith("list "));
+  async function readyConfiguration(): Promise<{ id: NamespaceId; ns: string; path: string }> {
+    const { id, ns } = await readyManaged(api);
+    const created = await call(api, "POST", cfgPath(id), { body });
+    expect(created.status).toBe(201);
+    return { id, ns, path: cfgPath(id, (created.body.data as ConfigurationView).id) };
+  }
+  const refusedWithin = (path: string, ms: number) =>
+    eventually(
+      `GET ${path} refused with KUBERNETES_OWNERSHIP_CONFLICT`,
+      async () =>
+        (await call(api, "GET", path)).body.error?.code === "KUBERNETES_OWNERSHIP_CONFLICT",
+      ms,
+    );
+
+  it("a ready tenant's Configuration read lists no namespace once the index is synced: one get of the recorded namespace", async () => {
+    const { path } = await readyConfiguration();
+    expect(await claimants.waitForSync(30_000)).toBe(true);
+    const requests = await requestsDuring(async () => {
+      const read = await call(api, "GET", path);
+      expect(read.status).toBe(200);
+      expect(read.body.data).toMatchObject({ generation: 1, values: body.values });
+    });
+    expect(lists(requests)).toEqual([]);
+    expect(requests).toEqual({ "get 200": 2 }); // the namespace, the ConfigMap
+  });
+
+  it("a second namespace labelled with the tenant's ID: reads refused within 5 s, as a write is", async () => {
+    const { id, ns, path } = await readyConfiguration();
+    const rogue = uniqueName("rogue");
+    await admin.create("Namespace", {
+      metadata: { name: rogue, labels: { [LABELS.namespace]: id } },
+    });
+    await refusedWithin(path, 5_000);
+    const read = await call(api, "GET", path);
+    const write = await call(api, "PATCH", path, { body: { values: { model: "m-2" } } });
+    expect([read.status, read.body.error]).toEqual([503, write.body.error]);
+    expect(read.body.error?.message).toContain("claim");
+    expect((await call(api, "GET", cfgPath(id))).body.error?.code).toBe(
+      "KUBERNETES_OWNERSHIP_CONFLICT",
+    );
+    expect(await ownConfigMaps(rogue, id)).toEqual([]);
+    expect(await ownConfigMaps(ns, id)).toHaveLength(1);
+  });
+
+  it("the namespace deleted and recreated under the same name (another UID): reads refused", async () => {
+    const { path, ns } = await readyConfiguration();
+    const original = await admin.get("Namespace", { name: ns });
+    await admin.delete("Namespace", { name: ns }, { uid: original.metadata.uid ?? "" });
+    await eventually(
+      "namespace gone",
+      async () => (await admin.find("Namespace", { name: ns })) === undefined,
+    );
+    await admin.create("Namespace", {
+      metadata: {
+        name: ns,
+        labels: original.metadata.labels,
+        annotations: original.metadata.annotations,
+      },
+    });
+    await refusedWithin(path, 5_000);
+    expect((await call(api, "GET", path)).body.error?.message).toContain("metadata.uid changed");
+  });
+
+  it("with the index stopped, a read lists namespaces afresh: it still answers, and still refuses a second claimant", async () => {
+    const { id, path } = await readyConfiguration();
+    await claimants.stop();
+    expect(claimants.claimants(id)).toBeNull();
+    const requests = await requestsDuring(async () => {
+      expect((await call(api, "GET", path)).status).toBe(200);
+    });
+    expect(lists(requests)).toEqual(["list 200"]);
+    await admin.create("Namespace", {
+      metadata: { name: uniqueName("rogue"), labels: { [LABELS.namespace]: id } },
+    });
+    const read = await call(api, "GET", path);
+    expect([read.status, read.body.error?.code]).toEqual([503, "KUBERNETES_OWNERSHIP_CONFLICT"]);
   });
 });

@@ -10,8 +10,13 @@ import { LABELS, type NamespaceId } from "../../../src/domain/index.js";
 import {
   createObjectClient,
   loadKubeConfig,
+  RequestCounter,
   type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
+import {
+  startClaimantIndex,
+  type RunningClaimantIndex,
+} from "../../../src/drivers/kubernetes/tenant/claimant-index.js";
 import type { ComputeDriver } from "../../../src/drivers/compute.js";
 import { createTenantDrivers } from "../../../src/drivers/factory.js";
 import type { Db } from "../../../src/store/db.js";
@@ -26,6 +31,10 @@ import { admin, prepareExternal, workerDriver } from "../compute/fixtures.js";
 export interface TenantApi {
   readonly app: OccApp;
   readonly db: Db;
+  /** The drivers' client as `occ-api` (its request counter counts what they asked). */
+  readonly kubernetes: ObjectClient;
+  /** The claimant index the drivers' reads consult, when started with one. */
+  readonly claimants: RunningClaimantIndex | null;
   readonly adminKey: string;
   readonly logs: string[];
   /** Runs `fn` while statements matching `predicate` fail like a lost connection. */
@@ -33,30 +42,39 @@ export interface TenantApi {
   close(): Promise<void>;
 }
 
-export async function startTenantApi(): Promise<TenantApi> {
+/** With `claimantIndex`, the API's claimant index is started as `occ api` starts it. */
+export async function startTenantApi(
+  opts: { readonly claimantIndex?: boolean } = {},
+): Promise<TenantApi> {
   await grantChartClusterRoles();
   const database = await createBootstrappedDatabase();
   const db = faulty(database.db);
-  const kubernetes: ObjectClient = createObjectClient(
-    loadKubeConfig(inject("env").kubeconfigs["occ-api"]),
-  );
+  const kubeconfig = loadKubeConfig(inject("env").kubeconfigs["occ-api"]);
+  const kubernetes: ObjectClient = createObjectClient(kubeconfig);
+  const claimants =
+    opts.claimantIndex === true
+      ? startClaimantIndex({ kubeconfig, counter: new RequestCounter() })
+      : null;
   const logs: string[] = [];
   const logger = pino({ level: "trace" }, { write: (line: string) => void logs.push(line) });
   const app = await buildApp({
     db,
     controllerNamespace: "openclaw-system",
-    drivers: createTenantDrivers(kubernetes, { kind: "normal" }),
+    drivers: createTenantDrivers(kubernetes, { kind: "normal" }, claimants),
     logger,
   });
   return {
     app,
     db,
+    kubernetes,
+    claimants,
     adminKey: database.apiKey,
     logs,
     whileFailing: (predicate, fn) => db.whileFailing(predicate, fn),
     async close() {
       await app.close();
       kubernetes.close();
+      await claimants?.stop();
       await database.drop();
     },
   };
@@ -169,8 +187,10 @@ export async function readyManaged(api: TenantApi): Promise<{ id: NamespaceId; n
 }
 
 /** {@link startTenantApi} for one test file: started now, closed after the file's tests. */
-export async function tenantApiForFile(): Promise<TenantApi> {
-  const api = await startTenantApi();
+export async function tenantApiForFile(
+  opts: Parameters<typeof startTenantApi>[0] = {},
+): Promise<TenantApi> {
+  const api = await startTenantApi(opts);
   afterAll(() => api.close());
   return api;
 }

@@ -9,10 +9,12 @@ import type {
   BoundNamespace,
   BoundNamespaceResolver,
   PinnedObject,
+  TenantAccess,
   TenantPlacement,
 } from "../../tenant-objects.js";
 import type { ObjectClient } from "../client/index.js";
 import { resolveBoundNamespace } from "./bound-namespace.js";
+import type { ClaimantIndex } from "./claimant-index.js";
 import { tenantKubeFailure } from "./failures.js";
 import type { DataObject } from "../client/index.js";
 import { requireSameNamespace, type TenantObjectKind } from "./owned-store.js";
@@ -22,11 +24,14 @@ export abstract class TenantObjectDriver implements BoundNamespaceResolver {
     protected readonly client: ObjectClient,
     /** The process's profile: how the bound namespace is found (no default). */
     private readonly profile: DriverProfile,
+    /** The API's claimant index, which reads consult (`null`: every access lists afresh). */
+    private readonly index: ClaimantIndex | null = null,
   ) {}
 
   /** The tenant's bound namespace, resolved and verified now in the process's profile. */
-  resolve(tenant: TenantPlacement): Promise<BoundNamespace> {
-    return resolveBoundNamespace(this.client, this.profile, tenant);
+  resolve(tenant: TenantPlacement, access: TenantAccess): Promise<BoundNamespace> {
+    const index = access === "read" ? this.index : null;
+    return resolveBoundNamespace(this.client, this.profile, tenant, index);
   }
 
   /**

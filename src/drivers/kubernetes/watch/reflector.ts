@@ -39,6 +39,8 @@ export interface ReflectorOptions {
   readonly pageSize?: number;
   /** Strings shared with the process's other caches (a tenant's ID is in all of them). */
   readonly strings?: Interner;
+  /** What the cache keeps of each object; default {@link projectObject} of `kind`. */
+  readonly project?: (raw: unknown, strings: Interner) => Cached | null;
 }
 
 interface ListPage {
@@ -90,6 +92,14 @@ export class Reflector {
   /** Listed at least once and no request has failed since the last success. */
   get ready(): boolean {
     return this.synced && this.healthy;
+  }
+
+  /**
+   * {@link ready}, not relisting after `410 Gone` (the cache waits for its fresh list), and
+   * not stopped: what a cache that must never answer from stale content checks.
+   */
+  get current(): boolean {
+    return this.ready && this.resourceVersion !== null && !this.stopped();
   }
 
   start(): void {
@@ -168,6 +178,13 @@ export class Reflector {
     return exp / 2 + Math.random() * (exp / 2);
   }
 
+  private project(raw: unknown): Cached | null {
+    const project = this.opts.project;
+    return project === undefined
+      ? projectObject(this.opts.kind, raw, this.strings)
+      : project(raw, this.strings);
+  }
+
   private path(params: Record<string, string | undefined>): string {
     const q = new URLSearchParams();
     if (this.opts.labelSelector !== undefined) q.set("labelSelector", this.opts.labelSelector);
@@ -189,7 +206,7 @@ export class Reflector {
         path: this.path({ limit: String(this.opts.pageSize ?? 500), continue: token }),
       })) as ListPage;
       for (const raw of page.items ?? []) {
-        const obj = projectObject(this.opts.kind, raw, this.strings);
+        const obj = this.project(raw);
         if (obj !== null) projected.push(obj);
       }
       rv = page.metadata?.resourceVersion ?? rv;
@@ -252,7 +269,7 @@ export class Reflector {
         throw new Error(`watch error event: ${JSON.stringify(event.object)}`);
       case "ADDED":
       case "MODIFIED": {
-        const obj = projectObject(this.opts.kind, event.object, this.strings);
+        const obj = this.project(event.object);
         if (obj === null) return;
         const change = this.store.upsert(obj);
         if (rv !== undefined) this.resourceVersion = rv;
@@ -262,7 +279,7 @@ export class Reflector {
         return;
       }
       case "DELETED": {
-        const obj = projectObject(this.opts.kind, event.object, this.strings);
+        const obj = this.project(event.object);
         if (obj === null) return;
         const change = this.store.remove(obj.metadata.namespace ?? "", obj.metadata.name);
         if (rv !== undefined) this.resourceVersion = rv;
