@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { createLogger, flushLogger, flushLoggerSync } from "../main/logger.js";
-import { registerControlPlaneMetrics } from "../main/metrics.js";
+import { registerControlPlaneMetrics, type ControlPlaneMetrics } from "../main/metrics.js";
 import { startMetricsServer } from "../main/metrics-server.js";
 import { workerQueues } from "../work/queues.js";
 import { runBootstrap, startApiProcess, startWorkerProcess } from "../main/processes.js";
@@ -94,11 +94,7 @@ export function registerProcessCommands(program: Command): void {
       throw err;
     });
     const logger = createLogger("occ-api");
-    const registry = new Registry();
-    collectDefaultMetrics({ register: registry });
-    const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config), {
-      preprovisionedNamespaceId: startupProfile(config, process.env)?.namespaceId,
-    });
+    const { registry, metrics } = processMetrics(db, config);
     const server = await startApiProcess({
       db,
       config,
@@ -129,11 +125,7 @@ export function registerProcessCommands(program: Command): void {
     const logger = createLogger("occ-worker");
     const { db, config } = await openWorkerChecked(opts, logger);
     const workerId = workerIdOf();
-    const registry = new Registry();
-    collectDefaultMetrics({ register: registry });
-    const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config), {
-      preprovisionedNamespaceId: startupProfile(config, process.env)?.namespaceId,
-    });
+    const { registry, metrics } = processMetrics(db, config);
     const server = await startMetricsServer(
       registry,
       opts.metricsHost,
@@ -203,6 +195,19 @@ async function openWorkerChecked(
 }
 
 /** What a process logs when its stop overran the deadline: what still kept it alive. */
+/** The registry of an `occ api` or `occ worker` process: Node.js's metrics and the control plane's. */
+function processMetrics(
+  db: Db,
+  config: InstallationConfig,
+): { readonly registry: Registry; readonly metrics: ControlPlaneMetrics } {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics = registerControlPlaneMetrics(registry, db, workerQueues(config), {
+    preprovisionedNamespaceId: startupProfile(config, process.env)?.namespaceId,
+  });
+  return { registry, metrics };
+}
+
 function deadlineReport(logger: Logger): (activeResources: readonly string[]) => void {
   return (activeResources) => {
     logger.error({ activeResources }, "shutdown deadline passed");

@@ -16,7 +16,7 @@ import {
 } from "../store/columns.js";
 import type { Queryable } from "../store/db.js";
 import { rowById } from "../store/lookup.js";
-import { listPage, type Page, type PageOptions } from "../store/paging.js";
+import { pagesOf } from "../store/paging.js";
 import { apiKeyMatches, apiKeyPrefix, generateApiKey, hashApiKey } from "./api-key-secret.js";
 import {
   isApiKeyId,
@@ -176,13 +176,10 @@ export function getApiKey(q: Queryable, id: ApiKeyId): Promise<ApiKeyRecord | un
 }
 
 /** A principal's keys (revoked ones included, so an administrator sees the history). */
-export function listApiKeys(
-  q: Queryable,
-  principalId: PrincipalId,
-  opts: PageOptions,
-): Promise<Page<ApiKeyRecord>> {
-  return listPage(q, apiKeysTable, { where: "principal_id = $1", params: [principalId] }, opts);
-}
+export const listApiKeys = pagesOf<PrincipalId, typeof apiKeysTable.columns>(
+  apiKeysTable,
+  "principal_id",
+);
 
 export type RevokeApiKeyResult =
   | { readonly outcome: "revoked"; readonly key: ApiKeyRecord }

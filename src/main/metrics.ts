@@ -92,38 +92,38 @@ export function registerControlPlaneMetrics(
     },
   });
   registry.registerMetric(oldest);
-  const passes = new Histogram({
-    name: "occ_reconcile_duration_seconds",
-    help: "Duration of one worker pass over a work item, by kind and outcome.",
-    labelNames: ["kind", "outcome"] as const,
-    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  const claims = new Counter({
-    name: "occ_work_claims_total",
-    help: "Work items claimed by this worker's slots, by how: chained (by the previous pass's settle, in its statement) or claimed (a claim of its own).",
-    labelNames: ["how"] as const,
-    registers: [registry],
-  });
+  const passes = histogram(
+    registry,
+    "occ_reconcile_duration_seconds",
+    "Duration of one worker pass over a work item, by kind and outcome.",
+    [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    ["kind", "outcome"],
+  );
+  const claims = counter(
+    registry,
+    "occ_work_claims_total",
+    "Work items claimed by this worker's slots, by how: chained (by the previous pass's settle, in its statement) or claimed (a claim of its own).",
+    ["how"],
+  );
   for (const how of CLAIM_HOWS) claims.inc({ how }, 0);
-  const kube = new Counter({
-    name: "occ_kubernetes_requests_total",
-    help: "Kubernetes API requests made by this process, by verb and HTTP status (or timeout/network).",
-    labelNames: ["verb", "code"] as const,
-    registers: [registry],
-  });
-  const waits = new Histogram({
-    name: "occ_kubernetes_client_wait_seconds",
-    help: "Time each Kubernetes API request of this process waited for the client's rate limit (kubernetes.rateLimit) before it was sent; watches excluded.",
-    buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  const restarts = new Counter({
-    name: "occ_watch_restarts_total",
-    help: "Watch streams opened again, by kind and reason (ended by the server, 410 gone: relisted, error: backed off).",
-    labelNames: ["kind", "reason"] as const,
-    registers: [registry],
-  });
+  const kube = counter(
+    registry,
+    "occ_kubernetes_requests_total",
+    "Kubernetes API requests made by this process, by verb and HTTP status (or timeout/network).",
+    ["verb", "code"],
+  );
+  const waits = histogram(
+    registry,
+    "occ_kubernetes_client_wait_seconds",
+    "Time each Kubernetes API request of this process waited for the client's rate limit (kubernetes.rateLimit) before it was sent; watches excluded.",
+    [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  );
+  const restarts = counter(
+    registry,
+    "occ_watch_restarts_total",
+    "Watch streams opened again, by kind and reason (ended by the server, 410 gone: relisted, error: backed off).",
+    ["kind", "reason"],
+  );
   let cacheSizes: () => Readonly<Record<string, number>> = () => ({});
   new Gauge({
     name: "occ_watch_cache_objects",
@@ -135,23 +135,23 @@ export function registerControlPlaneMetrics(
       for (const [kind, n] of Object.entries(cacheSizes())) this.set({ kind }, n);
     },
   });
-  const watchPasses = new Counter({
-    name: "occ_watch_requested_passes_total",
-    help: "Tenant passes queued because a watched Kubernetes object changed.",
-    registers: [registry],
-  });
-  const repairs = new Counter({
-    name: "occ_drift_repairs_total",
-    help: "Owned objects (and managed namespace markers) written back after drift on a bound tenant, by kind.",
-    labelNames: ["kind"] as const,
-    registers: [registry],
-  });
-  const resyncs = new Histogram({
-    name: "occ_resync_duration_seconds",
-    help: "Duration of one full resync: queueing a pass for every live Namespace.",
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    registers: [registry],
-  });
+  const watchPasses = counter(
+    registry,
+    "occ_watch_requested_passes_total",
+    "Tenant passes queued because a watched Kubernetes object changed.",
+  );
+  const repairs = counter(
+    registry,
+    "occ_drift_repairs_total",
+    "Owned objects (and managed namespace markers) written back after drift on a bound tenant, by kind.",
+    ["kind"],
+  );
+  const resyncs = histogram(
+    registry,
+    "occ_resync_duration_seconds",
+    "Duration of one full resync: queueing a pass for every live Namespace.",
+    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  );
   // Set by the worker's orphan scan only, so an API process exports no series.
   const orphans = new Gauge({
     name: "occ_orphan_namespaces",
@@ -196,4 +196,25 @@ export function registerControlPlaneMetrics(
       });
     },
   };
+}
+
+/** A counter on `registry`, with `labelNames` (none by default). */
+function counter<const L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+): Counter<L> {
+  return new Counter({ name, help, labelNames, registers: [registry] });
+}
+
+/** A histogram on `registry` with `buckets` (in seconds) and `labelNames` (none by default). */
+function histogram<const L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  buckets: readonly number[],
+  labelNames: readonly L[] = [],
+): Histogram<L> {
+  return new Histogram({ name, help, buckets: [...buckets], labelNames, registers: [registry] });
 }

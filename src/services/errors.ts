@@ -67,3 +67,9 @@ export function isServiceError(err: unknown): err is ServiceError {
 
 /** The database could not be used (503), raised by the guarded database handle. */
 export { DependencyUnavailableError } from "../store/guarded-db.js";
+
+/** `dependency` when this process has it; otherwise 503 `DEPENDENCY_UNAVAILABLE` with `missing`. */
+export function configured<T>(dependency: T | undefined, missing: string): T {
+  if (dependency === undefined) throw new ServiceError("DEPENDENCY_UNAVAILABLE", missing);
+  return dependency;
+}

@@ -19,7 +19,7 @@ import {
 } from "./columns.js";
 import type { JsonObject, RowOf } from "./columns.js";
 import type { Queryable } from "./db.js";
-import { listPage, type Page, type PageOptions } from "./paging.js";
+import { pagesOf } from "./paging.js";
 import {
   EXECUTION_MODES,
   REVISION_STATUSES,
@@ -118,13 +118,10 @@ export async function latestAgentRevision(
 }
 
 /** One page of an Agent's revisions, oldest first. */
-export function listAgentRevisions(
-  q: Queryable,
-  agentId: string,
-  opts: PageOptions,
-): Promise<Page<AgentRevisionRecord>> {
-  return listPage(q, agentRevisionsTable, { where: "agent_id = $1", params: [agentId] }, opts);
-}
+export const listAgentRevisions = pagesOf<string, typeof agentRevisionsTable.columns>(
+  agentRevisionsTable,
+  "agent_id",
+);
 
 /** Sets a revision's lifecycle status and reason (`activated_at` on `active`). */
 export async function setRevisionStatus(

@@ -77,3 +77,19 @@ export async function listPage<
     (last) => ({ createdAt: last.createdAt, id: last.id }),
   );
 }
+
+/**
+ * The pages of `table`'s rows whose `column` equals one owner's ID `O` (a principal's API keys,
+ * an Agent's revisions), oldest first by `(created_at, id)`.
+ */
+export function pagesOf<
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the owner's ID type the caller names
+  O extends string,
+  C extends Columns & { readonly createdAt: Codec<Date>; readonly id: Codec<string> },
+>(
+  table: Table<C>,
+  column: "principal_id" | "agent_id",
+): (q: Queryable, owner: O, opts: PageOptions) => Promise<Page<RowOf<C>>> {
+  const where = `${column} = $1`;
+  return (q, owner, opts) => listPage(q, table, { where, params: [owner] }, opts);
+}

@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import type { Static, TSchema } from "@sinclair/typebox";
 import { isAgentId, isRevisionId } from "../../domain/workloads/ids.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { DataEnvelope, PageEnvelope, PageQuerySchema } from "../../contract/envelopes.js";
@@ -20,7 +21,7 @@ import {
   RevisionSchema,
 } from "../../contract/agents.js";
 import { presentAgent, presentRevision } from "../../services/agents/present.js";
-import { agents, type AgentServiceDeps } from "../../services/agents/agents.js";
+import { agents, type AgentCall, type AgentServiceDeps } from "../../services/agents/agents.js";
 import { resourceRoutes } from "../tenant/resource-routes.js";
 
 const tags: ApiTag[] = ["agents"];
@@ -56,40 +57,48 @@ export const agentRoutes: FastifyPluginCallbackTypebox<AgentServiceDeps> = (app,
       read: op("getAgent", "Read an Agent", "Read one Agent."),
     },
   });
-  app.delete(
+  /** An action on one Agent that queues work: 202 with the record it answers. */
+  const acceptedRoute = <V extends TSchema, R>(
+    method: "DELETE" | "POST",
+    url: string,
+    doc: OperationDoc,
+    schema: V,
+    run: (call: AgentCall, agentId: string) => Promise<R>,
+    present: (record: R) => Static<V>,
+  ) => {
+    app.route<{ Params: Static<typeof AgentParamsSchema> }>({
+      method,
+      url,
+      schema: agentSchema(doc, { 202: DataEnvelope(schema), ...errorResponses(403, 404, 409) }),
+      handler: async (request, reply) => {
+        const record = await run(callOf(request, request.params), request.params.agentId);
+        return reply.status(202).send(envelope(request, present(record)));
+      },
+    });
+  };
+  acceptedRoute(
+    "DELETE",
     AGENT,
-    {
-      schema: agentSchema(
-        op(
-          "deleteAgent",
-          "Delete an Agent",
-          "Delete an Agent (202, status deleting); its objects and claims are torn down.",
-        ),
-        { 202: DataEnvelope(AgentSchema), ...errorResponses(403, 404, 409) },
-      ),
-    },
-    async (request, reply) => {
-      const agent = await agents.remove(callOf(request, request.params), request.params.agentId);
-      return reply.status(202).send(envelope(request, presentAgent(agent)));
-    },
+    op(
+      "deleteAgent",
+      "Delete an Agent",
+      "Delete an Agent (202, status deleting); its objects and claims are torn down.",
+    ),
+    AgentSchema,
+    agents.remove,
+    presentAgent,
   );
-  app.post(
+  acceptedRoute(
+    "POST",
     `${AGENT}/deploy`,
-    {
-      schema: agentSchema(
-        op(
-          "deployAgent",
-          "Deploy an Agent",
-          "Deploy an Agent: admit an immutable AgentRevision and queue its rollout (202).",
-        ),
-        { 202: DataEnvelope(RevisionSchema), ...errorResponses(403, 404, 409) },
-      ),
-    },
-    async (request, reply) => {
-      const call = callOf(request, request.params);
-      const revision = await agents.deploy(call, request.params.agentId);
-      return reply.status(202).send(envelope(request, presentRevision(revision)));
-    },
+    op(
+      "deployAgent",
+      "Deploy an Agent",
+      "Deploy an Agent: admit an immutable AgentRevision and queue its rollout (202).",
+    ),
+    RevisionSchema,
+    agents.deploy,
+    presentRevision,
   );
   app.get(
     `${AGENT}/revisions`,

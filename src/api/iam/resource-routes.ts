@@ -28,6 +28,7 @@ import { errorResponses, type ApiTag, type OperationDoc } from "../schemas.js";
 import { callerOf, envelope, pageEnvelope } from "../request-context.js";
 import { administer, mutate, type Mutation } from "../../services/iam/administer.js";
 import { IdParams, PrincipalIdSchema } from "../../contract/iam.js";
+import { createRoute } from "../create-route.js";
 
 /** The Fastify instance an IAM routes plugin registers on. */
 export type IamApp = Parameters<FastifyPluginCallbackTypebox<{ readonly db: Db }>>[0];
@@ -105,22 +106,14 @@ export function createOneRoute<K extends IamRecordKind, R, V extends TSchema, B 
     readonly create: (db: Db, caller: Caller, body: Static<B>) => Promise<R>;
   },
 ): void {
-  app.post<{ Body: Static<B> }>(
-    route.url,
-    {
-      schema: {
-        tags,
-        security,
-        ...route.doc,
-        body: route.body,
-        response: { 201: DataEnvelope(resource.schema), ...errorResponses(...route.statuses) },
-      },
-    },
-    async (request, reply) => {
-      const created = await route.create(db, callerOf(request), request.body);
-      return reply.status(201).send(envelope(request, resource.present(created)));
-    },
-  );
+  createRoute(app, {
+    ...route,
+    tags,
+    security,
+    schema: resource.schema,
+    present: resource.present,
+    create: (caller, body) => route.create(db, caller, body),
+  });
 }
 
 /** `GET …/:id`: the record, or 404 with `notFound` when `get` finds none. */

@@ -5,7 +5,6 @@
  */
 import type { FastifyPluginCallbackTypebox } from "@fastify/type-provider-typebox";
 import { DataEnvelope, NoQuerySchema } from "../../contract/envelopes.js";
-import { NamespaceSchema } from "../../contract/namespaces.js";
 import { ImportNamespaceBodySchema, OrphanListSchema } from "../../contract/orphans.js";
 import {
   importOrphan,
@@ -14,7 +13,9 @@ import {
 } from "../../services/namespaces/orphans.js";
 import { callerOf, envelope } from "../request-context.js";
 import { errorResponses, op, security, type ApiTag } from "../schemas.js";
-import { presentNamespace } from "../../services/namespaces/present.js";
+import { presentNamespace, type NamespaceRecord } from "../../services/namespaces/present.js";
+import { createRoute } from "../create-route.js";
+import { NamespaceSchema } from "../../contract/namespaces.js";
 
 const tags: ApiTag[] = ["namespaces"];
 
@@ -40,27 +41,20 @@ export const orphanRoutes: FastifyPluginCallbackTypebox<OrphanServiceDeps> = (ap
     },
   );
 
-  app.post(
-    "/namespaces/imports",
-    {
-      schema: {
-        tags,
-        security,
-        ...op(
-          "importOrphanNamespace",
-          "Import an orphaned namespace",
-          "Create a Namespace adopting a released orphan as its existingNamespace (administrators; 201, status provisioning; audited as namespaces.import with the stale ID).",
-        ),
-        body: ImportNamespaceBodySchema,
-        response: { 201: DataEnvelope(NamespaceSchema), ...errorResponses(403, 409, 413, 415) },
-      },
-    },
-    async (request, reply) => {
-      const created = await importOrphan(deps, callerOf(request), request.body);
-      return reply
-        .status(201)
-        .send(envelope(request, presentNamespace(created, deps.preprovisionedNamespaceId)));
-    },
-  );
+  createRoute(app, {
+    security,
+    url: "/namespaces/imports",
+    tags,
+    doc: op(
+      "importOrphanNamespace",
+      "Import an orphaned namespace",
+      "Create a Namespace adopting a released orphan as its existingNamespace (administrators; 201, status provisioning; audited as namespaces.import with the stale ID).",
+    ),
+    body: ImportNamespaceBodySchema,
+    schema: NamespaceSchema,
+    present: (record: NamespaceRecord) => presentNamespace(record, deps.preprovisionedNamespaceId),
+    statuses: [403, 409, 413, 415],
+    create: (caller, body) => importOrphan(deps, caller, body),
+  });
   done();
 };

@@ -30,6 +30,7 @@ import {
 } from "../../contract/namespaces.js";
 import { presentNamespace, type NamespaceRecord } from "../../services/namespaces/present.js";
 import { namespaceIdOf } from "../tenant/params.js";
+import { createRoute } from "../create-route.js";
 
 const tags: ApiTag[] = ["namespaces"];
 
@@ -44,26 +45,21 @@ export const namespaceRoutes: FastifyPluginCallbackTypebox<NamespaceServiceDeps>
 ) => {
   const present = (record: NamespaceRecord) =>
     presentNamespace(record, deps.preprovisionedNamespaceId);
-  app.post(
-    "/namespaces",
-    {
-      schema: {
-        tags,
-        security,
-        ...op(
-          "createNamespace",
-          "Create a Namespace",
-          "Create a Namespace (201, status provisioning; the worker places it).",
-        ),
-        body: CreateNamespaceBodySchema,
-        response: { 201: DataEnvelope(NamespaceSchema), ...errorResponses(403, 409, 413, 415) },
-      },
-    },
-    async (request, reply) => {
-      const created = await createNamespace(deps, callerOf(request), request.body);
-      return reply.status(201).send(envelope(request, present(created)));
-    },
-  );
+  createRoute(app, {
+    security,
+    url: "/namespaces",
+    tags,
+    doc: op(
+      "createNamespace",
+      "Create a Namespace",
+      "Create a Namespace (201, status provisioning; the worker places it).",
+    ),
+    body: CreateNamespaceBodySchema,
+    schema: NamespaceSchema,
+    present,
+    statuses: [403, 409, 413, 415],
+    create: (caller, body) => createNamespace(deps, caller, body),
+  });
 
   app.get(
     "/namespaces",

@@ -94,26 +94,44 @@ export function labels(
   problems: ConfigurationProblem[],
 ): StringMap | undefined {
   if (value === undefined || value === null) return {};
+  return entryMap(value, key, problems, (name, raw, entryKey) => {
+    if (!isLabelKey(name)) {
+      problems.push({ key: entryKey, message: `${entryKey}: the name is not a valid label key` });
+      return undefined;
+    }
+    if (typeof raw !== "string") {
+      const quoted =
+        typeof raw === "number" || typeof raw === "boolean" ? `: write "${String(raw)}"` : "";
+      problems.push({ key: entryKey, message: `${entryKey} must be a quoted string${quoted}` });
+      return undefined;
+    }
+    if (!isLabelValue(raw)) {
+      problems.push({ key: entryKey, message: `${entryKey} is not a valid label value` });
+      return undefined;
+    }
+    return raw;
+  });
+}
+
+/**
+ * A map of strings whose every entry `entry` parses (pushing its own problem and answering
+ * `undefined` for an invalid one, `entryKey` naming it); `undefined` when `value` is not a map
+ * or any entry is invalid, so every invalid entry is reported at once.
+ */
+export function entryMap(
+  value: unknown,
+  key: string,
+  problems: ConfigurationProblem[],
+  entry: (name: string, raw: unknown, entryKey: string) => string | undefined,
+): StringMap | undefined {
   const fields = record(value, key, problems);
   if (fields === undefined) return undefined;
   const result: Record<string, string> = {};
   let valid = true;
   for (const [name, raw] of Object.entries(fields)) {
-    const entryKey = childKey(key, name);
-    if (!isLabelKey(name)) {
-      problems.push({ key: entryKey, message: `${entryKey}: the name is not a valid label key` });
-      valid = false;
-    } else if (typeof raw !== "string") {
-      const quoted =
-        typeof raw === "number" || typeof raw === "boolean" ? `: write "${String(raw)}"` : "";
-      problems.push({ key: entryKey, message: `${entryKey} must be a quoted string${quoted}` });
-      valid = false;
-    } else if (!isLabelValue(raw)) {
-      problems.push({ key: entryKey, message: `${entryKey} is not a valid label value` });
-      valid = false;
-    } else {
-      result[name] = raw;
-    }
+    const parsed = entry(name, raw, childKey(key, name));
+    if (parsed === undefined) valid = false;
+    else result[name] = parsed;
   }
   return valid ? result : undefined;
 }

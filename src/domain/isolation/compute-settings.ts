@@ -8,7 +8,7 @@
  * failure becomes `CONFIGURATION_INVALID`: the configuration cannot produce a valid object.
  */
 import {
-  childKey,
+  entryMap,
   dnsLabel,
   labels,
   port,
@@ -154,22 +154,13 @@ function quotaMap(
   key: string,
   problems: ConfigurationProblem[],
 ): StringMap | undefined {
-  const fields = record(value, key, problems);
-  if (fields === undefined) return undefined;
-  const hard: Record<string, string> = {};
-  let valid = true;
-  for (const [name, raw] of Object.entries(fields)) {
-    const entryKey = childKey(key, name);
+  return entryMap(value, key, problems, (name, raw, entryKey) => {
     if (!/^[A-Za-z0-9][A-Za-z0-9./_-]{0,252}$/.test(name)) {
       problems.push({ key: entryKey, message: `${entryKey} is not a Kubernetes resource name` });
-      valid = false;
-      continue;
+      return undefined;
     }
-    const parsed = quantity(raw, entryKey, problems);
-    if (parsed === undefined) valid = false;
-    else hard[name] = parsed.text;
-  }
-  return valid ? hard : undefined;
+    return quantity(raw, entryKey, problems)?.text;
+  });
 }
 
 /** Both entries are parsed independently so each missing or invalid one is reported. */

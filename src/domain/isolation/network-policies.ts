@@ -7,7 +7,12 @@
  * these three are the whole isolation story — which is why adoption refuses foreign policies.
  */
 import type { ComputeSettings, PeerSetting } from "./compute-settings.js";
-import type { NetworkPolicy, NetworkPolicyPeer, ObjectMeta } from "../placement/k8s-objects.js";
+import type {
+  NetworkPolicy,
+  NetworkPolicyEgressRule,
+  NetworkPolicyPeer,
+  ObjectMeta,
+} from "../placement/k8s-objects.js";
 import { LABELS, MARKER_VALUES } from "../placement/markers.js";
 
 /** Names of the policies OCC owns. */
@@ -35,16 +40,19 @@ export function renderAllowDns(metadata: ObjectMeta, settings: ComputeSettings):
       matchLabels: { [LABELS.networkProfile]: MARKER_VALUES.networkProfileBroadEgress },
     },
     policyTypes: ["Egress"],
-    egress: [
-      {
-        to: [peerOf(settings.dns)],
-        ports: DNS_PORTS.flatMap((port) => [
-          { protocol: "UDP", port },
-          { protocol: "TCP", port },
-        ]),
-      },
-    ],
+    egress: [dnsEgressRule(settings.dns)],
   });
+}
+
+/** Egress to the DNS pods `dns` names on UDP/TCP 53 and 5353 (tenant and Agent policies alike). */
+export function dnsEgressRule(dns: PeerSetting): NetworkPolicyEgressRule {
+  return {
+    to: [peerOf(dns)],
+    ports: DNS_PORTS.flatMap((port) => [
+      { protocol: "UDP", port },
+      { protocol: "TCP", port },
+    ]),
+  };
 }
 
 /**
@@ -87,7 +95,8 @@ export function renderAllowGatewayIngress(
   });
 }
 
-function peerOf(setting: PeerSetting): NetworkPolicyPeer {
+/** The pods labelled `podLabels` (any, when empty) in the namespace `namespace`. */
+export function peerOf(setting: PeerSetting): NetworkPolicyPeer {
   return {
     namespaceSelector: { matchLabels: { [LABELS.metadataName]: setting.namespace } },
     podSelector:

@@ -6,7 +6,7 @@
  * so the brand means "validated by one of the two patterns", and the server pattern is a
  * strict subset of the preprovisioned one.
  */
-import { randomUUID } from "node:crypto";
+import { matching, newUuidId } from "../input/uuid-ids.js";
 import { err, ok, type Result } from "../input/result.js";
 
 declare const namespaceIdBrand: unique symbol;
@@ -26,24 +26,16 @@ export const SERVER_NAMESPACE_ID_PATTERN =
 export const PREPROVISIONED_NAMESPACE_ID_PATTERN = /^ns_[a-zA-Z0-9_-]{1,60}$/;
 
 /** True when `value` is a server-generated ID: `ns_` + lowercase UUIDv4. */
-export function isServerNamespaceId(value: unknown): value is NamespaceId {
-  return typeof value === "string" && SERVER_NAMESPACE_ID_PATTERN.test(value);
-}
+export const isServerNamespaceId = matching<NamespaceId>(SERVER_NAMESPACE_ID_PATTERN);
 
 /** True when `value` matches the preprovisioned binding's pattern `^ns_[a-zA-Z0-9_-]{1,60}$`. */
-export function isPreprovisionedNamespaceId(value: unknown): value is NamespaceId {
-  return typeof value === "string" && PREPROVISIONED_NAMESPACE_ID_PATTERN.test(value);
-}
+export const isPreprovisionedNamespaceId = matching<NamespaceId>(
+  PREPROVISIONED_NAMESPACE_ID_PATTERN,
+);
 
-/**
- * Generates a new server ID. `randomUUID` returns a lowercase RFC 4122 version-4 UUID; this
- * is the one place the domain layer touches a source of randomness.
- */
+/** Generates a new server ID. */
 export function newNamespaceId(): NamespaceId {
-  const candidate = `ns_${randomUUID()}`;
-  if (isServerNamespaceId(candidate)) return candidate;
-  // Unreachable with a conforming runtime; failing loudly beats storing a malformed ID.
-  throw new Error("randomUUID() did not return a lowercase UUIDv4");
+  return newUuidId("ns_", isServerNamespaceId);
 }
 
 /**

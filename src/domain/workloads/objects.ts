@@ -12,7 +12,7 @@
  * Every object carries its exact ownership markers and a spec-hash annotation: the driver
  * writes only when the observed hash differs, so a pass over an unchanged Agent writes nothing.
  */
-import type { PeerSetting } from "../isolation/compute-settings.js";
+import { dnsEgressRule, peerOf } from "../isolation/network-policies.js";
 import { LABELS, MARKER_VALUES } from "../placement/markers.js";
 import { h } from "../placement/naming.js";
 import {
@@ -29,8 +29,6 @@ import type {
   WorkloadMeta,
   WorkloadObject,
 } from "./inputs.js";
-
-const DNS_PORTS = [53, 5353] as const;
 
 /**
  * The revision's objects in write order: ServiceAccount, ConfigMap, credentials Secret, egress
@@ -204,10 +202,6 @@ export function agentEgressPolicy(input: AgentEgressInput): WorkloadObject {
   const authority = input.egressAuthority;
   if (authority === null) throw new Error("egressPolicy without an egress authority");
   const markers = workloadMarkers(input.tenantId, input.agentId, { scope: "agent" });
-  const peer = (p: PeerSetting) => ({
-    namespaceSelector: { matchLabels: { [LABELS.metadataName]: p.namespace } },
-    podSelector: Object.keys(p.podLabels).length === 0 ? {} : { matchLabels: p.podLabels },
-  });
   return {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
@@ -221,14 +215,8 @@ export function agentEgressPolicy(input: AgentEgressInput): WorkloadObject {
       podSelector: { matchLabels: { [LABELS.agent]: input.agentId } },
       policyTypes: ["Egress"],
       egress: [
-        {
-          to: [peer(input.dns)],
-          ports: DNS_PORTS.flatMap((port) => [
-            { protocol: "UDP", port },
-            { protocol: "TCP", port },
-          ]),
-        },
-        { to: [peer(authority)], ports: [{ protocol: "TCP", port: authority.port }] },
+        dnsEgressRule(input.dns),
+        { to: [peerOf(authority)], ports: [{ protocol: "TCP", port: authority.port }] },
       ],
     },
   };

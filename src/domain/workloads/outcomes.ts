@@ -4,7 +4,12 @@
  * the few a workload needs, each with exactly one class, defined once here; results are built
  * only through {@link workloadNotDone}, which reads that table.
  */
-import { OUTCOME_CLASS_BY_CODE, type NotDone, type OutcomeClass } from "../placement/outcomes.js";
+import {
+  OUTCOME_CLASS_BY_CODE,
+  type Deleted,
+  type NotDone,
+  type OutcomeClass,
+} from "../placement/outcomes.js";
 import { sanitizeReason } from "../input/reason.js";
 
 export const WORKLOAD_OUTCOME_CLASS_BY_CODE = {
@@ -33,10 +38,8 @@ export interface RevisionActive {
   readonly namespaceName: string;
 }
 
-/** Every object of the Agent, its claims included, is gone. */
-export interface AgentTornDown {
-  readonly outcome: "deleted";
-}
+/** Every object of the Agent, its claims included, is gone: the placement's deleted result. */
+export type AgentTornDown = Deleted;
 
 export type DeployRevisionResult = RevisionActive | WorkloadNotDone;
 export type TeardownAgentResult = AgentTornDown | WorkloadNotDone;

@@ -98,23 +98,33 @@ const claimVolume = (name: string, claimName: string) => ({
   persistentVolumeClaim: { claimName },
 });
 
+/** Both pods: the gateway's ServiceAccount, its token not mounted, restricted. */
+const podBase = (p: PodInputs) => ({
+  serviceAccountName: p.names.gateway,
+  automountServiceAccountToken: false,
+  securityContext: RESTRICTED_POD_SECURITY,
+});
+
+/** Both containers read the Agent's configuration file from its ConfigMap, mounted read-only. */
+const CONFIG_PATH_ENV = {
+  name: "OPENCLAW_CONFIG_PATH",
+  value: `${WORKLOAD_PATHS.config}/${WORKLOAD_PATHS.configFile}`,
+};
+const CONFIG_MOUNT = { name: "config", mountPath: WORKLOAD_PATHS.config, readOnly: true };
+const configVolume = (p: PodInputs) => ({ name: "config", configMap: { name: p.names.config } });
+
 /** The gateway pod: config, private state, shared workspace (dedicated), token, proxy. */
 export function gatewayPodSpec(p: PodInputs): Record<string, unknown> {
   const dedicated = p.executionMode === "dedicated";
   return {
-    serviceAccountName: p.names.gateway,
-    automountServiceAccountToken: false,
-    securityContext: RESTRICTED_POD_SECURITY,
+    ...podBase(p),
     containers: [
       {
         name: "gateway",
         image: p.workloads.gatewayImage,
         ports: [{ name: "gateway", containerPort: p.gatewayPort, protocol: "TCP" }],
         env: [
-          {
-            name: "OPENCLAW_CONFIG_PATH",
-            value: `${WORKLOAD_PATHS.config}/${WORKLOAD_PATHS.configFile}`,
-          },
+          CONFIG_PATH_ENV,
           { name: "OPENCLAW_STATE_DIR", value: WORKLOAD_PATHS.state },
           { name: "OPENCLAW_EXECUTION_MODE", value: p.executionMode },
           tokenEnv(p.names),
@@ -124,14 +134,14 @@ export function gatewayPodSpec(p: PodInputs): Record<string, unknown> {
         resources: resources(p.workloads.gatewayResources),
         securityContext: RESTRICTED_CONTAINER_SECURITY,
         volumeMounts: [
-          { name: "config", mountPath: WORKLOAD_PATHS.config, readOnly: true },
+          CONFIG_MOUNT,
           { name: "state", mountPath: WORKLOAD_PATHS.state },
           ...(dedicated ? [{ name: "workspace", mountPath: WORKLOAD_PATHS.workspace }] : []),
         ],
       },
     ],
     volumes: [
-      { name: "config", configMap: { name: p.names.config } },
+      configVolume(p),
       claimVolume("state", p.names.gatewayState),
       ...(dedicated ? [claimVolume("workspace", p.names.workspace)] : []),
     ],
@@ -141,33 +151,22 @@ export function gatewayPodSpec(p: PodInputs): Record<string, unknown> {
 /** The harness pod (dedicated mode): config, shared workspace, gateway address and token. */
 export function harnessPodSpec(p: PodInputs): Record<string, unknown> {
   return {
-    serviceAccountName: p.names.gateway,
-    automountServiceAccountToken: false,
-    securityContext: RESTRICTED_POD_SECURITY,
+    ...podBase(p),
     containers: [
       {
         name: "harness",
         image: p.workloads.harnessImage,
         env: [
           { name: "OPENCLAW_GATEWAY_URL", value: `http://${p.names.gateway}:${p.gatewayPort}` },
-          {
-            name: "OPENCLAW_CONFIG_PATH",
-            value: `${WORKLOAD_PATHS.config}/${WORKLOAD_PATHS.configFile}`,
-          },
+          CONFIG_PATH_ENV,
           tokenEnv(p.names),
           ...proxyEnv(p.egressAuthority),
         ],
         resources: resources(p.workloads.harnessResources),
         securityContext: RESTRICTED_CONTAINER_SECURITY,
-        volumeMounts: [
-          { name: "config", mountPath: WORKLOAD_PATHS.config, readOnly: true },
-          { name: "workspace", mountPath: WORKLOAD_PATHS.workspace },
-        ],
+        volumeMounts: [CONFIG_MOUNT, { name: "workspace", mountPath: WORKLOAD_PATHS.workspace }],
       },
     ],
-    volumes: [
-      { name: "config", configMap: { name: p.names.config } },
-      claimVolume("workspace", p.names.workspace),
-    ],
+    volumes: [configVolume(p), claimVolume("workspace", p.names.workspace)],
   };
 }

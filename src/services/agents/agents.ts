@@ -51,7 +51,7 @@ export interface AgentServiceDeps extends TenantServiceDeps {
 }
 
 /** One Agent service call. */
-type AgentCall = NamespaceCall<AgentServiceDeps>;
+export type AgentCall = NamespaceCall<AgentServiceDeps>;
 
 export const agentAccess = resourceAccess<"create" | "read" | "delete" | "deploy">(
   "agent",

@@ -69,3 +69,17 @@ export function mutate<T>(
     }),
   );
 }
+
+/**
+ * An administered create (`POST` of an IAM collection): `create` runs in the mutation's
+ * transaction, and `settle` turns its result into the created record and what the audit event
+ * records, or throws `ServiceError` for a refusal (rolling back).
+ */
+export function administeredCreate<I, O, R>(
+  subject: AuditSubject,
+  create: (tx: Queryable, input: I) => Promise<O>,
+  settle: (outcome: O) => Mutation<R>,
+): (db: Db, caller: Caller, input: I) => Promise<R> {
+  return (db, caller, input) =>
+    mutate(db, caller, subject, async (tx) => settle(await create(tx, input)));
+}

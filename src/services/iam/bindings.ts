@@ -2,25 +2,17 @@
  * The binding use cases (control-plane.md §2), each an administered mutation: create (404
  * when the principal, role or Namespace is missing; 409 for a duplicate) and delete (404).
  */
-import {
-  createBinding,
-  deleteBinding,
-  type BindingRecord,
-  type NewBinding,
-} from "../../iam/bindings.js";
+import { createBinding, deleteBinding, type BindingRecord } from "../../iam/bindings.js";
 import type { BindingId } from "../../domain/iam/ids.js";
-import type { Db, Queryable } from "../../store/db.js";
-import type { Caller } from "../authorization.js";
+import type { Queryable } from "../../store/db.js";
 import { ServiceError } from "../errors.js";
-import { mutate, removedOr404, type Mutation } from "./administer.js";
+import { administeredCreate, removedOr404, type Mutation } from "./administer.js";
 
-export function createBindingAsAdministrator(
-  db: Db,
-  caller: Caller,
-  input: NewBinding,
-): Promise<BindingRecord> {
-  return mutate(db, caller, { action: "bindings.create", resourceKind: "binding" }, async (tx) => {
-    const result = await createBinding(tx, input);
+/** `POST /bindings`: 404 when its principal, role or Namespace is missing, 409 for a duplicate. */
+export const createBindingAsAdministrator = administeredCreate(
+  { action: "bindings.create", resourceKind: "binding" },
+  createBinding,
+  (result) => {
     if (result.outcome === "missing") {
       throw new ServiceError("NOT_FOUND", `No such ${result.what}.`);
     }
@@ -33,8 +25,8 @@ export function createBindingAsAdministrator(
       resourceId: b.id,
       details: { principalId: b.principalId, roleId: b.roleId, namespaceId: b.namespaceId },
     };
-  });
-}
+  },
+);
 
 /** The delete step of `DELETE /bindings/:id`. */
 export async function removeBinding(

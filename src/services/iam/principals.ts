@@ -2,40 +2,28 @@
  * The principal use cases (control-plane.md §2), each an administered mutation: create (409
  * when the name is taken) and delete (never oneself; 404 when there is no such principal).
  */
-import {
-  createPrincipal,
-  deletePrincipal,
-  type NewPrincipal,
-  type PrincipalRecord,
-} from "../../iam/principals.js";
+import { createPrincipal, deletePrincipal, type PrincipalRecord } from "../../iam/principals.js";
 import type { PrincipalId } from "../../domain/iam/ids.js";
-import type { Db, Queryable } from "../../store/db.js";
+import type { Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
 import { ServiceError } from "../errors.js";
-import { mutate, type Mutation } from "./administer.js";
+import { administeredCreate, type Mutation } from "./administer.js";
 
-export function createPrincipalAsAdministrator(
-  db: Db,
-  caller: Caller,
-  input: NewPrincipal,
-): Promise<PrincipalRecord> {
-  return mutate(
-    db,
-    caller,
-    { action: "principals.create", resourceKind: "principal" },
-    async (tx) => {
-      const result = await createPrincipal(tx, input);
-      if (result.outcome === "name_in_use") {
-        throw new ServiceError("RESOURCE_CONFLICT", "A principal with this name already exists.");
-      }
-      return {
-        result: result.principal,
-        resourceId: result.principal.id,
-        details: { kind: result.principal.kind },
-      };
-    },
-  );
-}
+/** `POST /principals`: 409 when the name is taken. */
+export const createPrincipalAsAdministrator = administeredCreate(
+  { action: "principals.create", resourceKind: "principal" },
+  createPrincipal,
+  (result) => {
+    if (result.outcome === "name_in_use") {
+      throw new ServiceError("RESOURCE_CONFLICT", "A principal with this name already exists.");
+    }
+    return {
+      result: result.principal,
+      resourceId: result.principal.id,
+      details: { kind: result.principal.kind },
+    };
+  },
+);
 
 /** The delete step of `DELETE /principals/:id`: a principal cannot delete itself. */
 export async function removePrincipal(

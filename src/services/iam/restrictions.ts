@@ -5,48 +5,39 @@
 import {
   createRestriction,
   deleteRestriction,
-  type NewRestriction,
   type RestrictionRecord,
 } from "../../iam/restrictions.js";
 import type { RestrictionId } from "../../domain/iam/ids.js";
-import type { Db, Queryable } from "../../store/db.js";
-import type { Caller } from "../authorization.js";
+import type { Queryable } from "../../store/db.js";
 import { ServiceError } from "../errors.js";
-import { mutate, removedOr404, type Mutation } from "./administer.js";
+import { administeredCreate, removedOr404, type Mutation } from "./administer.js";
 
-export function createRestrictionAsAdministrator(
-  db: Db,
-  caller: Caller,
-  input: NewRestriction,
-): Promise<RestrictionRecord> {
-  return mutate(
-    db,
-    caller,
-    { action: "restrictions.create", resourceKind: "restriction" },
-    async (tx) => {
-      const result = await createRestriction(tx, input);
-      if (result.outcome === "unbounded") {
-        throw new ServiceError(
-          "INVALID_REQUEST",
-          "A restriction must name at least one of principalId, namespaceId, action, kind.",
-        );
-      }
-      if (result.outcome === "missing")
-        throw new ServiceError("NOT_FOUND", `No such ${result.what}.`);
-      const r = result.restriction;
-      return {
-        result: r,
-        resourceId: r.id,
-        details: {
-          principalId: r.principalId,
-          namespaceId: r.namespaceId,
-          action: r.action,
-          kind: r.kind,
-        },
-      };
-    },
-  );
-}
+/** `POST /restrictions`: 400 when it names nothing to match, 404 when what it names is missing. */
+export const createRestrictionAsAdministrator = administeredCreate(
+  { action: "restrictions.create", resourceKind: "restriction" },
+  createRestriction,
+  (result) => {
+    if (result.outcome === "unbounded") {
+      throw new ServiceError(
+        "INVALID_REQUEST",
+        "A restriction must name at least one of principalId, namespaceId, action, kind.",
+      );
+    }
+    if (result.outcome === "missing")
+      throw new ServiceError("NOT_FOUND", `No such ${result.what}.`);
+    const r = result.restriction;
+    return {
+      result: r,
+      resourceId: r.id,
+      details: {
+        principalId: r.principalId,
+        namespaceId: r.namespaceId,
+        action: r.action,
+        kind: r.kind,
+      },
+    };
+  },
+);
 
 /** The delete step of `DELETE /restrictions/:id`. */
 export async function removeRestriction(

@@ -2,26 +2,23 @@
  * The role use cases (control-plane.md §2), each an administered mutation: create (409 when
  * the name is taken) and delete (409 while a binding uses the role).
  */
-import { createRole, deleteRole, type NewRole, type RoleRecord } from "../../iam/roles.js";
+import { createRole, deleteRole, type RoleRecord } from "../../iam/roles.js";
 import type { RoleId } from "../../domain/iam/ids.js";
-import type { Db, Queryable } from "../../store/db.js";
-import type { Caller } from "../authorization.js";
+import type { Queryable } from "../../store/db.js";
 import { ServiceError } from "../errors.js";
-import { mutate, type Mutation } from "./administer.js";
+import { administeredCreate, type Mutation } from "./administer.js";
 
-export function createRoleAsAdministrator(
-  db: Db,
-  caller: Caller,
-  input: NewRole,
-): Promise<RoleRecord> {
-  return mutate(db, caller, { action: "roles.create", resourceKind: "role" }, async (tx) => {
-    const result = await createRole(tx, input);
+/** `POST /roles`: 409 when the name is taken. */
+export const createRoleAsAdministrator = administeredCreate(
+  { action: "roles.create", resourceKind: "role" },
+  createRole,
+  (result) => {
     if (result.outcome === "name_in_use") {
       throw new ServiceError("RESOURCE_CONFLICT", "A role with this name already exists.");
     }
     return { result: result.role, resourceId: result.role.id };
-  });
-}
+  },
+);
 
 /** The delete step of `DELETE /roles/:id`. */
 export async function removeRole(tx: Queryable, id: RoleId): Promise<Mutation<RoleRecord>> {

@@ -28,7 +28,7 @@ import { listAuditEvents } from "../../store/audit-events.js";
 import type { Db } from "../../store/db.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import { recordingDenials, requirePermission, type Caller } from "../authorization.js";
-import { ServiceError, isServiceError } from "../errors.js";
+import { configured, ServiceError, isServiceError } from "../errors.js";
 import { presentAuditEvent } from "../operations/audit-events.js";
 import { apiErrorOf } from "../tenant/access.js";
 import { SELECT_EXISTING_NAMESPACE } from "./permissions.js";
@@ -54,8 +54,7 @@ function inspectorOf(deps: InspectionDeps): NamespaceInspector {
       "This Installation runs the preprovisioned profile: its one Namespace is bound to the namespace the operator prepared; no other namespace can be selected.",
     );
   }
-  if (deps.inspector === undefined) throw new ServiceError("DEPENDENCY_UNAVAILABLE", NO_READER);
-  return deps.inspector;
+  return configured(deps.inspector, NO_READER);
 }
 
 /** Runs a read through the port; its failure becomes the API's refusal (503 with its code). */

@@ -20,7 +20,7 @@ import { knownNamespaceIds } from "../../store/namespace-ids.js";
 import type { NamespaceRecord } from "../../store/namespaces.js";
 import type { ImportNamespaceBody } from "../../contract/orphans.js";
 import { recordingDenials, requirePermission, type Caller } from "../authorization.js";
-import { ServiceError } from "../errors.js";
+import { configured, ServiceError } from "../errors.js";
 import { createNamespace } from "./create.js";
 import type { NamespaceServiceDeps } from "./deps.js";
 import { SELECT_EXISTING_NAMESPACE } from "./permissions.js";
@@ -39,13 +39,10 @@ export async function findOrphans(db: Db, marked: MarkedNamespaces): Promise<Orp
 }
 
 function readerOf(deps: OrphanServiceDeps): MarkedNamespaces {
-  if (deps.markedNamespaces === undefined) {
-    throw new ServiceError(
-      "DEPENDENCY_UNAVAILABLE",
-      "This API cannot list Kubernetes namespaces (preprovisioned profile or an installed Compute Driver); orphans are not reported here.",
-    );
-  }
-  return deps.markedNamespaces;
+  return configured(
+    deps.markedNamespaces,
+    "This API cannot list Kubernetes namespaces (preprovisioned profile or an installed Compute Driver); orphans are not reported here.",
+  );
 }
 
 /** `GET /namespaces/orphans`: administrators only (`installation:administer`). */

@@ -22,7 +22,7 @@ import type { Db, Queryable } from "../../store/db.js";
 import { getNamespace, placementOf, type NamespaceRecord } from "../../store/namespaces.js";
 import { shareLockLiveNamespace } from "../../store/namespace-reads.js";
 import { DependencyUnavailableError } from "../../store/guarded-db.js";
-import { ServiceError } from "../errors.js";
+import { configured, ServiceError } from "../errors.js";
 import type { ErrorCode } from "../../contract/errors.js";
 import { isClosedStatus } from "../../domain/placement/namespace-status.js";
 
@@ -48,13 +48,10 @@ export interface TenantDrivers {
 
 /** The API's tenant Drivers, or 503 when the process has none configured. */
 export function driversOf(deps: TenantServiceDeps): TenantDrivers {
-  if (deps.drivers === undefined) {
-    throw new ServiceError(
-      "DEPENDENCY_UNAVAILABLE",
-      "The API has no Kubernetes client configured for the Configuration and Secret Drivers.",
-    );
-  }
-  return deps.drivers;
+  return configured(
+    deps.drivers,
+    "The API has no Kubernetes client configured for the Configuration and Secret Drivers.",
+  );
 }
 
 /** The live Namespace `id`, or 404. With `lock`, held (`FOR SHARE`) until the transaction ends. */
