@@ -28,6 +28,25 @@ import { armShutdownDeadline, untilStopSignal } from "./signals.js";
 import { passwordFromFile } from "./password-input.js";
 import { PASSWORD_MIN_LENGTH } from "../contract/auth.js";
 
+/**
+ * A long-running process's command: the common options and the address it listens on,
+ * `--<prefix>host` (loopback by default) and `--<prefix>port`.
+ */
+function processCommand(
+  program: Command,
+  name: string,
+  description: string,
+  listen: { readonly prefix: string; readonly what: string; readonly port: string },
+): Command {
+  return withCommonOptions(
+    program
+      .command(name)
+      .description(description)
+      .option(`--${listen.prefix}host <host>`, `address ${listen.what}`, "127.0.0.1")
+      .option(`--${listen.prefix}port <port>`, `port ${listen.what}`, listen.port),
+  );
+}
+
 /** `occ bootstrap`, `occ api` and `occ worker`: one binary, separate processes. */
 export function registerProcessCommands(program: Command): void {
   withCommonOptions(
@@ -80,13 +99,11 @@ export function registerProcessCommands(program: Command): void {
     }
   });
 
-  withCommonOptions(
-    program
-      .command("api")
-      .description("serve the OCC HTTP API")
-      .option("--host <host>", "address to bind", "127.0.0.1")
-      .option("--port <port>", "port to bind", "8080"),
-  ).action(async (opts: CommonOptions & { host: string; port: string }) => {
+  processCommand(program, "api", "serve the OCC HTTP API", {
+    prefix: "",
+    what: "to bind",
+    port: "8080",
+  }).action(async (opts: CommonOptions & { host: string; port: string }) => {
     const { db, config } = await openChecked(opts);
     const schema = await requiredSchema();
     await requireSchema(db, schema).catch(async (err: unknown) => {
@@ -115,13 +132,11 @@ export function registerProcessCommands(program: Command): void {
     await flushLogger(logger);
   });
 
-  withCommonOptions(
-    program
-      .command("worker")
-      .description("claim queued work and run the Drivers")
-      .option("--metrics-host <host>", "address of the worker's /metrics endpoint", "127.0.0.1")
-      .option("--metrics-port <port>", "port of the worker's /metrics endpoint", "9091"),
-  ).action(async (opts: CommonOptions & { metricsHost: string; metricsPort: string }) => {
+  processCommand(program, "worker", "claim queued work and run the Drivers", {
+    prefix: "metrics-",
+    what: "of the worker's /metrics endpoint",
+    port: "9091",
+  }).action(async (opts: CommonOptions & { metricsHost: string; metricsPort: string }) => {
     const logger = createLogger("occ-worker");
     const { db, config } = await openWorkerChecked(opts, logger);
     const workerId = workerIdOf();

@@ -73,3 +73,14 @@ export function configured<T>(dependency: T | undefined, missing: string): T {
   if (dependency === undefined) throw new ServiceError("DEPENDENCY_UNAVAILABLE", missing);
   return dependency;
 }
+
+/**
+ * Refuses with 409 `RESOURCE_CONFLICT` and `message` when an insert found its name taken;
+ * otherwise `result` is the insert's success.
+ */
+export function requireNameFree<T extends { readonly outcome: string }>(
+  result: T,
+  message: string,
+): asserts result is Exclude<T, { readonly outcome: "name_in_use" }> {
+  if (result.outcome === "name_in_use") throw new ServiceError("RESOURCE_CONFLICT", message);
+}

@@ -27,7 +27,7 @@ import { agentRows, insertAgent, markAgentDeleting, type AgentRecord } from "../
 import { configurationRows } from "../../store/configurations.js";
 import { serviceAccountRows } from "../../store/service-accounts.js";
 import type { ComputeSelection } from "../compute-selection.js";
-import { ServiceError } from "../errors.js";
+import { requireNameFree, ServiceError } from "../errors.js";
 import {
   boundDriver,
   liveNamespace,
@@ -103,12 +103,7 @@ export const agents: AgentService = {
           executionMode: body.executionMode,
           serviceAccountId: sa ?? null,
         });
-        if (inserted.outcome === "name_in_use") {
-          throw new ServiceError(
-            "RESOURCE_CONFLICT",
-            "An Agent with this name already exists in the Namespace.",
-          );
-        }
+        requireNameFree(inserted, "An Agent with this name already exists in the Namespace.");
         await audit(tx, id, {
           namespaceId: ns.id,
           name: body.name,

@@ -6,7 +6,7 @@ import { createPrincipal, deletePrincipal, type PrincipalRecord } from "../../ia
 import type { PrincipalId } from "../../domain/iam/ids.js";
 import type { Queryable } from "../../store/db.js";
 import type { Caller } from "../authorization.js";
-import { ServiceError } from "../errors.js";
+import { requireNameFree, ServiceError } from "../errors.js";
 import { administeredCreate, type Mutation } from "./administer.js";
 
 /** `POST /principals`: 409 when the name is taken. */
@@ -14,9 +14,7 @@ export const createPrincipalAsAdministrator = administeredCreate(
   { action: "principals.create", resourceKind: "principal" },
   createPrincipal,
   (result) => {
-    if (result.outcome === "name_in_use") {
-      throw new ServiceError("RESOURCE_CONFLICT", "A principal with this name already exists.");
-    }
+    requireNameFree(result, "A principal with this name already exists.");
     return {
       result: result.principal,
       resourceId: result.principal.id,

@@ -5,7 +5,7 @@
 import { createRole, deleteRole, type RoleRecord } from "../../iam/roles.js";
 import type { RoleId } from "../../domain/iam/ids.js";
 import type { Queryable } from "../../store/db.js";
-import { ServiceError } from "../errors.js";
+import { requireNameFree, ServiceError } from "../errors.js";
 import { administeredCreate, type Mutation } from "./administer.js";
 
 /** `POST /roles`: 409 when the name is taken. */
@@ -13,9 +13,7 @@ export const createRoleAsAdministrator = administeredCreate(
   { action: "roles.create", resourceKind: "role" },
   createRole,
   (result) => {
-    if (result.outcome === "name_in_use") {
-      throw new ServiceError("RESOURCE_CONFLICT", "A role with this name already exists.");
-    }
+    requireNameFree(result, "A role with this name already exists.");
     return { result: result.role, resourceId: result.role.id };
   },
 );

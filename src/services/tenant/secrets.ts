@@ -17,7 +17,7 @@ import {
   secretNameTaken,
 } from "../../store/secrets.js";
 import type { SecretRecord } from "../../store/secrets.js";
-import { ServiceError } from "../errors.js";
+import { requireNameFree, ServiceError } from "../errors.js";
 import { boundDriver, driverStep, namespaceTransaction, requireWritable } from "./access.js";
 import { foundIn, resourceAccess } from "../tenant/resource-access.js";
 import type { ResourceService } from "../tenant/resource-access.js";
@@ -47,8 +47,7 @@ export const secrets: ResourceService<SecretRecord, CreateSecretBody, UpdateSecr
           namespaceId: ns.id,
           name: body.name,
         });
-        if (inserted.outcome === "name_in_use")
-          throw new ServiceError("RESOURCE_CONFLICT", NAME_IN_USE);
+        requireNameFree(inserted, NAME_IN_USE);
         await audit(tx, id, { namespaceId: ns.id, name: body.name });
         return inserted.secret;
       });

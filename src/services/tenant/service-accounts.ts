@@ -13,7 +13,7 @@ import {
   serviceAccountRows,
   type ServiceAccountRecord,
 } from "../../store/service-accounts.js";
-import { ServiceError } from "../errors.js";
+import { requireNameFree, ServiceError } from "../errors.js";
 import { liveNamespace, requireWritable } from "../tenant/access.js";
 import { resourceAccess, rowReads, type ResourceService } from "./resource-access.js";
 import type { CreateServiceAccountBody } from "../../contract/service-accounts.js";
@@ -47,12 +47,10 @@ export const serviceAccounts: ResourceService<ServiceAccountRecord, CreateServic
               ? null
               : { kind: credential.kind, secretId: credential.secretRef },
         });
-        if (inserted.outcome === "name_in_use") {
-          throw new ServiceError(
-            "RESOURCE_CONFLICT",
-            "A ServiceAccount with this name already exists in the Namespace.",
-          );
-        }
+        requireNameFree(
+          inserted,
+          "A ServiceAccount with this name already exists in the Namespace.",
+        );
         await audit(tx, id, { namespaceId: ns.id, name: body.name });
         return inserted.serviceAccount;
       }),

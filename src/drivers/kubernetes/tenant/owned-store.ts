@@ -8,7 +8,12 @@
 import type { ObjectMeta } from "../../../domain/placement/k8s-objects.js";
 import type { Markers } from "../../../domain/placement/markers.js";
 import { ownedObjectMismatch } from "../../../domain/tenant/resources.js";
-import { isKubeError, type DataObject, type ObjectClient } from "../client/index.js";
+import {
+  isKubeError,
+  type DataObject,
+  type KubeErrorCategory,
+  type ObjectClient,
+} from "../client/index.js";
 import { TenantObjectError, type BoundNamespace, type PinnedObject } from "../../tenant-objects.js";
 import { tenantKubeFailure } from "./failures.js";
 
@@ -27,30 +32,43 @@ export function requireSameNamespace(bound: BoundNamespace, pinned: PinnedObject
   }
 }
 
+/**
+ * Runs `write` in `bound` and pins what it answered. A write the API server refused for one
+ * of `refusedFor` (the object is not the one OCC expects) is an ownership refusal saying
+ * `refusal`; any other failure is the driver's, named by `what`.
+ */
+async function pinnedWrite(
+  bound: BoundNamespace,
+  write: () => Promise<DataObject>,
+  refused: {
+    readonly refusedFor: readonly KubeErrorCategory[];
+    readonly refusal: string;
+    readonly what: string;
+  },
+): Promise<PinnedObject> {
+  try {
+    return pinnedOf(await write(), bound);
+  } catch (err) {
+    if (refused.refusedFor.some((reason) => isKubeError(err, reason))) {
+      throw new TenantObjectError("ownership", refused.refusal, { cause: err });
+    }
+    tenantKubeFailure(err, refused.what, bound.name);
+  }
+}
+
 /** Creates `obj` in `bound`; an existing object of that name is never taken over. */
-export async function createPinned(
+export function createPinned(
   client: ObjectClient,
   kind: TenantObjectKind,
   bound: BoundNamespace,
   obj: DataObject & { readonly metadata: ObjectMeta & { readonly name: string } },
 ): Promise<PinnedObject> {
-  let created: DataObject;
-  try {
-    created = await client.create(kind, {
-      ...obj,
-      metadata: { ...obj.metadata, namespace: bound.name },
-    });
-  } catch (err) {
-    if (isKubeError(err, "conflict")) {
-      throw new TenantObjectError(
-        "ownership",
-        `A ${LABEL[kind]} of the name OCC derives already exists in ${bound.name}; OCC never takes one over.`,
-        { cause: err },
-      );
-    }
-    tenantKubeFailure(err, `create ${kind}s`, bound.name);
-  }
-  return pinnedOf(created, bound);
+  const inBound = { ...obj, metadata: { ...obj.metadata, namespace: bound.name } };
+  return pinnedWrite(bound, () => client.create(kind, inBound), {
+    refusedFor: ["conflict"],
+    refusal: `A ${LABEL[kind]} of the name OCC derives already exists in ${bound.name}; OCC never takes one over.`,
+    what: `create ${kind}s`,
+  });
 }
 
 /** Reads the pinned object and verifies name, UID and `markers`; absent → `ownership`. */
@@ -92,7 +110,7 @@ export async function readPinned(
  * Merge-patches the pinned object, with its recorded `resourceVersion` as precondition (a
  * change made meanwhile → 409 → `ownership`). Returns the new pin.
  */
-export async function patchPinned(
+export function patchPinned(
   client: ObjectClient,
   kind: TenantObjectKind,
   bound: BoundNamespace,
@@ -100,25 +118,16 @@ export async function patchPinned(
   patch: { readonly metadata: ObjectMeta; readonly data?: Readonly<Record<string, string>> },
 ): Promise<PinnedObject> {
   requireSameNamespace(bound, pinned);
-  let patched: DataObject;
-  try {
-    patched = await client.patch(
-      kind,
-      { name: pinned.objectName, namespace: bound.name },
-      { ...patch, metadata: { ...patch.metadata, resourceVersion: pinned.resourceVersion } },
-      { type: "merge" },
-    );
-  } catch (err) {
-    if (isKubeError(err, "conflict") || isKubeError(err, "not-found")) {
-      throw new TenantObjectError(
-        "ownership",
-        `The ${LABEL[kind]} OCC wrote was changed or removed since it was verified.`,
-        { cause: err },
-      );
-    }
-    tenantKubeFailure(err, `update ${kind}s`, bound.name);
-  }
-  return pinnedOf(patched, bound);
+  const guarded = {
+    ...patch,
+    metadata: { ...patch.metadata, resourceVersion: pinned.resourceVersion },
+  };
+  const at = { name: pinned.objectName, namespace: bound.name };
+  return pinnedWrite(bound, () => client.patch(kind, at, guarded, { type: "merge" }), {
+    refusedFor: ["conflict", "not-found"],
+    refusal: `The ${LABEL[kind]} OCC wrote was changed or removed since it was verified.`,
+    what: `update ${kind}s`,
+  });
 }
 
 /** Deletes the pinned object with a UID precondition; already absent counts as deleted. */
