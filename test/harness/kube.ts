@@ -9,6 +9,7 @@ import {
 } from "@kubernetes/client-node";
 import { inject } from "vitest";
 import type { ClusterIdentity } from "../../src/devcluster/identities.js";
+import { isKubeError, type KubeApiError } from "../../src/drivers/kubernetes/client/index.js";
 
 /** Typed API clients acting as one of the cluster's static identities. */
 export interface KubeClients {
@@ -47,14 +48,26 @@ export function statusOf(err: unknown): number | undefined {
   return undefined;
 }
 
-/** Resolves with the status code a call was refused with; fails the test if it succeeded. */
-export async function refusedWith(call: Promise<unknown>): Promise<number | undefined> {
+/** What `call` was rejected with; fails the test if it succeeded. */
+export async function rejectionOf(call: Promise<unknown>): Promise<unknown> {
   try {
     await call;
   } catch (err) {
-    return statusOf(err);
+    return err;
   }
   throw new Error("expected the Kubernetes API to refuse the request, but it succeeded");
+}
+
+/** Resolves with the status code a call was refused with; fails the test if it succeeded. */
+export async function refusedWith(call: Promise<unknown>): Promise<number | undefined> {
+  return statusOf(await rejectionOf(call));
+}
+
+/** The product object client's refusal of `call`; rethrows any other error. */
+export async function kubeFailure(call: Promise<unknown>): Promise<KubeApiError> {
+  const err = await rejectionOf(call);
+  if (isKubeError(err)) return err;
+  throw err;
 }
 
 /**

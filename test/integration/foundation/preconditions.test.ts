@@ -1,6 +1,6 @@
 import { PatchStrategy, type V1ConfigMap } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { kubeAs, statusOf, uniqueName } from "../../harness/kube.js";
+import { kubeAs, rejectionOf, statusOf, uniqueName } from "../../harness/kube.js";
 
 const admin = kubeAs("admin");
 
@@ -43,13 +43,9 @@ const mergePatch = patchWith(PatchStrategy.MergePatch);
 async function refusal(
   call: Promise<unknown>,
 ): Promise<{ code: number | undefined; body: string }> {
-  try {
-    await call;
-  } catch (err) {
-    const body = typeof err === "object" && err !== null && "body" in err ? String(err.body) : "";
-    return { code: statusOf(err), body };
-  }
-  throw new Error("expected the API server to refuse the write");
+  const err = await rejectionOf(call);
+  const body = typeof err === "object" && err !== null && "body" in err ? String(err.body) : "";
+  return { code: statusOf(err), body };
 }
 
 const create: Write = (ns, data) =>
