@@ -40,6 +40,13 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString("hex")}`;
 }
 
+/** Creates a namespace named {@link uniqueName}(`prefix`) as `clients`; its name. */
+export async function freshNamespace(clients: KubeClients, prefix: string): Promise<string> {
+  const name = uniqueName(prefix);
+  await clients.core.createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
 /** The HTTP status of a rejected client-node call, or undefined when it was something else. */
 export function statusOf(err: unknown): number | undefined {
   if (typeof err === "object" && err !== null && "code" in err && typeof err.code === "number") {
