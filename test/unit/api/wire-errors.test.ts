@@ -5,18 +5,13 @@
  * Expect (417), CONNECT (405) — are answered in the error envelope like every other error.
  */
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseRawResponse } from "../../harness/raw-http.js";
-import { startApi, type ApiFixture } from "../../harness/api-app.js";
+import { apiForFile } from "../../harness/api-app.js";
 import { timeoutCheckIntervalMs } from "../../../src/api/client-errors.js";
 
-let fx: ApiFixture;
-let url: URL;
-beforeAll(async () => {
-  fx = await startApi({ requestTimeoutMs: 400 });
-  url = new URL(await fx.app.listen({ host: "127.0.0.1", port: 0 }));
-});
-afterAll(() => fx.close());
+const fx = await apiForFile({ requestTimeoutMs: 400 });
+const url = new URL(await fx.app.listen({ host: "127.0.0.1", port: 0 }));
 
 /** `res` is `status` in the error envelope: `code`, `message` (or its pattern), its request ID. */
 function expectEnvelope(
