@@ -10,6 +10,7 @@ import {
   managed,
   newTenant,
   passExternal,
+  permanentFailure,
   prepareBoundExternal,
   prepareExternal,
   readNamespace,
@@ -132,11 +133,9 @@ describe("deleteNamespace", () => {
       });
       const name = ns.metadata?.name ?? "";
       const { driver, client } = workerDriver();
-      expect(await driver.deleteNamespace(external(id, name))).toMatchObject({
-        outcome: "failed",
-        code: "KUBERNETES_OWNERSHIP_CONFLICT",
-        retryable: false,
-      });
+      expect(await driver.deleteNamespace(external(id, name))).toMatchObject(
+        permanentFailure("KUBERNETES_OWNERSHIP_CONFLICT"),
+      );
       expect(client.counter.writes()).toBe(0);
       expect((await readNamespace(name))?.metadata?.resourceVersion).toBe(
         ns.metadata?.resourceVersion,
