@@ -7,6 +7,7 @@ import { isServerNamespaceId, type NamespaceId } from "../../src/domain/placemen
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import pino from "pino";
+import { afterAll } from "vitest";
 import type { Registry } from "prom-client";
 import { buildApp, type OccApp } from "../../src/api/app.js";
 import type { AuthRuntime } from "../../src/services/signin/runtime.js";
@@ -98,6 +99,13 @@ export async function startApi(opts: FixtureOptions = {}): Promise<ApiFixture> {
       await raw.close();
     },
   };
+}
+
+/** {@link startApi} for one test file: started now, closed after the file's tests. */
+export async function apiForFile(opts: FixtureOptions = {}): Promise<ApiFixture> {
+  const fx = await startApi(opts);
+  afterAll(() => fx.close());
+  return fx;
 }
 
 export interface Reply {

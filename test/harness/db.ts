@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, inject } from "vitest";
 import type { NamespaceId } from "../../src/domain/index.js";
 import { bootstrap } from "../../src/services/bootstrap.js";
@@ -7,6 +6,7 @@ import type { Db } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { openPostgres } from "../../src/store/pg-db.js";
 import { namespaceQueueConfig } from "../../src/work/namespace-work.js";
+import { sqlOnce } from "./postgres.js";
 
 /** A fresh database on the run's PostgreSQL server, so test files never share rows. */
 export async function createTestDatabase(
@@ -22,13 +22,7 @@ export async function createTestDatabase(
 }> {
   const adminUrl = opts.adminUrl ?? inject("env").databaseUrl;
   const name = `occ_t_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  await sqlOnce(adminUrl, `CREATE DATABASE ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = openPostgres(url.toString(), opts.max === undefined ? {} : { max: opts.max });
@@ -37,13 +31,7 @@ export async function createTestDatabase(
     url: url.toString(),
     async drop() {
       await db.close();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
+      await sqlOnce(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }

@@ -9,6 +9,7 @@ import {
 } from "@kubernetes/client-node";
 import { inject } from "vitest";
 import type { ClusterIdentity } from "../../src/devcluster/identities.js";
+import { isKubeError, type KubeApiError } from "../../src/drivers/kubernetes/client/index.js";
 
 /** Typed API clients acting as one of the cluster's static identities. */
 export interface KubeClients {
@@ -39,6 +40,13 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString("hex")}`;
 }
 
+/** Creates a namespace named {@link uniqueName}(`prefix`) as `clients`; its name. */
+export async function freshNamespace(clients: KubeClients, prefix: string): Promise<string> {
+  const name = uniqueName(prefix);
+  await clients.core.createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
 /** The HTTP status of a rejected client-node call, or undefined when it was something else. */
 export function statusOf(err: unknown): number | undefined {
   if (typeof err === "object" && err !== null && "code" in err && typeof err.code === "number") {
@@ -47,14 +55,26 @@ export function statusOf(err: unknown): number | undefined {
   return undefined;
 }
 
-/** Resolves with the status code a call was refused with; fails the test if it succeeded. */
-export async function refusedWith(call: Promise<unknown>): Promise<number | undefined> {
+/** What `call` was rejected with; fails the test if it succeeded. */
+export async function rejectionOf(call: Promise<unknown>): Promise<unknown> {
   try {
     await call;
   } catch (err) {
-    return statusOf(err);
+    return err;
   }
   throw new Error("expected the Kubernetes API to refuse the request, but it succeeded");
+}
+
+/** Resolves with the status code a call was refused with; fails the test if it succeeded. */
+export async function refusedWith(call: Promise<unknown>): Promise<number | undefined> {
+  return statusOf(await rejectionOf(call));
+}
+
+/** The product object client's refusal of `call`; rethrows any other error. */
+export async function kubeFailure(call: Promise<unknown>): Promise<KubeApiError> {
+  const err = await rejectionOf(call);
+  if (isKubeError(err)) return err;
+  throw err;
 }
 
 /**
@@ -76,6 +96,33 @@ export async function eventually(
   }
 }
 
+/** One HTTPS request (with `payload` as its body, if any): the status and the body as text. */
+export function httpsText(
+  url: URL,
+  opts: RequestOptions,
+  payload?: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, opts, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+      });
+    });
+    req.on("error", reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/** `httpsText` for a GET that must answer 200: the body, or an error naming status and body. */
+async function httpsOk(url: URL, opts: RequestOptions): Promise<string> {
+  const { status, text } = await httpsText(url, opts);
+  if (status !== 200) throw new Error(`GET ${url.pathname}${url.search}: ${status} ${text}`);
+  return text;
+}
+
 /**
  * GETs `path` as raw JSON, exactly as the API server sent it (client-node's typed models would
  * turn an absent key into an `undefined` property and hide the server's defaulting).
@@ -85,40 +132,15 @@ export async function rawGet(clients: KubeClients, path: string): Promise<unknow
   if (cluster === null) throw new Error("kubeconfig has no current cluster");
   const opts: RequestOptions = { method: "GET", headers: { accept: "application/json" } };
   await clients.kc.applyToHTTPSOptions(opts);
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(new URL(path, cluster.server), opts, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        if (res.statusCode !== 200) reject(new Error(`GET ${path}: ${res.statusCode} ${body}`));
-        else resolve(JSON.parse(body));
-      });
-    });
-    req.on("error", reject);
-    req.end();
-  });
+  return JSON.parse(await httpsOk(new URL(path, cluster.server), opts));
 }
 
 /** kube-apiserver's own `/metrics` (Prometheus text), read as the cluster administrator. */
 export async function apiServerMetrics(): Promise<string> {
   const env = inject("env");
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      new URL("/metrics", env.server),
-      { ca: env.caPem, headers: { authorization: `Bearer ${env.tokens.admin}` } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const body = Buffer.concat(chunks).toString("utf8");
-          if (res.statusCode !== 200) reject(new Error(`GET /metrics: ${res.statusCode} ${body}`));
-          else resolve(body);
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end();
+  return httpsOk(new URL("/metrics", env.server), {
+    ca: env.caPem,
+    headers: { authorization: `Bearer ${env.tokens.admin}` },
   });
 }
 

@@ -80,32 +80,28 @@ export async function startTestGateway(
     return false;
   };
 
+  /** A unary method that records its call and refuses a wrong token before `serve` runs. */
+  const unary =
+    <Request>(name: string, serve: (request: Request, cb: sendUnaryData<unknown>) => void) =>
+    (call: ServerUnaryCall<Request, unknown>, cb: sendUnaryData<unknown>) => {
+      calls.push(name);
+      if (authorized(call, cb)) serve(call.request, cb);
+    };
+
   const handlers: UntypedServiceImplementation = {
-    Health(call: ServerUnaryCall<object, unknown>, cb: sendUnaryData<unknown>) {
-      calls.push("Health");
-      if (!authorized(call, cb)) return;
+    Health: unary<object>("Health", (_request, cb) => {
       cb(null, { status: "SERVICE_STATUS_HEALTHY", version: "test" });
-    },
-    GetWorkspace(
-      call: ServerUnaryCall<GetWorkspaceRequestMessage, unknown>,
-      cb: sendUnaryData<unknown>,
-    ) {
-      calls.push("GetWorkspace");
-      if (!authorized(call, cb)) return;
-      const found = workspaces.get(call.request.name);
+    }),
+    GetWorkspace: unary<GetWorkspaceRequestMessage>("GetWorkspace", ({ name }, cb) => {
+      const found = workspaces.get(name);
       if (found === undefined) {
         fail(cb, status.NOT_FOUND, "workspace not found");
         return;
       }
       cb(null, { workspace: message(found) });
-    },
-    CreateWorkspace(
-      call: ServerUnaryCall<CreateWorkspaceRequestMessage, unknown>,
-      cb: sendUnaryData<unknown>,
-    ) {
-      calls.push("CreateWorkspace");
-      if (!authorized(call, cb)) return;
-      const { name, labels } = call.request;
+    }),
+    CreateWorkspace: unary<CreateWorkspaceRequestMessage>("CreateWorkspace", (request, cb) => {
+      const { name, labels } = request;
       if (name.length > 19 || !NAME.test(name)) {
         fail(
           cb,
@@ -126,14 +122,9 @@ export async function startTestGateway(
       };
       workspaces.set(name, created);
       cb(null, { workspace: message(created) });
-    },
-    DeleteWorkspace(
-      call: ServerUnaryCall<DeleteWorkspaceRequestMessage, unknown>,
-      cb: sendUnaryData<unknown>,
-    ) {
-      calls.push("DeleteWorkspace");
-      if (!authorized(call, cb)) return;
-      const { name, allowMissing } = call.request;
+    }),
+    DeleteWorkspace: unary<DeleteWorkspaceRequestMessage>("DeleteWorkspace", (request, cb) => {
+      const { name, allowMissing } = request;
       const found = workspaces.get(name);
       if (found === undefined) {
         if (allowMissing) cb(null, { outcome: "DELETE_OUTCOME_ALREADY_ABSENT" });
@@ -154,7 +145,7 @@ export async function startTestGateway(
         if (workspaces.get(name) === found) workspaces.delete(name);
       }, gateway.drainMs).unref();
       cb(null, { outcome: "DELETE_OUTCOME_ACCEPTED" });
-    },
+    }),
   };
   server.addService(openShellService(), handlers);
   const port = await new Promise<number>((resolve, reject) => {

@@ -1,11 +1,11 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import pg from "pg";
 import {
   initPostgres,
   makePostgresDirs,
   runPostgres,
   runPostgresTool,
+  sqlOnce,
   type RunningPostgres,
 } from "./postgres.js";
 
@@ -40,16 +40,6 @@ interface Node {
   readonly dir: string;
   readonly data: string;
   server: RunningPostgres;
-}
-
-async function execOn(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 export async function startReplicatedPostgres(
@@ -111,16 +101,16 @@ export async function startReplicatedPostgres(
         await lost.server.stopWith("immediate");
         runPostgresTool("pg_ctl", ["promote", "-D", promoted.data, "-w"]);
         // Asynchronous until it has a standby again (the clone carries the old setting).
-        await execOn(promoted.server.adminUrl, "ALTER SYSTEM RESET synchronous_standby_names");
-        await execOn(promoted.server.adminUrl, "SELECT pg_reload_conf()");
+        await sqlOnce(promoted.server.adminUrl, "ALTER SYSTEM RESET synchronous_standby_names");
+        await sqlOnce(promoted.server.adminUrl, "SELECT pg_reload_conf()");
         await rm(lost.data, { recursive: true, force: true });
         lost.server = await cloneStandby(promoted.server, lost, lost.server.port);
         if (opts.synchronous) {
-          await execOn(
+          await sqlOnce(
             promoted.server.adminUrl,
             "ALTER SYSTEM SET synchronous_standby_names = '*'",
           );
-          await execOn(promoted.server.adminUrl, "SELECT pg_reload_conf()");
+          await sqlOnce(promoted.server.adminUrl, "SELECT pg_reload_conf()");
         }
         nodes.reverse();
       },

@@ -194,6 +194,21 @@ export async function useExternalPostgres(url: string): Promise<TestPostgres> {
   };
 }
 
+/** Runs one statement on its own connection to `url` (opened and closed here); its rows. */
+export async function sqlOnce<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 async function canConnect(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
   try {

@@ -10,7 +10,7 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import type pg from "pg";
 import { startLocalCluster, type LocalCluster } from "../../src/devcluster/local-cluster.js";
 import {
   createObjectClient,
@@ -19,7 +19,7 @@ import {
 } from "../../src/drivers/kubernetes/client/index.js";
 import { chartClusterRbac, createMissing } from "../../src/drivers/kubernetes/rbac-objects.js";
 import { occ, startOcc, type OccProcess } from "./occ.js";
-import { makePostgresDirs, runPostgresTool } from "./postgres.js";
+import { makePostgresDirs, runPostgresTool, sqlOnce } from "./postgres.js";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "./postgres-replication.js";
 
 export type Role = "api" | "worker";
@@ -117,7 +117,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const user = (name: string) => ({ kind: "User", name }) as const;
     await createMissing(admin, chartClusterRbac(user("occ-worker"), user("occ-api")));
 
-    await createDatabase(postgres.primary.adminUrl, "occ_model");
+    await sqlOnce(postgres.primary.adminUrl, "CREATE DATABASE occ_model");
     const databaseUrl = postgres.multiHostUrl("occ_model");
     /** The current primary's single-host URL, for the stack's own reads (`pg` takes one host). */
     const primaryUrl = () => {
@@ -181,15 +181,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       apiKey,
       leaseSeconds,
       apiUrl: (index) => slots.api[index % slots.api.length]?.proc.match[1] ?? "",
-      async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) {
-        const client = new pg.Client({ connectionString: primaryUrl() });
-        await client.connect();
-        try {
-          return (await client.query<R>(sql, params)).rows;
-        } finally {
-          await client.end();
-        }
-      },
+      query: (sql, params) => sqlOnce(primaryUrl(), sql, params),
       unexpectedExits,
       tail: (role, lines = 10) =>
         slots[role].map((s) => s.proc.output.slice(-lines).join("\n")).join("\n---\n"),
@@ -244,15 +236,5 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   } catch (err) {
     await stopAll();
     throw err;
-  }
-}
-
-async function createDatabase(adminUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
   }
 }

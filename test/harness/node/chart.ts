@@ -1,8 +1,8 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import pg from "pg";
 import { stringify } from "yaml";
 import { CHART_DIR, HELM } from "../helm.js";
+import { sqlOnce } from "../postgres.js";
 import type { DeployedEnvironment } from "./environment.js";
 import { eventually, kubectl, kubectlOk, runCommand, type CommandRun } from "./kubectl.js";
 
@@ -33,13 +33,7 @@ export async function createDatabase(
   env: DeployedEnvironment,
   name: string,
 ): Promise<{ url: string; urlForPods: string }> {
-  const client = new pg.Client({ connectionString: env.databaseAdminUrl });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
+  await sqlOnce(env.databaseAdminUrl, `CREATE DATABASE ${name}`);
   const rename = (u: string): string => {
     const url = new URL(u);
     url.pathname = `/${name}`;

@@ -64,14 +64,16 @@ export async function policyChains(): Promise<string> {
     .join("\n");
 }
 
-/** A pod of the image that listens on `ports` (TCP) until deleted. */
-export function listenerPod(opts: {
+/** Where a test pod runs, of which image, with which labels. */
+export interface PodPlace {
   readonly name: string;
   readonly namespace: string;
   readonly image: string;
   readonly labels: Readonly<Record<string, string>>;
-  readonly ports: readonly number[];
-}): object {
+}
+
+/** A pod of the image that listens on `ports` (TCP) until deleted. */
+export function listenerPod(opts: PodPlace & { readonly ports: readonly number[] }): object {
   const script = `const net=require("net");for(const p of ${JSON.stringify(opts.ports)})net.createServer((s)=>{s.on("error",()=>{});s.end("hi")}).listen(p);`;
   return pod(opts, ["node", "-e", script], "Always", {
     tcpSocket: { port: opts.ports[0] },
@@ -83,13 +85,7 @@ export function listenerPod(opts: {
  * A pod of the image that tries a TCP connection to each `host:port` (3 s each) and prints
  * `<host:port> open|blocked`, after a pause that lets the policy controller see the new pod.
  */
-export function probePod(opts: {
-  readonly name: string;
-  readonly namespace: string;
-  readonly image: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly targets: readonly string[];
-}): object {
+export function probePod(opts: PodPlace & { readonly targets: readonly string[] }): object {
   const script = `const net=require("net");
 const targets=${JSON.stringify(opts.targets)};
 const probe=(t)=>new Promise((r)=>{const [h,p]=t.split(":");const s=net.connect({host:h,port:Number(p)});
@@ -100,12 +96,7 @@ setTimeout(async()=>{for(const t of targets)console.log(t+" "+(await probe(t)))}
 }
 
 function pod(
-  opts: {
-    readonly name: string;
-    readonly namespace: string;
-    readonly image: string;
-    readonly labels: Readonly<Record<string, string>>;
-  },
+  opts: PodPlace,
   command: readonly string[],
   restartPolicy: "Always" | "Never",
   readinessProbe?: object,

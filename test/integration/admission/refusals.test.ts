@@ -10,7 +10,6 @@ import {
 import { ADMISSION_MESSAGES } from "../../../src/drivers/kubernetes/admission-policies.js";
 import {
   createObjectClient,
-  isKubeError,
   loadKubeConfig,
   type Kind,
   type ObjectClient,
@@ -19,7 +18,7 @@ import {
   NAMESPACE_CLUSTER_ROLES,
   tenantRoleBinding,
 } from "../../../src/drivers/kubernetes/rbac-objects.js";
-import { uniqueName } from "../../harness/kube.js";
+import { kubeFailure, uniqueName } from "../../harness/kube.js";
 import { bindTenantRole, grantChartClusterRoles } from "../../harness/rbac.js";
 import { admin, prepareExternal } from "../compute/fixtures.js";
 
@@ -45,21 +44,8 @@ afterAll(() => {
   api.close();
 });
 
-/** The refusal of `write`: its status and message; fails when the write went through. */
-async function refusal(
-  write: Promise<unknown>,
-): Promise<{ status: number | undefined; message: string }> {
-  try {
-    await write;
-  } catch (err) {
-    if (!isKubeError(err)) throw err;
-    return { status: err.status, message: err.message };
-  }
-  throw new Error("the API server accepted a write the admission policies must refuse");
-}
-
 async function expectPolicyRefusal(write: Promise<unknown>, message: string): Promise<void> {
-  const answer = await refusal(write);
+  const answer = await kubeFailure(write);
   expect(answer.status).toBe(403);
   expect(answer.message).toContain("ValidatingAdmissionPolicy");
   expect(answer.message).toContain(message);
@@ -120,7 +106,7 @@ async function boundExternal(): Promise<{ name: string; tenant: string }> {
 describe("the chart's admission policies refuse OCC's identities what OCC must never do", () => {
   it("deleting kube-system is refused, and kube-system is unchanged", async () => {
     const before = await snapshot("Namespace", "kube-system");
-    const answer = await refusal(
+    const answer = await kubeFailure(
       worker.delete("Namespace", { name: "kube-system" }, { uid: before.uid ?? "" }),
     );
     // The API server's NamespaceLifecycle plugin refuses deleting kube-system for everybody

@@ -10,6 +10,7 @@ import {
   managed,
   newTenant,
   passExternal,
+  permanentFailure,
   prepareBoundExternal,
   prepareExternal,
   readNamespace,
@@ -85,25 +86,19 @@ describe("deleteNamespace", () => {
 
   it("external: leaves an operator object that merely shares an owned name", async () => {
     const { name, id } = await readyExternal();
-    const quota = await admin.get("ResourceQuota", {
-      name: "openclaw-quota",
-      namespace: name,
-    });
+    const ref = { name: "openclaw-quota", namespace: name };
+    const quota = await admin.get("ResourceQuota", ref);
     // The operator strips our markers: the quota is theirs now and must survive.
     await admin.patch(
       "ResourceQuota",
-      { name: "openclaw-quota", namespace: name },
+      ref,
       { metadata: { labels: { [LABELS.namespace]: null } } },
       { type: "merge" },
     );
     expect((await workerDriver().driver.deleteNamespace(external(id, name))).outcome).toBe(
       "deleted",
     );
-    const still = await admin.find("ResourceQuota", {
-      name: "openclaw-quota",
-      namespace: name,
-    });
-    expect(still?.metadata.uid).toBe(quota.metadata.uid);
+    expect((await admin.find("ResourceQuota", ref))?.metadata.uid).toBe(quota.metadata.uid);
   });
 
   it("a never-bound external selection is deleted without any write", async () => {
@@ -132,11 +127,9 @@ describe("deleteNamespace", () => {
       });
       const name = ns.metadata?.name ?? "";
       const { driver, client } = workerDriver();
-      expect(await driver.deleteNamespace(external(id, name))).toMatchObject({
-        outcome: "failed",
-        code: "KUBERNETES_OWNERSHIP_CONFLICT",
-        retryable: false,
-      });
+      expect(await driver.deleteNamespace(external(id, name))).toMatchObject(
+        permanentFailure("KUBERNETES_OWNERSHIP_CONFLICT"),
+      );
       expect(client.counter.writes()).toBe(0);
       expect((await readNamespace(name))?.metadata?.resourceVersion).toBe(
         ns.metadata?.resourceVersion,

@@ -9,9 +9,11 @@ import {
   grantChartRolesBeforeAll,
   newTenant,
   passExternal,
+  permanentFailure,
   prepareBoundExternal,
   prepareExternal,
   readNamespace,
+  retryableFailure,
   workerDriver,
 } from "./fixtures.js";
 
@@ -101,11 +103,7 @@ describe("external placement binding", () => {
       },
       async (driver) => {
         const result = await driver.ensureNamespace(external(id, name));
-        expect(result).toMatchObject({
-          outcome: "failed",
-          code: "KUBERNETES_CONFLICT",
-          retryable: true,
-        });
+        expect(result).toMatchObject(retryableFailure("KUBERNETES_CONFLICT"));
       },
     );
     const after = await readNamespace(name);
@@ -138,11 +136,7 @@ describe("external placement binding", () => {
       },
       async (driver) => {
         const result = await driver.ensureNamespace(external(a, name));
-        expect(result).toMatchObject({
-          outcome: "failed",
-          code: "KUBERNETES_OWNERSHIP_CONFLICT",
-          retryable: false,
-        });
+        expect(result).toMatchObject(permanentFailure("KUBERNETES_OWNERSHIP_CONFLICT"));
         if (result.outcome === "failed") expect(result.reason).not.toContain(b);
       },
     );

@@ -13,6 +13,7 @@ import {
   external,
   grantChartRolesBeforeAll,
   newTenant,
+  permanentFailure,
   prepareBoundExternal,
   prepareExternal,
   readNamespace,
@@ -45,14 +46,12 @@ async function refusedUnchanged(
   return result;
 }
 
-const permanent = (code: string) => ({ outcome: "failed", code, retryable: false });
-
 describe("external placement refuses, permanently and without touching the namespace", () => {
   it("a namespace that does not exist (and never creates it)", async () => {
     const name = uniqueName("missing");
     const { driver, client } = workerDriver();
     const result = await driver.ensureNamespace(external(newTenant(), name));
-    expect(result).toMatchObject(permanent("KUBERNETES_NAMESPACE_MISSING"));
+    expect(result).toMatchObject(permanentFailure("KUBERNETES_NAMESPACE_MISSING"));
     expect(client.counter.writes()).toBe(0);
     expect(await readNamespace(name)).toBeUndefined();
   });
@@ -60,7 +59,7 @@ describe("external placement refuses, permanently and without touching the names
   it("a namespace without the lifecycle annotation", async () => {
     const ns = await prepareExternal({ omitAnnotations: [ANNOTATIONS.lifecycle] });
     const result = await refusedUnchanged(ns);
-    expect(result).toMatchObject(permanent("KUBERNETES_OWNERSHIP_CONFLICT"));
+    expect(result).toMatchObject(permanentFailure("KUBERNETES_OWNERSHIP_CONFLICT"));
     if (result.outcome === "failed") expect(result.reason).toContain(ANNOTATIONS.lifecycle);
   });
 
@@ -69,7 +68,7 @@ describe("external placement refuses, permanently and without touching the names
     async (key) => {
       const ns = await prepareExternal({ labels: { [key]: "baseline" } });
       const result = await refusedUnchanged(ns);
-      expect(result).toMatchObject(permanent("KUBERNETES_OWNERSHIP_CONFLICT"));
+      expect(result).toMatchObject(permanentFailure("KUBERNETES_OWNERSHIP_CONFLICT"));
       if (result.outcome === "failed") expect(result.reason).toContain(key);
     },
   );
@@ -84,7 +83,7 @@ describe("external placement refuses, permanently and without touching the names
       where === "label" ? { labels: { [key]: foreign } } : { annotations: { [key]: foreign } },
     );
     const result = await refusedUnchanged(ns);
-    expect(result).toMatchObject(permanent("KUBERNETES_OWNERSHIP_CONFLICT"));
+    expect(result).toMatchObject(permanentFailure("KUBERNETES_OWNERSHIP_CONFLICT"));
     if (result.outcome === "failed") {
       expect(result.reason).toContain(key);
       expect(result.reason).not.toContain(foreign);
@@ -96,7 +95,7 @@ describe("external placement refuses, permanently and without touching the names
     await prepareExternal({ labels: { [LABELS.namespace]: id } });
     const ns = await prepareExternal();
     const result = await refusedUnchanged(ns, id);
-    expect(result).toMatchObject(permanent("KUBERNETES_OWNERSHIP_CONFLICT"));
+    expect(result).toMatchObject(permanentFailure("KUBERNETES_OWNERSHIP_CONFLICT"));
   });
 
   it("a terminating namespace", async () => {
@@ -111,7 +110,7 @@ describe("external placement refuses, permanently and without touching the names
     expect(terminating?.metadata?.deletionTimestamp).toBeDefined();
     try {
       const result = await refusedUnchanged(terminating ?? ns, newTenant(), "metadata");
-      expect(result).toMatchObject(permanent("KUBERNETES_NAMESPACE_INACTIVE"));
+      expect(result).toMatchObject(permanentFailure("KUBERNETES_NAMESPACE_INACTIVE"));
     } finally {
       await admin.patch(
         "ConfigMap",
@@ -126,7 +125,7 @@ describe("external placement refuses, permanently and without touching the names
     const { ns, name } = await prepareBoundExternal();
     await createAllowAllPolicy(name);
     const result = await refusedUnchanged(ns);
-    expect(result).toMatchObject(permanent("KUBERNETES_OWNERSHIP_CONFLICT"));
+    expect(result).toMatchObject(permanentFailure("KUBERNETES_OWNERSHIP_CONFLICT"));
     if (result.outcome === "failed") {
       expect(result.reason).toContain("NetworkPolicy");
       expect(result.reason).not.toContain("allow-all");

@@ -61,6 +61,12 @@ export function workerDriver(kc?: KubeAccess): {
 
 export const newTenant = (): NamespaceId => newNamespaceId();
 
+/** A pass's failure with `code` that no later pass retries (for `toMatchObject`). */
+export const permanentFailure = (code: string) => ({ outcome: "failed", code, retryable: false });
+
+/** A pass's failure with `code` that a later pass retries (for `toMatchObject`). */
+export const retryableFailure = (code: string) => ({ outcome: "failed", code, retryable: true });
+
 export function managed(id: NamespaceId, boundUid: string | null = null): NamespacePassInput {
   return { namespaceId: id, placement: { mode: "managed" }, boundUid };
 }

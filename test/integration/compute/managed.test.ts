@@ -18,6 +18,7 @@ import {
   grantChartRolesBeforeAll,
   managed,
   newTenant,
+  permanentFailure,
   readNamespace,
   readyManaged,
   settings,
@@ -206,11 +207,7 @@ describe("managed placement", () => {
     });
     const { driver } = workerDriver();
     const result = await driver.ensureNamespace(managed(id));
-    expect(result).toMatchObject({
-      outcome: "failed",
-      code: "KUBERNETES_OWNERSHIP_CONFLICT",
-      retryable: false,
-    });
+    expect(result).toMatchObject(permanentFailure("KUBERNETES_OWNERSHIP_CONFLICT"));
     const after = await readNamespace(name);
     expect(after?.metadata?.resourceVersion).toBe(before.metadata.resourceVersion);
   });

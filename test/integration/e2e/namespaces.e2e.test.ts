@@ -26,6 +26,16 @@ async function call(method: string, path: string, body?: unknown) {
 const until = (id: string, what: string, ok: (n: NamespaceView | null) => boolean) =>
   untilNamespace({ apiUrl, apiKey }, id, what, ok);
 
+/** The tenant waits for the worker's RoleBinding in its namespace. */
+const pendingOnPermissions = (n: NamespaceView | null) =>
+  n?.statusReason?.code === "KUBERNETES_PERMISSION_PENDING";
+
+/** Grants the worker its role in `namespace`, then waits until the tenant is ready. */
+async function grantUntilReady(id: string, namespace: string, what = "ready"): Promise<void> {
+  await bindTenantRole(namespace, "occ-worker");
+  await until(id, what, (n) => n?.status === "ready");
+}
+
 controlPlaneForFile({}, (started) => {
   plane = started;
   ({ apiUrl, apiKey, workerMetricsUrl } = plane);
@@ -39,13 +49,8 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
     const id = created.json.data.id;
     const name = currentManagedName(id);
 
-    await until(
-      id,
-      "pending on the worker RoleBinding",
-      (n) => n?.statusReason?.code === "KUBERNETES_PERMISSION_PENDING",
-    );
-    await bindTenantRole(name, "occ-worker");
-    await until(id, "ready", (n) => n?.status === "ready");
+    await until(id, "pending on the worker RoleBinding", pendingOnPermissions);
+    await grantUntilReady(id, name);
     const ready = (await call("GET", `/namespaces/${id}`)).json.data;
     const ns = await readNamespace(name);
     expect(ready.placement).toEqual({
@@ -75,13 +80,12 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
     });
     expect(created.status).toBe(201);
     const id = created.json.data.id;
-    await until(id, "pending", (n) => n?.statusReason?.code === "KUBERNETES_PERMISSION_PENDING");
+    await until(id, "pending", pendingOnPermissions);
     const pending = (await call("GET", `/namespaces/${id}`)).json.data;
     expect(pending.status).toBe("provisioning");
     expect(pending.statusReason?.message).toContain(selected);
 
-    await bindTenantRole(selected, "occ-worker");
-    await until(id, "ready", (n) => n?.status === "ready");
+    await grantUntilReady(id, selected);
 
     expect((await call("DELETE", `/namespaces/${id}`)).status).toBe(202);
     await until(id, "tombstoned", (n) => n === null);
@@ -109,14 +113,9 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
       const id = created.json.data.id;
       const namespace = prepared?.metadata?.name ?? currentManagedName(id);
       if (prepared === undefined) {
-        await until(
-          id,
-          "pending",
-          (n) => n?.statusReason?.code === "KUBERNETES_PERMISSION_PENDING",
-        );
+        await until(id, "pending", pendingOnPermissions);
       }
-      await bindTenantRole(namespace, "occ-worker");
-      await until(id, "ready", (n) => n?.status === "ready");
+      await grantUntilReady(id, namespace);
       const policies = await admin.list("NetworkPolicy", { namespace });
       await revokeTenantRole(namespace, "occ-worker");
       await until(
@@ -129,16 +128,14 @@ describe("API and worker as separate processes, real cluster and PostgreSQL", ()
       expect(after.map((p) => p.metadata.resourceVersion)).toEqual(
         policies.map((p) => p.metadata.resourceVersion),
       );
-      await bindTenantRole(namespace, "occ-worker");
-      await until(id, "ready again", (n) => n?.status === "ready");
+      await grantUntilReady(id, namespace, "ready again");
     },
   );
 
   it("exposes placements and queue depth on the API's /metrics and passes and Kubernetes requests on the worker's", async () => {
     const created = await call("POST", "/namespaces", { name: "metrics-e2e" });
     const id = created.json.data.id;
-    await bindTenantRole(currentManagedName(id), "occ-worker");
-    await until(id, "ready", (n) => n?.status === "ready");
+    await grantUntilReady(id, currentManagedName(id));
     const api = await (await fetch(`${apiUrl}/metrics`)).text();
     expect(api).toMatch(
       /occ_namespace_placements\{mode="managed",status="ready",reason=""\} [1-9]/,

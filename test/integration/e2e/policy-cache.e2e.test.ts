@@ -8,10 +8,11 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { openPostgres } from "../../../src/store/pg-db.js";
 import type { Db } from "../../../src/store/db.js";
 import { createTestDatabase } from "../../harness/db.js";
+import { undoAfterAll } from "../../harness/undo.js";
 import { occ, startOcc, type OccProcess } from "../../harness/occ.js";
 import { requestApi } from "../../harness/api.js";
 
@@ -91,16 +92,15 @@ async function auditCount(
   return Number(res.rows[0]?.n);
 }
 
-/** What afterAll undoes, newest first. */
-const cleanup: (() => Promise<unknown>)[] = [];
+const undo = undoAfterAll();
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "occ-policy-cache-"));
-  cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  undo(() => rm(dir, { recursive: true, force: true }));
   database = await createTestDatabase();
-  cleanup.push(() => database.drop());
+  undo(() => database.drop());
   db = openPostgres(database.url, { max: 2 });
-  cleanup.push(() => db.close());
+  undo(() => db.close());
   const config = join(dir, "config.yaml");
   await writeFile(
     config,
@@ -112,14 +112,10 @@ beforeAll(async () => {
   adminKey = (await readFile(join(dir, "key"), "utf8")).trim();
   const start = () => startOcc(["api", ...common, "--port", "0"], /listening on (http:\/\/\S+)/);
   a = await start();
-  cleanup.push(() => a.stop());
+  undo(() => a.stop());
   b = await start();
-  cleanup.push(() => b.stop());
+  undo(() => b.stop());
 }, 120_000);
-
-afterAll(async () => {
-  for (const undo of cleanup.reverse()) await undo();
-});
 
 describe("policy cache: two occ api processes, one PostgreSQL", () => {
   it("a key revoked through A is refused by B (401) within 1 s, and the revocation is audited", async () => {

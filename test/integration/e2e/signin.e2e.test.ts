@@ -10,10 +10,11 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { openPostgres } from "../../../src/store/pg-db.js";
 import type { Db } from "../../../src/store/db.js";
 import { createTestDatabase } from "../../harness/db.js";
+import { undoAfterAll } from "../../harness/undo.js";
 import { documentedBlock, operatorFolder, runBlock, shown } from "../../harness/doc-blocks.js";
 import { spawnSync } from "node:child_process";
 import { OCC_ENTRY, occ, runOcc, startOcc, type OccProcess } from "../../harness/occ.js";
@@ -32,7 +33,7 @@ const A = () => a.match[1] ?? "";
 const B = () => b.match[1] ?? "";
 /** Every session value a test saw, to look for in the logs at the end. */
 const seen: string[] = [];
-const cleanup: (() => Promise<unknown>)[] = [];
+const undo = undoAfterAll();
 let databaseUrl = "";
 let configOfA = "";
 let start: (config: string) => Promise<OccProcess & { match: RegExpMatchArray }>;
@@ -92,11 +93,11 @@ async function userWithPassword(name: string, viaCli = false): Promise<string> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "occ-signin-"));
-  cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  undo(() => rm(dir, { recursive: true, force: true }));
   const database = await createTestDatabase();
-  cleanup.push(() => database.drop());
+  undo(() => database.drop());
   db = openPostgres(database.url, { max: 2 });
-  cleanup.push(() => db.close());
+  undo(() => db.close());
   const kubeconfig = inject("env").kubeconfigs["occ-worker"];
   await writeFile(join(dir, "session-key"), randomBytes(48).toString("base64"), { mode: 0o600 });
   await writeFile(join(dir, "admin-password"), `${ADMIN_PASSWORD}\n`, { mode: 0o600 });
@@ -142,14 +143,10 @@ beforeAll(async () => {
       { env: { OCC_SIGN_IN_ATTEMPTS_PER_ACCOUNT: "5", OCC_API_KEY: undefined } },
     );
   a = await start(configA);
-  cleanup.push(() => a.stop());
+  undo(() => a.stop());
   b = await start(configB);
-  cleanup.push(() => b.stop());
+  undo(() => b.stop());
 }, 120_000);
-
-afterAll(async () => {
-  for (const undo of cleanup.reverse()) await undo();
-});
 
 describe("password sign-in through occ api", () => {
   it("signs in; a wrong password and an unknown user get the identical answer", async () => {

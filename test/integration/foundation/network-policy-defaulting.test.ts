@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { kubeAs, rawGet, uniqueName } from "../../harness/kube.js";
+import { freshNamespace, kubeAs, rawGet } from "../../harness/kube.js";
 
 const admin = kubeAs("admin");
 
 describe("NetworkPolicy defaulting by the API server", () => {
   it("adds protocol TCP to a port without one and drops an empty egress list", async () => {
-    const ns = uniqueName("found-np");
-    await admin.core.createNamespace({ body: { metadata: { name: ns } } });
+    const ns = await freshNamespace(admin, "found-np");
     await admin.networking.createNamespacedNetworkPolicy({
       namespace: ns,
       body: {

@@ -1,6 +1,6 @@
 import { PatchStrategy, type V1ConfigMap } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { kubeAs, statusOf, uniqueName } from "../../harness/kube.js";
+import { freshNamespace, kubeAs, rejectionOf, statusOf } from "../../harness/kube.js";
 
 const admin = kubeAs("admin");
 
@@ -43,13 +43,9 @@ const mergePatch = patchWith(PatchStrategy.MergePatch);
 async function refusal(
   call: Promise<unknown>,
 ): Promise<{ code: number | undefined; body: string }> {
-  try {
-    await call;
-  } catch (err) {
-    const body = typeof err === "object" && err !== null && "body" in err ? String(err.body) : "";
-    return { code: statusOf(err), body };
-  }
-  throw new Error("expected the API server to refuse the write");
+  const err = await rejectionOf(call);
+  const body = typeof err === "object" && err !== null && "body" in err ? String(err.body) : "";
+  return { code: statusOf(err), body };
 }
 
 const create: Write = (ns, data) =>
@@ -64,8 +60,7 @@ describe.each([
   ["merge patch", create, mergePatch],
 ] as const)("resourceVersion precondition on %s", (_label, first, write) => {
   it("refuses a stale resourceVersion with 409 and leaves the object as it was", async () => {
-    const ns = uniqueName("found-rv");
-    await admin.core.createNamespace({ body: { metadata: { name: ns } } });
+    const ns = await freshNamespace(admin, "found-rv");
     const original = await first(ns, { v: "1" });
     const stale = original.metadata?.resourceVersion ?? "";
     await write(ns, { v: "2" }); // makes `stale` out of date
@@ -84,8 +79,7 @@ describe.each([
 
 describe("server-side apply field ownership", () => {
   it("refuses a non-forced apply over a field another manager owns (409 FieldManagerConflict)", async () => {
-    const ns = uniqueName("found-ssa");
-    await admin.core.createNamespace({ body: { metadata: { name: ns } } });
+    const ns = await freshNamespace(admin, "found-ssa");
     await admin.core.createNamespacedConfigMap({
       namespace: ns,
       body: { metadata: { name: "guarded" }, data: { v: "operator" } },

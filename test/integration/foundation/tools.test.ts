@@ -16,26 +16,20 @@ function pinned(goMod: string, module: string): string {
   return line.trim().split(/\s+/)[1] ?? "";
 }
 
+/** The pinned kubectl run as one of the cluster's identities. */
+const kubectlAs = (identity: keyof typeof kubeconfigs, ...args: string[]) =>
+  spawnSync(join(bin, "kubectl"), ["--kubeconfig", kubeconfigs[identity], ...args]);
+
 describe("the pinned real tools", () => {
   it("kubectl with a per-identity kubeconfig talks to the API server of the pinned release", () => {
-    const out = execFileSync(join(bin, "kubectl"), [
-      "--kubeconfig",
-      kubeconfigs.admin,
-      "version",
-      "-o",
-      "json",
-    ]).toString();
-    const v = JSON.parse(out) as { serverVersion: { gitVersion: string } };
+    const res = kubectlAs("admin", "version", "-o", "json");
+    expect(res.status, res.stderr.toString()).toBe(0);
+    const v = JSON.parse(res.stdout.toString()) as { serverVersion: { gitVersion: string } };
     expect(v.serverVersion.gitVersion).toBe(pinned("tools/k8s/go.mod", "k8s.io/kubernetes"));
   });
 
   it("an identity without grants is refused (RBAC is really enforced)", () => {
-    const res = spawnSync(join(bin, "kubectl"), [
-      "--kubeconfig",
-      kubeconfigs.nobody,
-      "get",
-      "namespaces",
-    ]);
+    const res = kubectlAs("nobody", "get", "namespaces");
     expect(res.status).not.toBe(0);
     expect(res.stderr.toString()).toMatch(/Forbidden.*"nobody" cannot list resource "namespaces"/);
   });

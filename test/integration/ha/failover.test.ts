@@ -12,7 +12,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { currentManagedName } from "../../../src/domain/index.js";
 import { DependencyUnavailableError, guardDatabase } from "../../../src/store/guarded-db.js";
 import { openPostgres } from "../../../src/store/pg-db.js";
@@ -27,6 +27,7 @@ import {
 } from "../../harness/doc-blocks.js";
 import { eventually } from "../../harness/kube.js";
 import { postgresToolCommand } from "../../harness/postgres.js";
+import { undoAfterAll } from "../../harness/undo.js";
 import {
   startReplicatedPostgres,
   type ReplicatedPostgres,
@@ -50,15 +51,14 @@ let pair: ReplicatedPostgres;
 let plane: ControlPlane;
 /** How the documented commands run: as an operator, with the release's URL and API. */
 let operator: RunOptions;
-/** What afterAll undoes, newest first (only what beforeAll got to start). */
-const cleanups: (() => Promise<void>)[] = [];
+const undo = undoAfterAll();
 let database = "";
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "occ-failover-"));
-  cleanups.unshift(() => rm(dir, { recursive: true, force: true }));
+  undo(() => rm(dir, { recursive: true, force: true }));
   pair = await startReplicatedPostgres(dir, { synchronous: true });
-  cleanups.unshift(() => pair.stop());
+  undo(() => pair.stop());
   await grantChartClusterRoles();
   plane = await startControlPlane({
     adminDatabaseUrl: pair.primary.adminUrl,
@@ -82,15 +82,11 @@ beforeAll(async () => {
   };
   // The old primary is gone by then, so dropping the database through it fails: the plane's
   // directory is removed here.
-  cleanups.unshift(async () => {
+  undo(async () => {
     await plane.stop().catch(() => undefined);
     await rm(plane.dir, { recursive: true, force: true });
   });
 }, 180_000);
-
-afterAll(async () => {
-  for (const undo of cleanups) await undo();
-});
 
 async function serverPort(url: string): Promise<number> {
   const db = openPostgres(url, { max: 1 });

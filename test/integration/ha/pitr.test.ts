@@ -14,7 +14,6 @@ import { appendFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../../src/devcluster/processes.js";
 import { callApi } from "../../harness/api.js";
@@ -32,6 +31,7 @@ import {
   makePostgresDirs,
   postgresBinDir,
   postgresToolCommand,
+  sqlOnce,
 } from "../../harness/postgres.js";
 import { grantChartClusterRoles } from "../../harness/rbac.js";
 import { startControlPlane, type ControlPlane } from "../e2e/control-plane.js";
@@ -44,16 +44,6 @@ let plane: ControlPlane | undefined;
 const pgCtl = (action: string) =>
   `${postgresToolCommand("pg_ctl")} ${action} -D ${data} -w -t 60 -m fast -l ${join(dir, "log")}`;
 const adminUrl = () => `postgres://postgres@127.0.0.1:${port}/postgres`;
-
-async function sql<Row extends pg.QueryResultRow>(url: string, text: string): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** The documents' paths, date, target time and `systemctl` as this test's cluster has them. */
 function runOpts(targetTime: string): RunOptions {
@@ -132,25 +122,25 @@ describe("point-in-time recovery (continuous archiving, Debian's PostgreSQL)", (
   it("recovers the OCC database to exactly the state at the target time", async () => {
     if (plane === undefined) throw new Error("no control plane");
     const live = plane;
-    expect((await sql<{ archive_mode: string }>(adminUrl(), "SHOW archive_mode"))[0]).toEqual({
+    expect((await sqlOnce<{ archive_mode: string }>(adminUrl(), "SHOW archive_mode"))[0]).toEqual({
       archive_mode: "on",
     });
     run(documentedBlock("pitr-basebackup"));
     await principal("pitr-before");
     await new Promise((r) => setTimeout(r, 200));
-    const [{ t } = { t: "" }] = await sql<{ t: string }>(
+    const [{ t } = { t: "" }] = await sqlOnce<{ t: string }>(
       adminUrl(),
       "SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00' AS t",
     );
     await new Promise((r) => setTimeout(r, 200));
     await principal("pitr-after");
     // What archive_timeout does within a minute, at once: the segment holding both is archived.
-    const [{ wal } = { wal: "" }] = await sql<{ wal: string }>(
+    const [{ wal } = { wal: "" }] = await sqlOnce<{ wal: string }>(
       adminUrl(),
       "SELECT pg_walfile_name(pg_switch_wal()) AS wal",
     );
     await eventually(`${wal} archived`, async () => {
-      const rows = await sql<{ last: string | null }>(
+      const rows = await sqlOnce<{ last: string | null }>(
         adminUrl(),
         "SELECT last_archived_wal AS last FROM pg_stat_archiver",
       );
@@ -163,9 +153,9 @@ describe("point-in-time recovery (continuous archiving, Debian's PostgreSQL)", (
         "recovery finished and promoted",
         async () =>
           (
-            await sql<{ r: boolean }>(adminUrl(), "SELECT pg_is_in_recovery() AS r").catch(() => [
-              { r: true },
-            ])
+            await sqlOnce<{ r: boolean }>(adminUrl(), "SELECT pg_is_in_recovery() AS r").catch(
+              () => [{ r: true }],
+            )
           )[0]?.r === false,
         60_000,
       );

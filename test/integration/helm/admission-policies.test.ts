@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { loadInstallationConfig } from "../../../src/config/installation-config.js";
 import {
   ADMISSION_POLICY_NAMES,
@@ -22,7 +20,7 @@ import {
   type RenderedObject,
   type RenderOptions,
 } from "../../harness/helm.js";
-import { uniqueName } from "../../harness/kube.js";
+import { writeRunConfig } from "../../harness/run-files.js";
 import { installationDocument } from "./rendered.js";
 
 /**
@@ -49,9 +47,9 @@ const chartSubjects = (namespace: string): RbacSubject[] => [
 
 /** The Installation configuration the chart renders with `opts`, loaded as the processes do. */
 async function renderedConfig(objects: readonly RenderedObject[]) {
-  const file = join(inject("env").runDir, `${uniqueName("chart-config")}.yaml`);
-  await writeFile(file, JSON.stringify(installationDocument(objects)));
-  return loadInstallationConfig(file);
+  return loadInstallationConfig(
+    await writeRunConfig("chart-config", installationDocument(objects)),
+  );
 }
 
 const DECLARED_BINDING = {

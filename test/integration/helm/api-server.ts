@@ -1,12 +1,12 @@
 import { execFile } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
-import { request as httpsRequest, type RequestOptions } from "node:https";
+import type { RequestOptions } from "node:https";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { KubeConfig } from "@kubernetes/client-node";
 import { inject } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { eventually } from "../../harness/kube.js";
+import { eventually, httpsText } from "../../harness/kube.js";
 import { REPO_ROOT, type RenderedObject } from "../../harness/helm.js";
 
 /**
@@ -45,25 +45,14 @@ export async function rawRequest(
     },
   };
   await kc.applyToHTTPSOptions(opts);
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(new URL(path, cluster.server), opts, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
-    req.on("error", reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
+  const { status, text } = await httpsText(new URL(path, cluster.server), opts, payload);
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status, body: parsed };
 }
 
 interface ApiResource {

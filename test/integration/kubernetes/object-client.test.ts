@@ -5,25 +5,14 @@ import {
   createObjectClient,
   isKubeError,
   loadKubeConfig,
-  type KubeApiError,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { startFaultProxy, type Fault } from "../../harness/fault-proxy.js";
-import { eventually, uniqueName } from "../../harness/kube.js";
+import { eventually, kubeFailure, uniqueName } from "../../harness/kube.js";
 
 const admin = createObjectClient(loadKubeConfig(inject("env").kubeconfigs.admin));
 afterAll(() => {
   admin.close();
 });
-
-async function failure(p: Promise<unknown>): Promise<KubeApiError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isKubeError(err)) return err;
-    throw err;
-  }
-  throw new Error("expected the request to fail");
-}
 
 async function freshNamespace(): Promise<string> {
   const name = uniqueName("oc");
@@ -60,7 +49,7 @@ describe("object client against the real API server", () => {
     );
     expect(patched.data).toEqual({ k: "2" });
 
-    const conflict = await failure(
+    const conflict = await kubeFailure(
       admin.apply("ConfigMap", {
         metadata: { name: "a", namespace: ns, resourceVersion: stale },
         data: { k: "3" },
@@ -69,7 +58,7 @@ describe("object client against the real API server", () => {
     expect(conflict.category).toBe("conflict");
     expect(conflict.status).toBe(409);
 
-    const wrongUid = await failure(
+    const wrongUid = await kubeFailure(
       admin.delete(
         "ConfigMap",
         { name: "a", namespace: ns },
@@ -94,7 +83,7 @@ describe("object client against the real API server", () => {
   it("classifies 403 as forbidden for an identity without permissions", async () => {
     const worker = createObjectClient(loadKubeConfig(inject("env").kubeconfigs.nobody));
     try {
-      const err = await failure(worker.list("Namespace"));
+      const err = await kubeFailure(worker.list("Namespace"));
       expect(err.category).toBe("forbidden");
       expect(worker.counter.snapshot()).toEqual({ "list 403": 1 });
     } finally {
@@ -149,7 +138,7 @@ describe("object client under injected faults", () => {
     await withProxy(
       () => ({ action: "status", status: 503 }),
       async (client) => {
-        const err = await failure(client.list("Namespace"));
+        const err = await kubeFailure(client.list("Namespace"));
         expect(err.category).toBe("server");
         expect(client.counter.snapshot()).toEqual({ "list 503": 3 });
       },
@@ -161,7 +150,7 @@ describe("object client under injected faults", () => {
     await withProxy(
       () => ({ action: "status", status: 500 }),
       async (client) => {
-        const err = await failure(
+        const err = await kubeFailure(
           client.create("ConfigMap", { metadata: { name: "w", namespace: ns } }),
         );
         expect(err.category).toBe("server");
@@ -176,7 +165,7 @@ describe("object client under injected faults", () => {
       () => ({ action: "hang" }),
       async (client) => {
         const start = Date.now();
-        const err = await failure(
+        const err = await kubeFailure(
           client.create("ConfigMap", { metadata: { name: "t", namespace: "default" } }),
         );
         expect(err.category).toBe("timeout");

@@ -1,12 +1,13 @@
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { validateInstallationConfig } from "../../../src/config/installation-config.js";
-import { newNamespaceId, type NamespaceId } from "../../../src/domain/index.js";
+import { newNamespaceId, type NamespaceId, type StringMap } from "../../../src/domain/index.js";
 import { LABELS } from "../../../src/domain/placement/markers.js";
 import {
   createObjectClient,
   loadKubeConfig,
   type KubeObjectLike,
+  type ObjectClient,
 } from "../../../src/drivers/kubernetes/client/index.js";
 import { startWorkerWatches, type WorkerWatches } from "../../../src/main/worker-watches.js";
 import { migrate } from "../../../src/store/migrate.js";
@@ -94,6 +95,25 @@ function passesFor(id: NamespaceId): () => number {
   return () => requested.slice(from).filter((r) => r === id).length;
 }
 
+/** Merges `labels` into NetworkPolicy `name` of `ns` as `client` (no resourceVersion precondition). */
+function relabel(client: Pick<ObjectClient, "patch">, ns: string, name: string, labels: StringMap) {
+  return client.patch(
+    "NetworkPolicy",
+    { name, namespace: ns },
+    { metadata: { labels } },
+    {
+      type: "merge",
+    },
+  );
+}
+
+/** Runs `change` and waits for the pass of tenant `id` that its watch event queues. */
+async function passAfter(id: NamespaceId, what: string, change: () => Promise<unknown>) {
+  const passes = passesFor(id);
+  await change();
+  await eventually(`a pass after ${what}`, () => Promise.resolve(passes() >= 1));
+}
+
 /** Resolves once the watch cache holds `name` at `version` (its event has arrived). */
 async function cached(
   client: ReturnType<WorkerWatches["wrap"]>,
@@ -147,24 +167,19 @@ describe("own-write echoes (issue 20, P1)", () => {
     await eventually("a pass after the foreign change", () => Promise.resolve(passes() >= 1));
 
     // And later, alone: a foreign policy beside ours, and a foreign edit of our object.
-    const later = passesFor(id);
-    await foreign.create("NetworkPolicy", policy(ns, id, "allow-all"));
-    await eventually("a pass after the foreign policy", () => Promise.resolve(later() >= 1));
-    const edit = passesFor(id);
-    await foreign.patch(
-      "NetworkPolicy",
-      { name: "default-deny", namespace: ns },
-      { metadata: { labels: { extra: "1" } } },
-      { type: "merge" },
+    await passAfter(id, "the foreign policy", () =>
+      foreign.create("NetworkPolicy", policy(ns, id, "allow-all")),
     );
-    await eventually("a pass after the foreign edit", () => Promise.resolve(edit() >= 1));
-    const gone = passesFor(id);
-    await foreign.delete(
-      "NetworkPolicy",
-      { name: "default-deny", namespace: ns },
-      { uid: (ours.metadata as { uid?: string }).uid ?? "" },
+    await passAfter(id, "the foreign edit", () =>
+      relabel(foreign, ns, "default-deny", { extra: "1" }),
     );
-    await eventually("a pass after the foreign delete", () => Promise.resolve(gone() >= 1));
+    await passAfter(id, "the foreign delete", () =>
+      foreign.delete(
+        "NetworkPolicy",
+        { name: "default-deny", namespace: ns },
+        { uid: (ours.metadata as { uid?: string }).uid ?? "" },
+      ),
+    );
   });
 
   it("an update without a precondition is not taken for ours: its event queues a pass", async () => {
@@ -172,13 +187,6 @@ describe("own-write echoes (issue 20, P1)", () => {
     const client = watches.wrap(driverInner);
     await client.create("NetworkPolicy", policy(ns, id, "p"));
     await sleep(300);
-    const passes = passesFor(id);
-    await client.patch(
-      "NetworkPolicy",
-      { name: "p", namespace: ns },
-      { metadata: { labels: { note: "unfenced" } } },
-      { type: "merge" },
-    );
-    await eventually("a pass after the unfenced patch", () => Promise.resolve(passes() >= 1));
+    await passAfter(id, "the unfenced patch", () => relabel(client, ns, "p", { note: "unfenced" }));
   });
 });

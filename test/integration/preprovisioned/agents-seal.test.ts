@@ -29,21 +29,15 @@ import {
   bootstrapAndPrepare,
   profileConfig,
   profileDocument,
+  sandboxPolicy,
   type Prepared,
 } from "./fixtures.js";
 import { closePrepared, recordAgents } from "./file-stacks.js";
 
 /** A NetworkPolicy declared in operatorWorkspaceResources (treated as declared by the seal). */
-const WORKSPACE_POLICY = {
-  apiVersion: "networking.k8s.io/v1",
-  kind: "NetworkPolicy",
-  metadata: { name: "openshell-workspace-ingress" },
-  spec: {
-    podSelector: { matchLabels: { "openshell.nvidia.com/sandbox": "true" } },
-    policyTypes: ["Ingress"],
-    ingress: [{ from: [{ podSelector: { matchLabels: { app: "openshell-gateway" } } }] }],
-  },
-};
+const WORKSPACE_POLICY = sandboxPolicy("openshell-workspace-ingress", ["Ingress"], {
+  ingress: [{ from: [{ podSelector: { matchLabels: { app: "openshell-gateway" } } }] }],
+});
 
 let db: Db;
 let drop: () => Promise<void>;

@@ -1,14 +1,11 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { parse } from "yaml";
 import { currentManagedName } from "../../../src/domain/index.js";
 import {
   OPENSHELL_TENANT_ROLE,
   TENANT_CLUSTER_ROLES,
 } from "../../../src/drivers/kubernetes/rbac-rules.js";
-import { uniqueName } from "../../harness/kube.js";
+import { writeRunConfig } from "../../harness/run-files.js";
 import {
   admin,
   grantOperator,
@@ -28,8 +25,7 @@ let identities: PreprovisionedIdentities;
 beforeAll(async () => {
   await grantOperator();
   identities = await preprovisionedIdentities(id);
-  configFile = join(inject("env").runDir, `${uniqueName("pp-config")}.yaml`);
-  await writeFile(configFile, JSON.stringify(profileDocument()));
+  configFile = await writeRunConfig("pp-config", profileDocument());
 });
 
 describe("occ preprovisioned", () => {

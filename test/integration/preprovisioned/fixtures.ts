@@ -45,24 +45,33 @@ import {
 
 export const OPENSHELL_LABEL = "openshell.nvidia.com/workspace-mode";
 
+/** An operator's NetworkPolicy `name` over OpenShell's sandbox pods, with these types and rules. */
+export function sandboxPolicy<Rules extends object>(
+  name: string,
+  policyTypes: string[],
+  rules: Rules,
+) {
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name },
+    spec: {
+      podSelector: { matchLabels: { "openshell.nvidia.com/sandbox": "true" } },
+      policyTypes,
+      ...rules,
+    },
+  };
+}
+
 /** The declared operator NetworkPolicy: written the way an operator would (no protocol). */
-export const DECLARED_POLICY = {
-  apiVersion: "networking.k8s.io/v1",
-  kind: "NetworkPolicy",
-  metadata: { name: "openshell-sandbox-egress" },
-  spec: {
-    podSelector: { matchLabels: { "openshell.nvidia.com/sandbox": "true" } },
-    policyTypes: ["Egress"],
-    egress: [
-      {
-        to: [
-          { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "openshell" } } },
-        ],
-        ports: [{ port: 8080 }],
-      },
-    ],
-  },
-};
+export const DECLARED_POLICY = sandboxPolicy("openshell-sandbox-egress", ["Egress"], {
+  egress: [
+    {
+      to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "openshell" } } }],
+      ports: [{ port: 8080 }],
+    },
+  ],
+});
 
 /** A preprovisioned-profile Installation configuration (every §2 prerequisite met). */
 export function profileConfig(

@@ -6,16 +6,14 @@
  * ready again under the same ID with the new UID recorded and an audit event — no database
  * edit. A binding whose UID matches neither stays refused.
  */
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { parse } from "yaml";
 import { StartupRefusedError } from "../../../src/services/preprovisioned/startup.js";
 import { listAuditEvents } from "../../../src/store/audit-events.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
 import type { RunningWorker } from "../../../src/worker/worker.js";
-import { eventually, uniqueName } from "../../harness/kube.js";
+import { eventually } from "../../harness/kube.js";
+import { writeRunConfig } from "../../harness/run-files.js";
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
 import {
   driverFor,
@@ -31,14 +29,10 @@ const s = gatewayStackForFile();
 let configFile: string;
 
 beforeAll(async () => {
-  configFile = join(inject("env").runDir, `${uniqueName("pp-rebind")}.yaml`);
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      ...profileDocument({}, s.gw.endpoint),
-      kubernetes: { kubeconfig: s.p.identities.worker.kubeconfig },
-    }),
-  );
+  configFile = await writeRunConfig("pp-rebind", {
+    ...profileDocument({}, s.gw.endpoint),
+    kubernetes: { kubeconfig: s.p.identities.worker.kubeconfig },
+  });
 });
 
 function runWorker(uid: string): Promise<RunningWorker> {

@@ -6,18 +6,16 @@
  * anyway, warning with the RoleBinding manifest that fixes each gap, and recover by themselves
  * once the operator applies it with kubectl; `occ preprovisioned verify` lists every gap.
  */
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
-import { inject } from "vitest";
 import {
   OPENSHELL_TENANT_ROLE,
   TENANT_CLUSTER_ROLES,
 } from "../../../src/drivers/kubernetes/rbac-rules.js";
 import { renderPreprovisionedYaml } from "../../../src/drivers/preprovisioned-render.js";
 import { getNamespace } from "../../../src/store/namespaces.js";
-import { eventually, uniqueName } from "../../harness/kube.js";
+import { eventually } from "../../harness/kube.js";
+import { writeRunConfig } from "../../harness/run-files.js";
 import { startOcc } from "../../harness/occ.js";
 import { admin, kubectl, retargetTenantRoleRefs } from "../../harness/preprovisioned.js";
 import { occ, profileDocument } from "./fixtures.js";
@@ -27,17 +25,13 @@ const s = gatewayStackForFile({ worker: { pollSeconds: 1 } });
 let configFile: string;
 
 beforeAll(async () => {
-  configFile = join(inject("env").runDir, `${uniqueName("pp-rb")}.yaml`);
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      ...profileDocument({ worker: { pollSeconds: 1 } }, s.gw.endpoint),
-      kubernetes: {
-        kubeconfig: s.p.identities.worker.kubeconfig,
-        apiKubeconfig: s.p.identities.api.kubeconfig,
-      },
-    }),
-  );
+  configFile = await writeRunConfig("pp-rb", {
+    ...profileDocument({ worker: { pollSeconds: 1 } }, s.gw.endpoint),
+    kubernetes: {
+      kubeconfig: s.p.identities.worker.kubeconfig,
+      apiKubeconfig: s.p.identities.api.kubeconfig,
+    },
+  });
 });
 
 const WORKER_BINDING = "openclaw-enterprise-tenant-worker";

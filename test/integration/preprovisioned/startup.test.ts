@@ -1,8 +1,5 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { uniqueName } from "../../harness/kube.js";
+import { writeRunConfig } from "../../harness/run-files.js";
 import { admin } from "../../harness/preprovisioned.js";
 import {
   migratedPglite,
@@ -16,11 +13,7 @@ import {
 const EXACT =
   "A preprovisioned Namespace requires single-cluster bundled Kubernetes and OpenShell Drivers with Credential Proxy and gateway routing.";
 
-async function configFile(doc: Record<string, unknown>): Promise<string> {
-  const file = join(inject("env").runDir, `${uniqueName("startup")}.yaml`);
-  await writeFile(file, JSON.stringify(doc));
-  return file;
-}
+const configFile = (doc: Record<string, unknown>) => writeRunConfig("startup", doc);
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

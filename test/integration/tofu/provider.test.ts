@@ -84,6 +84,15 @@ afterAll(async () => {
   if (typeof tofu !== "undefined") await rm(tofu.dir, { recursive: true, force: true });
 });
 
+/** `tofu plan -detailed-exitcode`: code 0 when nothing differs, 2 when a change is planned. */
+const detailedPlan = () => tofu.run("plan", "-detailed-exitcode", "-no-color", "-input=false");
+
+/** The state matches the API: a plan finds no difference. */
+async function expectNoDifference(): Promise<void> {
+  const plan = await detailedPlan();
+  expect(plan.code, plan.output).toBe(0);
+}
+
 describe("terraform-provider-occ with the real tofu", () => {
   it(
     "has the client oapi-codegen generates from the API's current document",
@@ -149,7 +158,7 @@ describe("terraform-provider-occ with the real tofu", () => {
       const path = `/namespaces/${String(cfg.namespace_id)}/configurations/${String(cfg.id)}`;
       const patched = await callApi(plane, "PATCH", path, { values: { model: "changed" } });
       expect(patched.status).toBe(200);
-      const drift = await tofu.run("plan", "-detailed-exitcode", "-no-color", "-input=false");
+      const drift = await detailedPlan();
       expect(drift.code, drift.output).toBe(2);
       expect(drift.output).toContain("occ_configuration.research_agent will be updated in-place");
       await tofu.ok("apply", "-auto-approve", "-no-color", "-input=false");
@@ -157,8 +166,7 @@ describe("terraform-provider-occ with the real tofu", () => {
         model: "default",
         temperature: 0.2,
       });
-      const clean = await tofu.run("plan", "-detailed-exitcode", "-no-color", "-input=false");
-      expect(clean.code, clean.output).toBe(0);
+      await expectNoDifference();
     },
     LONG,
   );
@@ -182,8 +190,7 @@ describe("terraform-provider-occ with the real tofu", () => {
         id: ns,
         existing_namespace: external,
       });
-      const plan = await tofu.run("plan", "-detailed-exitcode", "-no-color", "-input=false");
-      expect(plan.code, plan.output).toBe(0);
+      await expectNoDifference();
     },
     LONG,
   );

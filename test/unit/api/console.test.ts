@@ -5,29 +5,15 @@
  * of GET /namespaces the console's pages use.
  */
 import { existsSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CONSOLE_ASSETS } from "../../../src/api/console.js";
 import { WhoAmISchema } from "../../../src/contract/auth.js";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import { buildConsole } from "../../harness/console.js";
-import {
-  call,
-  dataOf,
-  errorOf,
-  pageOf,
-  principalWith,
-  startApi,
-  type ApiFixture,
-} from "../../harness/api-app.js";
+import { call, dataOf, errorOf, pageOf, principalWith, apiForFile } from "../../harness/api-app.js";
 
-let fx: ApiFixture;
-beforeAll(async () => {
-  await buildConsole();
-  fx = await startApi();
-});
-afterAll(async () => {
-  await fx.close();
-});
+await buildConsole();
+const fx = await apiForFile();
 
 describe("the console under /console", () => {
   it("serves the page for any console path, and its hashed assets, with a strict CSP", async () => {

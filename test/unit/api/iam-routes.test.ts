@@ -3,7 +3,7 @@
  * need `installation:administer`; every mutation commits with its audit event; keys are shown
  * once, never listed, never logged; revocation and deletion take effect on the next request.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuditEventSchema } from "../../../src/contract/audit.js";
 import {
   ApiKeySchema,
@@ -21,11 +21,10 @@ import {
   errorOf,
   pageOf,
   principalWith,
-  startApi,
+  apiForFile,
 } from "../../harness/api-app.js";
 
-const fx = await startApi();
-afterAll(() => fx.close());
+const fx = await apiForFile();
 
 describe("access", () => {
   it.each([

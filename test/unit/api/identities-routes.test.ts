@@ -4,13 +4,12 @@
  * principal has none; a caller without `installation:administer` is refused.
  */
 import { Type } from "@sinclair/typebox";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PrincipalSchema } from "../../../src/contract/iam.js";
 import { ExternalIdentitySchema } from "../../../src/contract/identities.js";
-import { call, counts, dataOf, errorOf, principalWith, startApi } from "../../harness/api-app.js";
+import { call, counts, dataOf, errorOf, principalWith, apiForFile } from "../../harness/api-app.js";
 
-const fx = await startApi();
-afterAll(() => fx.close());
+const fx = await apiForFile();
 
 const ISSUER = "https://idp.example.com";
 

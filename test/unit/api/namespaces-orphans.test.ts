@@ -4,22 +4,16 @@
  * database knows is refused with nothing stored. The report itself and a real import run
  * against the real cluster in test/integration/ha/restore.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   call,
   createNamespace,
   errorOf,
   principalWith,
-  startApi,
-  type ApiFixture,
+  apiForFile,
 } from "../../harness/api-app.js";
 
-let fx: ApiFixture;
-
-beforeAll(async () => {
-  fx = await startApi();
-});
-afterAll(() => fx.close());
+const fx = await apiForFile();
 
 const body = (staleNamespaceId: string) => ({
   name: "imported",

@@ -3,12 +3,11 @@
  * pattern, an OpenAPI 3.1 document generated from every route's schemas, and the app options
  * that shape validation (the controller's own namespace is reserved).
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
-import { call, CONTROLLER_NAMESPACE, dataOf, errorOf, startApi } from "../../harness/api-app.js";
+import { call, CONTROLLER_NAMESPACE, dataOf, errorOf, apiForFile } from "../../harness/api-app.js";
 
-const fx = await startApi();
-afterAll(() => fx.close());
+const fx = await apiForFile();
 
 describe("process endpoints", () => {
   it("serves Prometheus metrics labelled by route pattern, never by ID", async () => {

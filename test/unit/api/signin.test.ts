@@ -4,7 +4,7 @@
  * (API keys unaffected), sign-out, a deleted principal's sessions, idle and absolute expiry,
  * audit events — and no password, token or cookie value in the log or the audit trail.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { AuditEventSchema } from "../../../src/contract/audit.js";
 import { SessionSchema, WhoAmISchema } from "../../../src/contract/auth.js";
@@ -20,7 +20,7 @@ import {
   dataOf,
   errorOf,
   pageOf,
-  startApi,
+  apiForFile,
   type ApiFixture,
   type Reply,
 } from "../../harness/api-app.js";
@@ -71,8 +71,7 @@ function cookieOf(r: Reply): string | undefined {
   return line?.split(";")[0];
 }
 
-const fx = await startApi({ auth: runtime() });
-afterAll(() => fx.close());
+const fx = await apiForFile({ auth: runtime() });
 
 describe("password sign-in", () => {
   it("signs in, sets a HttpOnly SameSite=Lax cookie, and whoami names the session", async () => {

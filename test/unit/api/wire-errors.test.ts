@@ -5,18 +5,26 @@
  * Expect (417), CONNECT (405) — are answered in the error envelope like every other error.
  */
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseRawResponse } from "../../harness/raw-http.js";
-import { startApi, type ApiFixture } from "../../harness/api-app.js";
+import { apiForFile } from "../../harness/api-app.js";
 import { timeoutCheckIntervalMs } from "../../../src/api/client-errors.js";
 
-let fx: ApiFixture;
-let url: URL;
-beforeAll(async () => {
-  fx = await startApi({ requestTimeoutMs: 400 });
-  url = new URL(await fx.app.listen({ host: "127.0.0.1", port: 0 }));
-});
-afterAll(() => fx.close());
+const fx = await apiForFile({ requestTimeoutMs: 400 });
+const url = new URL(await fx.app.listen({ host: "127.0.0.1", port: 0 }));
+
+/** `res` is `status` in the error envelope: `code`, `message` (or its pattern), its request ID. */
+function expectEnvelope(
+  res: ReturnType<typeof parseRawResponse>,
+  status: number,
+  code: string,
+  message: string | RegExp,
+): void {
+  expect(res.status).toBe(status);
+  expect(res.requestId).toMatch(/^req_/);
+  const text: unknown = typeof message === "string" ? message : expect.stringMatching(message);
+  expect(res.body).toEqual({ error: { code, message: text }, meta: { requestId: res.requestId } });
+}
 
 /** Opens a connection, writes `chunks` in order, and resolves with everything read. */
 function converse(chunks: readonly string[]): { done: Promise<string>; write(s: string): void } {
@@ -80,13 +88,7 @@ describe("the refusals node makes itself are the envelope", () => {
   ])("%s → its status in the envelope with x-request-id, nothing stored", async (...c) => {
     const [, request, status, code, message] = c;
     const before = await namespaceCount();
-    const res = parseRawResponse(await converse([request()]).done);
-    expect(res.status).toBe(status);
-    expect(res.requestId).toMatch(/^req_/);
-    expect(res.body).toEqual({
-      error: { code, message: expect.stringMatching(message) as unknown },
-      meta: { requestId: res.requestId },
-    });
+    expectEnvelope(parseRawResponse(await converse([request()]).done), status, code, message);
     expect(await namespaceCount()).toBe(before);
   });
 
@@ -113,15 +115,12 @@ describe("errors outside any route are the envelope", () => {
       "Content-Type: application/json\r\nContent-Length: 40\r\n\r\n" +
       '{"name":"slow';
     const res = parseRawResponse(await converse([head]).done);
-    expect(res.status).toBe(408);
-    expect(res.body).toEqual({
-      error: {
-        code: "REQUEST_TIMEOUT",
-        message: "The request did not arrive in time; send it again.",
-      },
-      meta: { requestId: res.requestId },
-    });
-    expect(res.requestId).toMatch(/^req_/);
+    expectEnvelope(
+      res,
+      408,
+      "REQUEST_TIMEOUT",
+      "The request did not arrive in time; send it again.",
+    );
     expect(await namespaceCount()).toBe(before);
     // At the timeout, late by one check interval (50 ms here) and the scheduling of a busy
     // machine (a generous bound: the interval itself is asserted below).
@@ -171,14 +170,11 @@ describe("errors outside any route are the envelope", () => {
     const out = await conversation.done;
     await closing;
     const second = out.slice(out.indexOf("HTTP/1.1", 1));
-    const res = parseRawResponse(second);
-    expect(res.status).toBe(503);
-    expect(res.body).toMatchObject({
-      error: {
-        code: "DEPENDENCY_UNAVAILABLE",
-        message: "The API is shutting down; retry shortly.",
-      },
-      meta: { requestId: res.requestId },
-    });
+    expectEnvelope(
+      parseRawResponse(second),
+      503,
+      "DEPENDENCY_UNAVAILABLE",
+      "The API is shutting down; retry shortly.",
+    );
   });
 });

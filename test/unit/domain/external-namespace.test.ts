@@ -8,6 +8,7 @@ import {
   type ExternalNamespaceVerdict,
 } from "../../../src/domain/index.js";
 import {
+  FOREIGN_MARKERS,
   MEMBERSHIP,
   OTHER,
   ROUTING,
@@ -196,27 +197,24 @@ describe("verifyExternalNamespace: refusals", () => {
     });
   });
 
-  it.each([
-    ["label", LABELS.namespace],
-    ["annotation", ANNOTATIONS.namespaceId],
-    ["label", LABELS.gatewayNamespace],
-  ] as const)("foreign %s %s → conflict naming the key, never the value", (kind, key) => {
-    const ns = preparedExternal(
-      kind === "label" ? { labels: { [key]: OTHER } } : { annotations: { [key]: OTHER } },
-    );
-    const verdict = verifyExternalNamespace(ns, TENANT, null);
-    expect(refusal(verdict)).toEqual({
-      checks: ["foreign-marker"],
-      keys: [key],
-      codes: ["KUBERNETES_OWNERSHIP_CONFLICT"],
-    });
-    expect(JSON.stringify(verdict)).not.toContain(OTHER);
-    if (verdict.verdict === "refused") {
-      const result = notDoneFromViolations(verdict.violations);
-      expect(result.reason).toContain(key);
-      expect(result.reason).not.toContain(OTHER);
-    }
-  });
+  it.each(FOREIGN_MARKERS)(
+    "foreign %s %s → conflict naming the key, never the value",
+    (_where, key, foreign) => {
+      const ns = preparedExternal(foreign);
+      const verdict = verifyExternalNamespace(ns, TENANT, null);
+      expect(refusal(verdict)).toEqual({
+        checks: ["foreign-marker"],
+        keys: [key],
+        codes: ["KUBERNETES_OWNERSHIP_CONFLICT"],
+      });
+      expect(JSON.stringify(verdict)).not.toContain(OTHER);
+      if (verdict.verdict === "refused") {
+        const result = notDoneFromViolations(verdict.violations);
+        expect(result.reason).toContain(key);
+        expect(result.reason).not.toContain(OTHER);
+      }
+    },
+  );
 
   it("a namespace completely bound to another tenant lists each foreign key", () => {
     const verdict = verifyExternalNamespace(boundExternal(OTHER, true), TENANT, ROUTING);

@@ -77,6 +77,16 @@ export interface NamespaceShape {
   readonly deletionTimestamp?: string;
 }
 
+/**
+ * Each ownership marker set to another tenant's ID ({@link OTHER}): where it sits, its key, and
+ * the metadata that carries it — the foreign-marker cases of every verdict.
+ */
+export const FOREIGN_MARKERS: readonly (readonly [string, string, NamespaceShape])[] = [
+  ["label", LABELS.namespace, { labels: { [LABELS.namespace]: OTHER } }],
+  ["annotation", ANNOTATIONS.namespaceId, { annotations: { [ANNOTATIONS.namespaceId]: OTHER } }],
+  ["label", LABELS.gatewayNamespace, { labels: { [LABELS.gatewayNamespace]: OTHER } }],
+];
+
 /** A namespace as the API would return it (Active unless told otherwise). */
 export function namespace(shape: NamespaceShape = {}): K8sNamespace {
   return {

@@ -9,6 +9,18 @@ import {
   parseServerNamespaceId,
 } from "../../../src/domain/index.js";
 
+/** Each `[value, expected]`: the guard and the exported pattern both answer `expected`. */
+function guardAndPatternAgree(
+  guard: (value: unknown) => boolean,
+  pattern: RegExp,
+  rows: [string, boolean][],
+): void {
+  it.each(rows)("%j → %s", (value, expected) => {
+    expect(guard(value)).toBe(expected);
+    expect(pattern.test(value)).toBe(expected);
+  });
+}
+
 describe("newNamespaceId", () => {
   it("generates ns_ + a lowercase UUIDv4, different every time", () => {
     const ids = Array.from({ length: 50 }, () => newNamespaceId());
@@ -23,7 +35,7 @@ describe("newNamespaceId", () => {
 });
 
 describe("isServerNamespaceId", () => {
-  it.each([
+  guardAndPatternAgree(isServerNamespaceId, SERVER_NAMESPACE_ID_PATTERN, [
     ["ns_00000000-0000-4000-8000-000000000001", true],
     ["ns_0f4c2a9e-6b1d-4c3e-9a7f-2d5e8b1c4a60", true],
     ["ns_0f4c2a9e-6b1d-4c3e-bfff-2d5e8b1c4a60", true],
@@ -36,10 +48,7 @@ describe("isServerNamespaceId", () => {
     ["ns_0f4c2a9e-6b1d-4c3e-9a7f-2d5e8b1c4a60\n", false], // trailing newline
     ["ns_example", false],
     ["", false],
-  ])("%j → %s", (value, expected) => {
-    expect(isServerNamespaceId(value)).toBe(expected);
-    expect(SERVER_NAMESPACE_ID_PATTERN.test(value)).toBe(expected);
-  });
+  ]);
 
   it("rejects non-strings", () => {
     expect(isServerNamespaceId(42)).toBe(false);
@@ -49,7 +58,7 @@ describe("isServerNamespaceId", () => {
 });
 
 describe("isPreprovisionedNamespaceId", () => {
-  it.each([
+  guardAndPatternAgree(isPreprovisionedNamespaceId, PREPROVISIONED_NAMESPACE_ID_PATTERN, [
     ["ns_example", true],
     ["ns_a", true],
     ["ns_A-b_C", true],
@@ -61,10 +70,7 @@ describe("isPreprovisionedNamespaceId", () => {
     ["NS_example", false],
     ["ns_exämple", false],
     ["ns_00000000-0000-4000-8000-000000000001", true],
-  ])("%j → %s", (value, expected) => {
-    expect(isPreprovisionedNamespaceId(value)).toBe(expected);
-    expect(PREPROVISIONED_NAMESPACE_ID_PATTERN.test(value)).toBe(expected);
-  });
+  ]);
 });
 
 describe("parse helpers", () => {

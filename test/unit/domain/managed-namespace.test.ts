@@ -19,6 +19,7 @@ import {
   namespace,
   without,
   withMetadata,
+  FOREIGN_MARKERS,
   MANAGED_LABELS_AS_WRITTEN,
   violationKeys,
 } from "./fixtures.js";
@@ -120,19 +121,15 @@ describe("verifyManagedNamespace", () => {
     ]);
   });
 
-  it.each([
-    ["label", LABELS.namespace],
-    ["annotation", ANNOTATIONS.namespaceId],
-    ["label", LABELS.gatewayNamespace],
-  ] as const)("a foreign %s %s is refused without leaking the value", (kind, key) => {
-    const ns = managed(
-      TENANT,
-      kind === "label" ? { labels: { [key]: OTHER } } : { annotations: { [key]: OTHER } },
-    );
-    const verdict = verifyManagedNamespace(ns, TENANT, null);
-    expect(checks(verdict)).toEqual([`foreign-marker:${key}`]);
-    expect(JSON.stringify(verdict)).not.toContain(OTHER);
-  });
+  it.each(FOREIGN_MARKERS)(
+    "a foreign %s %s is refused without leaking the value",
+    (_where, key, foreign) => {
+      const ns = managed(TENANT, foreign);
+      const verdict = verifyManagedNamespace(ns, TENANT, null);
+      expect(checks(verdict)).toEqual([`foreign-marker:${key}`]);
+      expect(JSON.stringify(verdict)).not.toContain(OTHER);
+    },
+  );
 
   it.each([
     ["external", "explicit-selection"],

@@ -11,6 +11,7 @@ import {
   type Placement,
 } from "../../../src/domain/index.js";
 import {
+  FOREIGN_MARKERS,
   OTHER,
   TENANT,
   boundExternal,
@@ -114,21 +115,16 @@ describe("decideNamespaceDeletion: external", () => {
     });
   });
 
-  it.each([
-    ["label", LABELS.namespace],
-    ["annotation", ANNOTATIONS.namespaceId],
-    ["label", LABELS.gatewayNamespace],
-  ] as const)("a foreign %s %s → permanent failure without the foreign ID", (kind, key) => {
-    const ns = boundExternal(
-      TENANT,
-      false,
-      kind === "label" ? { labels: { [key]: OTHER } } : { annotations: { [key]: OTHER } },
-    );
-    const result = failure(decide(EXTERNAL, ns));
-    expect(result.code).toBe("KUBERNETES_OWNERSHIP_CONFLICT");
-    expect(result.reason).toContain(key);
-    expect(result.reason).not.toContain(OTHER);
-  });
+  it.each(FOREIGN_MARKERS)(
+    "a foreign %s %s → permanent failure without the foreign ID",
+    (_where, key, foreign) => {
+      const ns = boundExternal(TENANT, false, foreign);
+      const result = failure(decide(EXTERNAL, ns));
+      expect(result.code).toBe("KUBERNETES_OWNERSHIP_CONFLICT");
+      expect(result.reason).toContain(key);
+      expect(result.reason).not.toContain(OTHER);
+    },
+  );
 
   it("bound to another tenant entirely → permanent failure", () => {
     expect(failure(decide(EXTERNAL, boundExternal(OTHER, false))).code).toBe(

@@ -85,8 +85,15 @@ describe("previous name slug rules", () => {
   });
 });
 
+/** Each `[value, expected]`: `check(value)` is `expected` (a case named `check(value) = expected`). */
+function answers(check: (value: string) => boolean, rows: [string, boolean][]): void {
+  it.each(rows)(`${check.name}(%j) = %s`, (value, expected) => {
+    expect(check(value)).toBe(expected);
+  });
+}
+
 describe("name syntax", () => {
-  it.each([
+  answers(isDns1123Label, [
     ["a", true],
     ["a-b", true],
     ["0abc", true],
@@ -97,19 +104,15 @@ describe("name syntax", () => {
     ["A", false],
     ["a.b", false],
     ["", false],
-  ])("isDns1123Label(%j) = %s", (value, expected) => {
-    expect(isDns1123Label(value)).toBe(expected);
-  });
+  ]);
 
-  it.each([
+  answers(isDns1123Subdomain, [
     ["a.b", true],
     ["a..b", false],
     [`${"a".repeat(63)}.${"b".repeat(63)}`, true],
-  ])("isDns1123Subdomain(%j) = %s", (value, expected) => {
-    expect(isDns1123Subdomain(value)).toBe(expected);
-  });
+  ]);
 
-  it.each([
+  answers(isLabelKey, [
     ["app", true],
     ["app.kubernetes.io/managed-by", true],
     ["openclaw.dev/namespace", true],
@@ -120,20 +123,16 @@ describe("name syntax", () => {
     ["prefix/", false],
     ["a/b/c", false],
     ["-x", false],
-  ])("isLabelKey(%j) = %s", (value, expected) => {
-    expect(isLabelKey(value)).toBe(expected);
-  });
+  ]);
 
-  it.each([
+  answers(isLabelValue, [
     ["", true],
     ["restricted", true],
     ["ns_00000000-0000-4000-8000-000000000001", true],
     ["a".repeat(64), false],
     ["with space", false],
     ["-lead", false],
-  ])("isLabelValue(%j) = %s", (value, expected) => {
-    expect(isLabelValue(value)).toBe(expected);
-  });
+  ]);
 });
 
 describe("properties", () => {

@@ -3,6 +3,7 @@ import {
   needsWrite,
   ownedObjectAction,
   type LimitRange,
+  type LimitRangeItem,
   type NetworkPolicy,
   type ResourceQuota,
 } from "../../../src/domain/index.js";
@@ -15,6 +16,11 @@ describe("needsWrite", () => {
   const limits = limitsOf(objects);
   const deny = policyOf(objects, "default-deny");
   const dns = policyOf(objects, "allow-dns");
+  /** The LimitRange as the server returns it, holding just `item`. */
+  const limitsHolding = (item: LimitRangeItem): LimitRange => ({
+    ...asObserved(limits),
+    spec: { limits: [item] },
+  });
 
   it.each(objects.map((object) => [object.metadata.name, object] as const))(
     "an unchanged %s as the server returns it needs no write",
@@ -48,18 +54,11 @@ describe("needsWrite", () => {
   });
 
   it("limit range: 1000m equals 1, and 1Gi equals 1073741824", () => {
-    const observed: LimitRange = {
-      ...asObserved(limits),
-      spec: {
-        limits: [
-          {
-            type: "Container",
-            default: { cpu: "1000m", memory: "1073741824" },
-            defaultRequest: { cpu: "0.5", memory: "512Mi" },
-          },
-        ],
-      },
-    };
+    const observed = limitsHolding({
+      type: "Container",
+      default: { cpu: "1000m", memory: "1073741824" },
+      defaultRequest: { cpu: "0.5", memory: "512Mi" },
+    });
     expect(needsWrite(observed, limits)).toBe(false);
   });
 
@@ -90,7 +89,7 @@ describe("needsWrite", () => {
       },
     ],
   ])("limit range: %s needs a write", (_case, item) => {
-    expect(needsWrite({ ...asObserved(limits), spec: { limits: [item] } }, limits)).toBe(true);
+    expect(needsWrite(limitsHolding(item), limits)).toBe(true);
   });
 
   it("limit range: server defaulting of defaultRequest from default is equal", () => {
@@ -98,18 +97,11 @@ describe("needsWrite", () => {
       ...limits,
       spec: { limits: [{ type: "Container", default: { cpu: "1", memory: "1Gi" } }] },
     };
-    const stored: LimitRange = {
-      ...asObserved(limits),
-      spec: {
-        limits: [
-          {
-            type: "Container",
-            default: { cpu: "1", memory: "1Gi" },
-            defaultRequest: { cpu: "1", memory: "1Gi" },
-          },
-        ],
-      },
-    };
+    const stored = limitsHolding({
+      type: "Container",
+      default: { cpu: "1", memory: "1Gi" },
+      defaultRequest: { cpu: "1", memory: "1Gi" },
+    });
     expect(needsWrite(stored, declared)).toBe(false);
   });
 

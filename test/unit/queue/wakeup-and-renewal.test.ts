@@ -1,44 +1,66 @@
 import { describe, expect, it } from "vitest";
 import { createWorkQueue, listenForWork, WORK_CHANNEL } from "../../../src/queue/index.js";
 import { migratedPgliteForFile, unique } from "../../harness/pglite.js";
+import { sleep } from "../../harness/time.js";
 
 const db = await migratedPgliteForFile();
+
+type Queue = ReturnType<typeof createWorkQueue>;
+type Signal = Awaited<ReturnType<typeof listenForWork>>;
+
+/** Enqueues one item of `kind` under a fresh subject and key (through `q`, the database by default). */
+const enqueueFresh = (queue: Queue, kind: string, q: Parameters<Queue["enqueue"]>[0] = db) =>
+  queue.enqueue(q, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+
+/** Runs `body` with the signal, and closes it after. */
+async function listening(opened: Promise<Signal>, body: (signal: Signal) => Promise<void>) {
+  const signal = await opened;
+  try {
+    await body(signal);
+  } finally {
+    await signal.close();
+  }
+}
+
+/** A queue of a fresh kind whose lease lasts `leaseMs`, and a claim of its one item. */
+async function claimedItem(leaseMs: number) {
+  const kind = unique("keep");
+  const queue = createWorkQueue({ kinds: [kind], policy: { leaseMs } });
+  await enqueueFresh(queue, kind);
+  const c = await queue.claim(db, { owner: "w" });
+  if (c === null) throw new Error("expected a claim");
+  return { queue, c };
+}
 
 describe("listenForWork on PGlite (NOTIFY in-process)", () => {
   it("wakes a waiter when work is enqueued, and not for a rolled-back enqueue", async () => {
     const kind = unique("wake");
     const queue = createWorkQueue({ kinds: [kind] });
-    const signal = await listenForWork(db, { kinds: [kind] });
-    try {
+    await listening(listenForWork(db, { kinds: [kind] }), async (signal) => {
       const waiting = signal.wait(5_000);
-      await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+      await enqueueFresh(queue, kind);
       expect(await waiting).toBe("notified");
 
       const quiet = signal.wait(300);
       await db
         .transaction(async (tx) => {
-          await queue.enqueue(tx, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+          await enqueueFresh(queue, kind, tx);
           throw new Error("roll back");
         })
         .catch(() => undefined);
       expect(await quiet).toBe("timeout");
-    } finally {
-      await signal.close();
-    }
+    });
   });
 
   it("latches a notification that arrives between two waits", async () => {
     const kind = unique("wake");
     const queue = createWorkQueue({ kinds: [kind] });
-    const signal = await listenForWork(db);
-    try {
-      await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
-      await new Promise((r) => setTimeout(r, 20));
+    await listening(listenForWork(db), async (signal) => {
+      await enqueueFresh(queue, kind);
+      await sleep(20);
       expect(await signal.wait(1)).toBe("notified");
       expect(await signal.wait(50)).toBe("timeout");
-    } finally {
-      await signal.close();
-    }
+    });
   });
 
   it("ignores kinds it does not watch, and does not wake for a repeated enqueue", async () => {
@@ -47,28 +69,24 @@ describe("listenForWork on PGlite (NOTIFY in-process)", () => {
     const queue = createWorkQueue({ kinds: [mine, other] });
     const key = unique("k");
     await queue.enqueue(db, { kind: mine, subject: "s1", key, actor: "prn_x" });
-    const signal = await listenForWork(db, { kinds: [mine] });
-    try {
+    await listening(listenForWork(db, { kinds: [mine] }), async (signal) => {
       const waiting = signal.wait(300);
       await queue.enqueue(db, { kind: other, subject: unique("s"), key: unique("k"), actor: "p" });
       await queue.enqueue(db, { kind: mine, subject: "s1", key, actor: "prn_x" });
       expect(await waiting).toBe("timeout");
-    } finally {
-      await signal.close();
-    }
+    });
   });
 
   it("wakes one waiter per notification (the longest waiting); wakeAnother passes it on", async () => {
     const kind = unique("wake");
     const queue = createWorkQueue({ kinds: [kind] });
-    const signal = await listenForWork(db, { kinds: [kind] });
-    try {
+    await listening(listenForWork(db, { kinds: [kind] }), async (signal) => {
       const woken: string[] = [];
       const first = signal.wait(5_000).then((r) => woken.push(`first ${r}`));
       const second = signal.wait(5_000).then((r) => woken.push(`second ${r}`));
-      await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
+      await enqueueFresh(queue, kind);
       await first;
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       expect(woken).toEqual(["first notified"]);
       // The woken slot claimed something: one more slot looks.
       signal.wakeAnother();
@@ -77,9 +95,7 @@ describe("listenForWork on PGlite (NOTIFY in-process)", () => {
       // With no one waiting, wakeAnother latches nothing.
       signal.wakeAnother();
       expect(await signal.wait(50)).toBe("timeout");
-    } finally {
-      await signal.close();
-    }
+    });
   });
 
   it("resolves waits as aborted on abort and on close", async () => {
@@ -103,13 +119,9 @@ describe("listenForWork on PGlite (NOTIFY in-process)", () => {
 
 describe("keepAlive (database clock, real time)", () => {
   it("keeps a short lease alive past its length while work runs, then stops", async () => {
-    const kind = unique("keep");
-    const queue = createWorkQueue({ kinds: [kind], policy: { leaseMs: 300 } });
-    await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
-    const c = await queue.claim(db, { owner: "w" });
-    if (c === null) throw new Error("expected a claim");
+    const { queue, c } = await claimedItem(300);
     const keeper = queue.keepAlive(db, c.lease, { intervalMs: 50 });
-    await new Promise((r) => setTimeout(r, 900));
+    await sleep(900);
     await keeper.stop();
     expect(keeper.signal.aborted).toBe(false);
     expect(keeper.current().expiresAt.getTime()).toBeGreaterThan(c.lease.expiresAt.getTime());
@@ -118,20 +130,16 @@ describe("keepAlive (database clock, real time)", () => {
   });
 
   it("aborts its signal once the lease is lost to another claimer", async () => {
-    const kind = unique("keep");
-    const queue = createWorkQueue({ kinds: [kind], policy: { leaseMs: 200 } });
-    await queue.enqueue(db, { kind, subject: unique("s"), key: unique("k"), actor: "prn_x" });
-    const c = await queue.claim(db, { owner: "w" });
-    if (c === null) throw new Error("expected a claim");
+    const { queue, c } = await claimedItem(200);
     const lost: string[] = [];
     // Renewing less often than the lease lasts: the lease lapses and another worker takes it.
     const keeper = queue.keepAlive(db, c.lease, {
       intervalMs: 400,
       onLost: (why) => lost.push(why),
     });
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
     expect(await queue.claim(db, { owner: "other" })).not.toBeNull();
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     await keeper.stop();
     expect(keeper.signal.aborted).toBe(true);
     expect(lost).toEqual(["claimed_elsewhere"]);

@@ -4,7 +4,7 @@
  * Namespace refusing deletion while an Agent remains. The Kubernetes side is covered by
  * test/integration/workloads.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AgentSchema } from "../../../src/contract/agents.js";
 import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import { newTenantResourceId } from "../../../src/domain/tenant/resources.js";
@@ -13,6 +13,7 @@ import { insertAgentRevision } from "../../../src/store/agent-revisions.js";
 import { insertConfiguration } from "../../../src/store/configurations.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import {
+  apiForFile,
   call,
   createNamespace,
   counts,
@@ -20,15 +21,9 @@ import {
   errorOf,
   pageOf,
   principalWith,
-  startApi,
-  type ApiFixture,
 } from "../../harness/api-app.js";
 
-let fx: ApiFixture;
-let a: NamespaceId;
-let b: NamespaceId;
-let cfgA: string;
-let cfgB: string;
+const fx = await apiForFile();
 
 /** A Configuration row as the Configuration Driver would have recorded it. */
 async function configuration(ns: NamespaceId): Promise<string> {
@@ -54,14 +49,10 @@ function agentIdOf(value: string): AgentId {
   return value;
 }
 
-beforeAll(async () => {
-  fx = await startApi();
-  a = await createNamespace(fx, "tenant-a");
-  b = await createNamespace(fx, "tenant-b");
-  cfgA = await configuration(a);
-  cfgB = await configuration(b);
-});
-afterAll(() => fx.close());
+const a = await createNamespace(fx, "tenant-a");
+const b = await createNamespace(fx, "tenant-b");
+const cfgA = await configuration(a);
+const cfgB = await configuration(b);
 
 async function newAgent(ns: NamespaceId, cfg: string, name: string) {
   const r = await call(fx.app, "POST", agents(ns), {

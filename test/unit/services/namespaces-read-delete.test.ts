@@ -3,11 +3,11 @@
  * existence, tenant isolation, the filtered listing, and DELETE's lock, re-authorization,
  * emptiness check, idempotence and requeue of a permanently failed teardown.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
-import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import {
+  apiForFile,
   call,
   createNamespace,
   counts,
@@ -16,36 +16,26 @@ import {
   pageOf,
   principalWith,
   requestIdOf,
-  startApi,
-  type ApiFixture,
 } from "../../harness/api-app.js";
 
 const READ = { action: "read", kind: "namespace" } as const;
 const DELETE = { action: "delete", kind: "namespace" } as const;
 const MISSING = "ns_00000000-0000-4000-8000-000000000000";
 
-let fx: ApiFixture;
-let a: NamespaceId;
-let b: NamespaceId;
-let tenantA: { id: string; key: string };
 /** Namespace IDs the fake content check reports as holding 2 Agents. */
 const occupied = new Set<string>();
-
-beforeAll(async () => {
-  fx = await startApi({
-    contentChecks: [
-      {
-        singular: "Agent",
-        plural: "Agents",
-        count: (_q, id) => Promise.resolve(occupied.has(id) ? 2 : 0),
-      },
-    ],
-  });
-  a = await createNamespace(fx, "tenant-a");
-  b = await createNamespace(fx, "tenant-b");
-  tenantA = await principalWith(fx, "tenant-a-operator", [READ, DELETE], a);
+const fx = await apiForFile({
+  contentChecks: [
+    {
+      singular: "Agent",
+      plural: "Agents",
+      count: (_q, id) => Promise.resolve(occupied.has(id) ? 2 : 0),
+    },
+  ],
 });
-afterAll(() => fx.close());
+const a = await createNamespace(fx, "tenant-a");
+const b = await createNamespace(fx, "tenant-b");
+const tenantA = await principalWith(fx, "tenant-a-operator", [READ, DELETE], a);
 
 describe("GET /namespaces/{id}", () => {
   it("shows placement and the status reason", async () => {

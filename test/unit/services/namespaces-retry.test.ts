@@ -4,23 +4,22 @@
  * consent recorded, its placement item requeued with the administrator as frozen actor, and
  * the audit event — all read back from the database.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NamespaceSchema } from "../../../src/contract/namespaces.js";
 import type { NamespaceId } from "../../../src/domain/placement/ids.js";
 import { ensureWorkKey } from "../../../src/work/namespace-work.js";
 import { applyProvisioningOutcome } from "../../../src/store/namespace-outcomes.js";
 import {
+  apiForFile,
   call,
   createNamespace,
   dataOf,
   errorOf,
   principalWith,
-  startApi,
-  type ApiFixture,
 } from "../../harness/api-app.js";
 
 const UID = "0f4c2a9e-1b2c-4d3e-8f90-a1b2c3d4e5f6";
-let fx: ApiFixture;
+const fx = await apiForFile();
 
 /** As the worker leaves a refused placement: failed, its work item failed permanently. */
 async function failed(name: string): Promise<NamespaceId> {
@@ -47,11 +46,6 @@ async function row(id: NamespaceId) {
   );
   return { namespace: ns.rows[0], work: work.rows[0] };
 }
-
-beforeAll(async () => {
-  fx = await startApi();
-});
-afterAll(() => fx.close());
 
 describe("POST /namespaces/{id}/retry", () => {
   it("returns a failed Namespace to provisioning under the same ID and requeues its placement", async () => {

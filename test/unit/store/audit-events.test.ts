@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import {
   appendAuditEvent,
   listAuditEvents,
+  type AuditCursor,
   type AuditEventRecord,
 } from "../../../src/store/audit-events.js";
+import { idsOfEveryPage } from "../../harness/pages.js";
 import { migratedPgliteForFile, unique } from "../../harness/pglite.js";
 
 const db = await migratedPgliteForFile();
@@ -84,13 +86,9 @@ describe("listAuditEvents", () => {
       );
     }
     const resource = { kind: "namespace", id: resourceId };
-    const seen: string[] = [];
-    let page = await listAuditEvents(db, { limit: 2, resource });
-    seen.push(...page.items.map((e) => e.id));
-    while (page.next !== null) {
-      page = await listAuditEvents(db, { limit: 2, resource, before: page.next });
-      seen.push(...page.items.map((e) => e.id));
-    }
+    const seen = await idsOfEveryPage((before: AuditCursor | undefined) =>
+      listAuditEvents(db, { limit: 2, resource, ...(before === undefined ? {} : { before }) }),
+    );
     expect(seen).toEqual(made.map((e) => e.id).reverse());
   });
 });

@@ -8,8 +8,10 @@ import {
   listNamespaces,
   markNamespaceDeleting,
   placementOf,
+  type NamespaceCursor,
   type NamespaceRecord,
 } from "../../../src/store/namespaces.js";
+import { idsOfEveryPage } from "../../harness/pages.js";
 import { migratedPgliteForFile, unique } from "../../harness/pglite.js";
 import { namespaceRecords } from "./namespace-fixtures.js";
 
@@ -163,13 +165,9 @@ describe("getNamespace and listNamespaces", () => {
     }
     await tombstone(c.id);
     const ids = made.map((n) => n.id);
-    const seen: string[] = [];
-    let page = await listNamespaces(db, { limit: 2, ids });
-    seen.push(...page.items.map((n) => n.id));
-    while (page.next !== null) {
-      page = await listNamespaces(db, { limit: 2, ids, after: page.next });
-      seen.push(...page.items.map((n) => n.id));
-    }
+    const seen = await idsOfEveryPage((after: NamespaceCursor | undefined) =>
+      listNamespaces(db, { limit: 2, ids, ...(after === undefined ? {} : { after }) }),
+    );
     // Oldest first; rows created in the same millisecond are ordered by ID.
     const expected = [a, b, d, e]
       .sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime() || (x.id < y.id ? -1 : 1))
