@@ -20,8 +20,8 @@ afterAll(() => {
 
 /** Today's counts; lower them whenever a change removes clones, never raise them. */
 const MOST = {
-  src: { exact: 0, renamed: 130 },
-  test: { exact: 5, renamed: 230 },
+  src: { exact: 0, renamed: 114 },
+  test: { exact: 5, renamed: 203 },
 } as const;
 
 interface Clone {
