@@ -28,7 +28,7 @@ import {
   takeHeapSnapshot,
 } from "./process-heap.js";
 import { configurationToRead, readP50 } from "./p4-config-reads.js";
-import { HEAP_FLAG, loadAverage } from "./provisioning.js";
+import { loadAverage, POD_HEAP } from "./provisioning.js";
 
 type Row = [string, string, string, string];
 
@@ -39,14 +39,6 @@ export interface TenThousandResult {
 }
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-/**
- * P9's processes as a pod sizes them. `--max-old-space-size` alone leaves V8's young generation
- * sized for this 24 GiB machine: 64 MiB semi-spaces, 128 MiB of the worker's resident memory at
- * 10,000 tenants (its live heap was 57 MB at 7,900). Within the chart's 512 Mi limit V8 derives
- * both from the limit (the young generation from the old one's size, far below 64 MiB); 16 MiB
- * semi-spaces stay on the generous side of that.
- */
-const POD_HEAP = [HEAP_FLAG, "--max-semi-space-size=16"];
 const P4_SMALL = 20;
 /** Uncounted requests before a latency is measured (as P4's reads): first-use costs aside. */
 const WARM_UP = 20;

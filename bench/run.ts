@@ -46,7 +46,7 @@ import { measureConfigReads } from "./p4-config-reads.js";
 import { measureCreateThroughput } from "./p5-create-throughput.js";
 import { buildOcc } from "./occ-process.js";
 import { cachedPassRow } from "./p2-cached.js";
-import { HEAP_FLAG, loadAverage, measureScalePoint, type ScalePoint } from "./provisioning.js";
+import { loadAverage, measureScalePoint, POD_HEAP, type ScalePoint } from "./provisioning.js";
 
 const QUICK = process.argv.includes("--quick");
 if (QUICK) {
@@ -318,7 +318,7 @@ function scaleRows(points: readonly ScalePoint[]): [string, string, string, stri
       ["occ worker (watch caches included)", last.worker],
     ] as const) {
       out.push([
-        `P6 ${who} resident memory, ${last.tenants} ready tenants, compiled, \`${HEAP_FLAG}\`: median of ${m.samples} samples over 5 s (peak VmHWM) (load ${last.load})`,
+        `P6 ${who} resident memory, ${last.tenants} ready tenants, compiled, \`${POD_HEAP.join(" ")}\`: median of ${m.samples} samples over 5 s (peak VmHWM) (load ${last.load})`,
         `${mb(m.median)} MB (peak ${mb(m.peak)} MB)`,
         "≤ 200 MB",
         m.median <= 200e6 ? "pass" : "FAIL",
