@@ -124,7 +124,9 @@ function sampler(child: OccChild, everyMs: number) {
  * Namespaces created through the API by `concurrency` clients until all are ready; then the
  * bare client making the same Kubernetes writes with the same concurrency. Worker and API
  * memory are sampled every 250 ms; the median is over the 5 s after all were ready (the API
- * having listed every Namespace once), the peak is the process's VmHWM.
+ * having listed every Namespace once), the peak is the process's VmHWM. With `splitCores`,
+ * the pair again on separate cores (split-cores.ts: P1 as issue 39 defines it) on another fresh
+ * cluster, OCC's processes stopped before the bare window.
  */
 export async function measureScalePoint(opts: {
   occ: string;
@@ -134,6 +136,48 @@ export async function measureScalePoint(opts: {
   splitCores?: boolean;
   log: (line: string) => void;
 }): Promise<ScalePoint> {
+  const point = await onFreshCluster(opts, (env, db, key, pair) =>
+    run(env, db, pair.api, pair.worker, key, opts),
+  );
+  if (!opts.splitCores) return point;
+  // On a cluster of its own too: after the bar's windows the cluster holds three times `tenants`
+  // labelled namespaces (the bare client's look like OCC's), which a fresh worker would have to
+  // cache (at 10,000: 30,000, beyond the pod's heap) and which OCC's window would write beside.
+  const split = await onFreshCluster(opts, (env, db, key, { api, worker }, stopPair) =>
+    splitCoresPair({
+      clients: [api.pid, worker.pid],
+      warmUp: () => throughOcc(api, db, key, "cw-", warmUpCount(), opts.concurrency),
+      occ: () => throughOcc(api, db, key, "c-", opts.tenants, opts.concurrency),
+      stopOcc: stopPair,
+      bare: () => bareProvisioning(env, opts.tenants, opts.concurrency),
+      log: (line) => {
+        opts.log(`scale ${opts.tenants}: ${line}`);
+      },
+    }),
+  );
+  return { ...point, split };
+}
+
+interface OccPair {
+  readonly api: OccChild;
+  readonly worker: OccChild;
+}
+
+/**
+ * A fresh cluster and PostgreSQL with a bootstrapped Installation and fresh compiled `occ api`
+ * and `occ worker` processes ({@link POD_HEAP} and the diagnostics' flags); `body` may stop the
+ * pair early (idempotent); everything is stopped after it.
+ */
+async function onFreshCluster<T>(
+  opts: { occ: string; tenants: number },
+  body: (
+    env: BenchEnvironment,
+    db: Db,
+    key: string,
+    pair: OccPair,
+    stopPair: () => Promise<void>,
+  ) => Promise<T>,
+): Promise<T> {
   const env = await startBenchEnvironment();
   try {
     const { url, db } = await env.database("occ_scale");
@@ -149,55 +193,33 @@ export async function measureScalePoint(opts: {
       ...(process.env.BENCH_P1_PERF_MAP === "1" ? ["--perf-basic-prof"] : []),
       ...(profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]),
     ];
-    const startPair = async (tag: string): Promise<{ api: OccChild; worker: OccChild }> => {
-      const log = (who: string) => join(env.dir, `scale-${opts.tenants}${tag}-${who}.log`);
-      const api = await startOcc(
-        opts.occ,
-        ["api", ...common, "--port", "0"],
-        /listening on (http:\/\/\S+)/,
-        { nodeArgs, logFile: log("api") },
-      );
-      try {
-        const worker = await startOcc(
-          opts.occ,
-          ["worker", ...common, "--metrics-port", "0"],
-          /"watch caches synced"/,
-          { nodeArgs, logFile: log("worker") },
-        );
-        return { api, worker };
-      } catch (err) {
+    const tag = `${opts.tenants}-${String(Date.now())}`;
+    const log = (who: string) => join(env.dir, `scale-${tag}-${who}.log`);
+    const api = await startOcc(
+      opts.occ,
+      ["api", ...common, "--port", "0"],
+      /listening on (http:\/\/\S+)/,
+      { nodeArgs, logFile: log("api") },
+    );
+    let worker: OccChild | undefined;
+    let stopped: Promise<void> | undefined;
+    const stopPair = () => {
+      stopped ??= (async () => {
+        await worker?.stop();
         await api.stop();
-        throw err;
-      }
+      })();
+      return stopped;
     };
-    const stopPair = async (pair: { api: OccChild; worker: OccChild }) => {
-      await pair.worker.stop();
-      await pair.api.stop();
-    };
-    const first = await startPair("");
-    let point: ScalePoint;
     try {
-      point = await run(env, db, first.api, first.worker, key, opts);
+      worker = await startOcc(
+        opts.occ,
+        ["worker", ...common, "--metrics-port", "0"],
+        /"watch caches synced"/,
+        { nodeArgs, logFile: log("worker") },
+      );
+      return await body(env, db, key, { api, worker }, stopPair);
     } finally {
-      await stopPair(first);
-    }
-    if (!opts.splitCores) return point;
-    // After both windows of the bar, so that its bare window runs on the cluster it always did.
-    const again = await startPair("-split");
-    try {
-      const { api, worker } = again;
-      const split = await splitCoresPair({
-        clients: [api.pid, worker.pid],
-        warmUp: () => throughOcc(api, db, key, "cw-", warmUpCount(), opts.concurrency),
-        occ: () => throughOcc(api, db, key, "c-", opts.tenants, opts.concurrency),
-        bare: () => bareProvisioning(env, opts.tenants, opts.concurrency),
-        log: (line) => {
-          opts.log(`scale ${opts.tenants}: ${line}`);
-        },
-      });
-      return { ...point, split };
-    } finally {
-      await stopPair(again);
+      await stopPair();
     }
   } finally {
     await env.stop();

@@ -73,18 +73,27 @@ export interface SplitCores {
 
 /**
  * OCC's window (fresh `occ` processes, warmed up on both cores first) and then the bare
- * client's, each with the cluster on core 0 and the rest on core 1.
+ * client's, each with the cluster on core 0 and the rest on core 1. OCC's processes are stopped
+ * (`stopOcc`) before the bare window: the bare client runs alone, as in the bar's pair — a
+ * running worker would watch its writes (their namespaces carry tenant markers) and look their
+ * tenants up in PostgreSQL, on either core (until 2026-12-06 it did, which slowed the bare side).
  */
 export async function splitCoresPair(opts: {
   /** `occ api` and `occ worker`. */
   clients: readonly number[];
   warmUp: () => Promise<number>;
   occ: () => Promise<number>;
+  stopOcc: () => Promise<void>;
   bare: () => Promise<number>;
   log: (line: string) => void;
 }): Promise<SplitCores> {
-  await opts.warmUp();
-  const occMs = await onSplitCores(opts.clients, opts.occ);
+  let occMs: number;
+  try {
+    await opts.warmUp();
+    occMs = await onSplitCores(opts.clients, opts.occ);
+  } finally {
+    await opts.stopOcc();
+  }
   const bareMs = await onSplitCores([], opts.bare);
   opts.log(
     `cluster on core 0, the rest on core 1: OCC ${(occMs / 1000).toFixed(2)} s, bare ${(bareMs / 1000).toFixed(2)} s`,

@@ -164,11 +164,10 @@ export function NamespacePage(props: { id: string; who: WhoAmIView }) {
         </p>
         {gone ? (
           <h1>Namespace deleted</h1>
+        ) : error === null ? (
+          <p aria-busy="true">Loading…</p>
         ) : (
-          <>
-            <p aria-busy="true">Loading…</p>
-            <Refusal error={error} />
-          </>
+          <Refusal error={error} />
         )}
       </main>
     );

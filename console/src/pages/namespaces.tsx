@@ -64,7 +64,9 @@ export function NamespaceList(props: { who: WhoAmIView }) {
       </div>
       <Refusal error={error} />
       {page === null ? (
-        <p aria-busy="true">Loading…</p>
+        error === null ? (
+          <p aria-busy="true">Loading…</p>
+        ) : null
       ) : page.items.length === 0 ? (
         <p>No Namespaces{status === "" ? "" : ` with status ${status}`}.</p>
       ) : (

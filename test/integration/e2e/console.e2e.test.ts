@@ -61,14 +61,27 @@ async function setPassword(id: string, password: string): Promise<void> {
   expect(res.status).toBe(204);
 }
 
-/** A user with a password, created through the API as the bootstrap administrator. */
-async function user(name: string, password: string, permissions: readonly object[]) {
+/**
+ * A user with a password, created through the API as the bootstrap administrator; its role is
+ * bound Installation-wide, or to one Namespace with `namespaceId`.
+ */
+async function user(
+  name: string,
+  password: string,
+  permissions: readonly object[],
+  namespaceId: string | null = null,
+) {
   const p = await callApi(plane, "POST", "/principals", { kind: "user", name });
   const id = (p.body as { data: { id: string } }).data.id;
   if (permissions.length > 0) {
     const role = await callApi(plane, "POST", "/roles", { name: `role-${name}`, permissions });
     const roleId = (role.body as { data: { id: string } }).data.id;
-    await callApi(plane, "POST", "/bindings", { principalId: id, roleId, namespaceId: null });
+    const bound = await callApi(plane, "POST", "/bindings", {
+      principalId: id,
+      roleId,
+      namespaceId,
+    });
+    expect(bound.status).toBe(201);
   }
   await setPassword(id, password);
 }
@@ -343,6 +356,37 @@ describe("the console in Chromium", () => {
       await p.getByRole("heading", { name: "Sign in to OCC" }).waitFor();
     } finally {
       await other.close();
+    }
+  });
+
+  it("a principal bound to one Namespace sees only that one; another's page shows the API's refusal", async () => {
+    const created = await Promise.all(
+      ["console-mine", "console-theirs"].map(async (prefix) => {
+        const res = await callApi(plane, "POST", "/namespaces", { name: uniqueName(prefix) });
+        expect(res.status).toBe(201);
+        return (res.body as { data: NamespaceView }).data;
+      }),
+    );
+    const [mine, theirs] = created as [NamespaceView, NamespaceView];
+    await user("tenant-reader", READER_PASSWORD, [{ action: "read", kind: "namespace" }], mine.id);
+    const other = await browser?.newContext({ viewport: WIDE });
+    if (other === undefined) throw new Error("no browser");
+    try {
+      const p = await other.newPage();
+      await signIn(p, "tenant-reader", READER_PASSWORD);
+      await p.getByRole("link", { name: mine.name }).waitFor();
+      // Every Namespace link on the list is the one it may read (the others exist: theirs, and
+      // the earlier tests').
+      const links = await p.getByRole("link", { name: /^console-/ }).allTextContents();
+      expect(links.map((l) => l.trim())).toEqual([mine.name]);
+      await p.goto(`${plane.apiUrl}/console/namespaces/${theirs.id}`);
+      await expect.poll(() => p.getByRole("alert").first().textContent()).toContain("FORBIDDEN");
+      expect(await p.getByRole("heading", { name: theirs.name }).count()).toBe(0);
+      expect(await p.getByText("Loading…").count()).toBe(0);
+      await check(p, "namespace-refused");
+    } finally {
+      await other.close();
+      for (const ns of created) await callApi(plane, "DELETE", `/namespaces/${ns.id}`);
     }
   });
 });
