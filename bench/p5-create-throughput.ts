@@ -10,6 +10,7 @@ import type { Db } from "../src/store/db.js";
 import type { BenchEnvironment } from "./environment.js";
 import { keepAliveClient } from "./keepalive-client.js";
 import { startOcc } from "./occ-process.js";
+import { POD_HEAP } from "./provisioning.js";
 
 export interface CreateThroughputResult {
   readonly apiPerSecond: number;
@@ -45,10 +46,13 @@ export async function measureCreateThroughput(
     /listening on (http:\/\/\S+)/,
     {
       logFile: join(env.dir, `p5-api-c${opts.concurrency}.log`),
-      nodeArgs:
-        opts.cpuProfileDir === undefined
+      // As P1, P6 and P9: the heap V8 gives a pod of the chart's limit (provisioning.ts).
+      nodeArgs: [
+        ...POD_HEAP,
+        ...(opts.cpuProfileDir === undefined
           ? []
-          : ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfileDir}`],
+          : ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfileDir}`]),
+      ],
     },
   );
   let apiPerSecond: number;

@@ -4,6 +4,7 @@ import { namespaceWorkQueue } from "../src/work/queues.js";
 import type { BenchEnvironment } from "./environment.js";
 import { measureDriftRepair, startWatchedTenants } from "./p7-drift-repair.js";
 import { measureIdleCost } from "./p8-idle-cost.js";
+import { POD_HEAP } from "./provisioning.js";
 
 const P7_TENANTS = Number(process.env.BENCH_P7_TENANTS ?? 2000);
 const P7_DELETES = Number(process.env.BENCH_P7_DELETES ?? 50);
@@ -26,6 +27,8 @@ export async function driftAndIdleRows(env: BenchEnvironment, occ: string): Prom
     tenants: P7_TENANTS,
     concurrency: 8,
     workerConfig: "",
+    // As P1, P6 and P9: the heap V8 gives a pod of the chart's limit (provisioning.ts).
+    nodeArgs: POD_HEAP,
     log,
   });
   const rows: Row[] = [];
