@@ -69,6 +69,14 @@ export function openPgHosts(
         preferred = index;
         return client;
       }
+      // A pooled client checked out has no pool listener, and pg emits an unexpected end of
+      // the connection (a failover, a server stopped with `-m immediate`) as an 'error' event
+      // besides failing the query: without a listener here that event ends the process (R5,
+      // seed 20261202, sequence 65: a worker exited during `failover-postgres`). The failed
+      // query is handled below; the event is only kept from being unhandled until the client is
+      // handed over (its user listens) or discarded (ended by us, so no later event).
+      const onError = (): void => undefined;
+      client.on("error", onError);
       try {
         const res = await client.query(SESSION_CHECK_SQL);
         const row: unknown = res.rows[0];
@@ -83,6 +91,8 @@ export function openPgHosts(
         failures.push(`${label}: ${reason(err)}`);
         firstError ??= err;
         await discard(client, err instanceof Error ? err : new Error(reason(err)));
+      } finally {
+        client.removeListener("error", onError);
       }
     }
     throw new NoTargetError(sessionAttrs, failures, firstError);
