@@ -1,3 +1,4 @@
+import { createConnection, createServer, type AddressInfo, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import pg from "pg";
@@ -22,6 +23,47 @@ describe("the PostgreSQL adapter when the server ends its idle connections", () 
       expect(after.rows[0]?.pid).not.toBe(pid);
     } finally {
       await db.close();
+      await t.drop();
+    }
+  });
+
+  it("survives a connection that ends during its session check, and takes the next host", async () => {
+    // A TCP proxy in front of the run's PostgreSQL that ends the client's connection (a FIN, as
+    // a server stopped with `-m immediate`) as soon as it sees the session check's query.
+    const t = await createTestDatabase();
+    const real = new URL(t.url);
+    let cut = 0;
+    const open = new Set<Socket>();
+    const proxy = createServer((client) => {
+      const upstream = createConnection({ host: real.hostname, port: Number(real.port) });
+      open.add(client).add(upstream);
+      client.on("data", (chunk) => {
+        if (chunk.toString("latin1").includes("pg_is_in_recovery")) {
+          cut += 1;
+          upstream.destroy();
+          client.end();
+          return;
+        }
+        upstream.write(chunk);
+      });
+      upstream.on("data", (chunk) => client.write(chunk));
+      for (const s of [client, upstream]) s.on("error", () => undefined);
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const { port } = proxy.address() as AddressInfo;
+    const who = `${real.username}${real.password === "" ? "" : `:${real.password}`}@`;
+    const url = `postgres://${who}127.0.0.1:${port},${real.hostname}:${real.port}${real.pathname}?target_session_attrs=read-write`;
+    const db = openPostgres(url, { max: 2 });
+    try {
+      // Without a listener through the check, pg's 'error' event for the ended connection
+      // would be unhandled and end this process (the worker's crash in R5).
+      const res = await db.query<{ port: number }>("SELECT inet_server_port() AS port");
+      expect(cut).toBe(1);
+      expect(res.rows[0]?.port).toBe(Number(real.port));
+    } finally {
+      await db.close();
+      for (const s of open) s.destroy();
+      await new Promise((r) => proxy.close(r));
       await t.drop();
     }
   });
