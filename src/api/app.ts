@@ -15,6 +15,7 @@ import Fastify, {
   type FastifyPluginAsync,
   type RawServerDefault,
 } from "fastify";
+import { buildSharedSerializer } from "./serializers.js";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Registry } from "prom-client";
@@ -244,6 +245,8 @@ export async function buildApp(options: AppOptions): Promise<OccApp> {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     return503OnClosing: false,
+    // One serializer per response schema object, not per route and status (serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
     requestTimeout: timeout,
     // Node applies the request timeout to bodies only when given at construction; it checks
     // for expired requests on an interval (see timeoutCheckIntervalMs). A request without Host
