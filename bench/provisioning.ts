@@ -147,7 +147,16 @@ export async function measureScalePoint(opts: {
     splitCoresPair({
       clients: [api.pid, worker.pid],
       warmUp: () => throughOcc(api, db, key, "cw-", warmUpCount(), opts.concurrency),
-      occ: () => throughOcc(api, db, key, "c-", opts.tenants, opts.concurrency),
+      occ: () =>
+        throughOcc(api, db, key, "c-", opts.tenants, opts.concurrency, {
+          named: new Map([
+            [api.pid, "occ api"],
+            [worker.pid, "occ worker"],
+          ]),
+          log: (line) => {
+            opts.log(`scale ${opts.tenants} (split): ${line}`);
+          },
+        }),
       stopOcc: stopPair,
       bare: () => bareProvisioning(env, opts.tenants, opts.concurrency),
       log: (line) => {
