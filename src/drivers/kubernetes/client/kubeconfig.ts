@@ -111,29 +111,34 @@ class NativeKubeConfig implements KubeAccess {
   }
 
   /** Decoded `*-data` values: they never change, so each is decoded once, not per request. */
-  private readonly decoded = new Map<string, Buffer>();
+  private readonly decoded = new Map<string, string>();
 
-  private bytes(f: Fields, key: string): Buffer | undefined {
+  /**
+   * A certificate or key as PEM text. Text, not bytes: the https Agent keys its connection
+   * pool by the TLS options at every request, and encodes each Buffer option to do so (three
+   * times a request for a CA, a certificate and a key: ~9 µs), while it takes a string as is.
+   */
+  private pem(f: Fields, key: string): string | undefined {
     const data = str(f, `${key}-data`);
     if (data !== undefined) {
       const known = this.decoded.get(data);
       if (known !== undefined) return known;
-      const value = Buffer.from(data, "base64");
+      const value = Buffer.from(data, "base64").toString("utf8");
       this.decoded.set(data, value);
       return value;
     }
     const file = str(f, key);
-    return file === undefined ? undefined : readFileSync(file);
+    return file === undefined ? undefined : readFileSync(file, "utf8");
   }
 
   applyToHTTPSOptions(opts: RequestOptions): Promise<void> {
-    const ca = this.bytes(this.cluster, "certificate-authority");
+    const ca = this.pem(this.cluster, "certificate-authority");
     if (ca !== undefined) opts.ca = ca;
     if (this.cluster["insecure-skip-tls-verify"] === true) opts.rejectUnauthorized = false;
     const servername = str(this.cluster, "tls-server-name");
     if (servername !== undefined) opts.servername = servername;
-    const cert = this.bytes(this.user, "client-certificate");
-    const key = this.bytes(this.user, "client-key");
+    const cert = this.pem(this.user, "client-certificate");
+    const key = this.pem(this.user, "client-key");
     if (cert !== undefined) opts.cert = cert;
     if (key !== undefined) opts.key = key;
     // A token file is read at every request: a projected service account token is rotated.
