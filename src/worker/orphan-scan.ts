@@ -3,8 +3,8 @@
  * and then once per resync period it lists the tenant-labelled namespaces (from the namespace
  * watch cache: no request once synced) and asks the database which of the IDs they name it
  * knows. Each orphan new to this process is logged (the first {@link ORPHANS_LOGGED_BY_NAME}
- * of a scan by name, the rest counted in one line) and gets one Kubernetes Event per worker process
- * (`KUBERNETES_NAMESPACE_ORPHANED`, best effort); the count by placement goes to the
+ * of a scan by name, the rest counted in one line) and gets one Kubernetes Event per worker
+ * process (`KUBERNETES_NAMESPACE_ORPHANED`, best effort); the count by placement goes to the
  * `occ_orphan_namespaces` gauge. Read-only: nothing is queued, written or deleted for an
  * orphan — only an administrator's import or an operator's release ends it.
  */
@@ -67,15 +67,17 @@ export function startOrphanScan(opts: OrphanScanOptions): { stop(): Promise<void
   const scan = async (): Promise<void> => {
     try {
       const orphans = await findOrphans(opts.db, opts.marked);
-      const byPlacement: Record<string, number> = {};
-      for (const o of orphans) byPlacement[o.placement] = (byPlacement[o.placement] ?? 0) + 1;
-      opts.onScan?.(byPlacement);
+      opts.onScan?.(countByPlacement(orphans));
       const fresh = orphans.filter(isNew);
       // After a restore there may be thousands: the first few by name, then one line for the rest.
       const unlogged = fresh.length - ORPHANS_LOGGED_BY_NAME;
       if (unlogged > 0) {
         opts.logger.warn(
-          { orphans: fresh.length, byPlacement, notLoggedByName: unlogged },
+          {
+            orphans: fresh.length,
+            byPlacement: countByPlacement(fresh),
+            notLoggedByName: unlogged,
+          },
           `${String(fresh.length)} orphaned namespaces found; the first ${String(ORPHANS_LOGGED_BY_NAME)} are logged by name, each has a Warning Event, and \`occ namespaces orphans\` lists every one`,
         );
       }
@@ -102,4 +104,11 @@ export function startOrphanScan(opts: OrphanScanOptions): { stop(): Promise<void
       await running;
     },
   };
+}
+
+/** How many of `orphans` each placement has. */
+function countByPlacement(orphans: readonly OrphanNamespace[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const o of orphans) counts[o.placement] = (counts[o.placement] ?? 0) + 1;
+  return counts;
 }
