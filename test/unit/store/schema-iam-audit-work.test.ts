@@ -217,11 +217,69 @@ describe("work_items", () => {
       ") VALUES ($1, 'k', 's', 'a', 5, now(), now() - interval '1 s', now(), now())",
       "work_items_deadline_after_creation",
     ],
+    [
+      "an empty actor",
+      ") VALUES ($1, 'k', 's', '', 5, now(), now(), now(), now())",
+      "work_items_actor_length",
+    ],
+    [
+      "an empty subject",
+      ") VALUES ($1, 'k', '', 'a', 5, now(), now(), now(), now())",
+      "work_items_subject_length",
+    ],
+    [
+      "a negative attempt count",
+      ", attempt_count) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), -1)",
+      "work_items_attempt_count",
+    ],
+    [
+      "a negative pending count",
+      ", pending_count) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), -1)",
+      "work_items_pending_count",
+    ],
+    [
+      "a lowercase last code",
+      ", last_code) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), 'oops')",
+      "work_items_last_code_format",
+    ],
+    [
+      "a last message over 256 characters",
+      `, last_message) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), '${"m".repeat(257)}')`,
+      "work_items_last_message_length",
+    ],
+    [
+      "an empty claimer",
+      `, state, claim_token, claimed_by, lease_expires_at) VALUES ($1, 'k', 's', 'a', 5, now(),
+        now(), now(), now(), 'claimed', gen_random_uuid(), '', now())`,
+      "work_items_claimed_by_length",
+    ],
   ])("refuses an item %s", async (_, rest, constraint) => {
     expect(await refusal(db.query(base + rest, [unique("key")]))).toEqual({
       code: "23514",
       constraint,
     });
+  });
+
+  it("refuses an empty idempotency key", async () => {
+    expect(
+      await refusal(db.query(`${base}) VALUES ('', 'k', 's', 'a', 5, now(), now(), now(), now())`)),
+    ).toEqual({ code: "23514", constraint: "work_items_idempotency_key_length" });
+  });
+
+  it("holds the rules on update as well as on insert (0015: a trigger, not a CHECK)", async () => {
+    const key = unique("key");
+    await db.query(`${base}) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now())`, [key]);
+    const set = (sql: string) =>
+      refusal(db.query(`UPDATE work_items SET ${sql} WHERE idempotency_key = $1`, [key]));
+    expect(await set("attempt_count = -1")).toEqual({
+      code: "23514",
+      constraint: "work_items_attempt_count",
+    });
+    expect(await set("state = 'succeeded'")).toEqual({
+      code: "23514",
+      constraint: "work_items_finished_consistent",
+    });
+    expect(await set("state = 'done'")).toEqual({ code: "23514", constraint: "work_items_state" });
   });
 });
 

@@ -96,6 +96,21 @@ describe("namespaces CHECK constraints (insert)", () => {
       "namespaces_external_binding",
     ],
     ["a tombstone not deleting", { deleted_at: new Date() }, "namespaces_tombstone_was_deleting"],
+    [
+      "a bound name that is not a DNS label",
+      { kubernetes_namespace: "Oce_Up", kubernetes_uid: UID },
+      "namespaces_kubernetes_namespace_format",
+    ],
+    [
+      "a retry on a ready Namespace",
+      {
+        status: "ready",
+        kubernetes_namespace: "oce-rt-1",
+        kubernetes_uid: UID,
+        retry_requested_at: new Date(),
+      },
+      "namespaces_retry_is_provisioning",
+    ],
   ])("refuses %s", async (_, overrides, constraint) => {
     expect(await refusal(insertRow(overrides))).toEqual({ code: "23514", constraint });
   });
