@@ -20,7 +20,8 @@
  * - BENCH_P1_PG_STATS=1: the 30 costliest statements of OCC's window (pg_stat_statements: calls,
  *   execution and planning time);
  * - BENCH_P1_PHASES=1: OCC's window split into the create burst and the drain, each with its
- *   CPU by process, and the queued/finished timeline per 100 ms (bench/p1-phases.ts);
+ *   CPU by process, and the queued/finished timeline per 100 ms (bench/p1-phases.ts); and the
+ *   split pair's bare window's CPU by process;
  * - BENCH_P1_NODE_FLAGS="<flags>": more Node.js/V8 flags for the `occ api` and `occ worker`
  *   processes, space-separated (e.g. `--max-semi-space-size=16`), for experiments;
  * - BENCH_P1_PERF=<path>: a system-wide `perf record -g` over OCC's window, to `<path>-<size>`;

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
-import { processes, type Proc } from "./process-cpu.js";
+import { cpuBetween, cpuByGroup, processes, type Proc } from "./process-cpu.js";
 
 const exec = promisify(execFile);
 
@@ -94,7 +94,13 @@ export async function splitCoresPair(opts: {
   } finally {
     await opts.stopOcc();
   }
+  // BENCH_P1_PHASES=1: the bare window's CPU by process too, beside OCC's phases.
+  const before = process.env.BENCH_P1_PHASES === "1" ? await cpuByGroup(new Map()) : null;
   const bareMs = await onSplitCores([], opts.bare);
+  if (before !== null) {
+    const cpu = cpuBetween(before, await cpuByGroup(new Map()));
+    opts.log(`bare (split): CPU s: ${cpu.text} (total ${cpu.total.toFixed(2)} s)`);
+  }
   opts.log(
     `cluster on core 0, the rest on core 1: OCC ${(occMs / 1000).toFixed(2)} s, bare ${(bareMs / 1000).toFixed(2)} s`,
   );

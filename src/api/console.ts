@@ -8,14 +8,16 @@
  * `/openapi.json`: the page holds no data, everything it shows it asks the API for with the
  * session cookie. Without a build (a source checkout) `/console` answers 503 naming the command.
  *
- * `@fastify/helmet` adds its headers to every response, API answers included, with a strict
+ * Helmet's headers are on every response, API answers included, with a strict
  * Content-Security-Policy: only this origin's scripts, styles and connections, no inline script,
- * no eval, no framing.
+ * no eval, no framing. The `helmet` middleware is built once, when the app is; `@fastify/helmet`
+ * built it anew for every request (its options parsed, the CSP rendered: ~50 µs of the API's
+ * ~0.6 ms of CPU per `POST /namespaces`, issue 39).
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
-import helmet from "@fastify/helmet";
+import helmet from "helmet";
 import fastifyStatic from "@fastify/static";
 import { ServiceError } from "../services/errors.js";
 import { fieldOf } from "../domain/input/unknowns.js";
@@ -45,10 +47,16 @@ export async function registerConsole(
   app: FastifyInstance,
   assets: string = CONSOLE_ASSETS,
 ): Promise<void> {
-  await app.register(helmet, {
+  const securityHeaders = helmet({
     contentSecurityPolicy: { useDefaults: false, directives: { ...CONTENT_SECURITY_POLICY } },
     // The API is also read by other origins' tools (curl, the CLI); browsers are kept to ours.
     crossOriginResourcePolicy: { policy: "same-origin" },
+  });
+  // On the raw response, before any route runs: the reply's own headers are added to these.
+  app.addHook("onRequest", (request, reply, done) => {
+    securityHeaders(request.raw, reply.raw, (err?: unknown) => {
+      done(err instanceof Error ? err : undefined);
+    });
   });
   const built = existsSync(`${assets}index.html`);
   if (built) {
