@@ -189,86 +189,65 @@ describe("audit_events", () => {
 });
 
 describe("work_items", () => {
-  const base = `INSERT INTO work_items (idempotency_key, kind, subject, actor, max_attempts,
-                  available_at, deadline_at, created_at, updated_at`;
-  it.each([
-    [
-      "claimed without a token",
-      ", state) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), 'claimed')",
-      "work_items_claim_consistent",
-    ],
-    [
-      "succeeded without finished_at",
-      ", state) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), 'succeeded')",
-      "work_items_finished_consistent",
-    ],
-    [
-      "a kind outside the format",
-      ") VALUES ($1, 'Kind', 's', 'a', 5, now(), now(), now(), now())",
-      "work_items_kind_format",
-    ],
-    [
-      "no attempt budget",
-      ") VALUES ($1, 'k', 's', 'a', 0, now(), now(), now(), now())",
-      "work_items_max_attempts",
-    ],
-    [
-      "a deadline before creation",
-      ") VALUES ($1, 'k', 's', 'a', 5, now(), now() - interval '1 s', now(), now())",
-      "work_items_deadline_after_creation",
-    ],
-    [
-      "an empty actor",
-      ") VALUES ($1, 'k', 's', '', 5, now(), now(), now(), now())",
-      "work_items_actor_length",
-    ],
-    [
-      "an empty subject",
-      ") VALUES ($1, 'k', '', 'a', 5, now(), now(), now(), now())",
-      "work_items_subject_length",
-    ],
-    [
-      "a negative attempt count",
-      ", attempt_count) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), -1)",
-      "work_items_attempt_count",
-    ],
-    [
-      "a negative pending count",
-      ", pending_count) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), -1)",
-      "work_items_pending_count",
-    ],
-    [
-      "a lowercase last code",
-      ", last_code) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), 'oops')",
-      "work_items_last_code_format",
-    ],
-    [
-      "a last message over 256 characters",
-      `, last_message) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now(), '${"m".repeat(257)}')`,
-      "work_items_last_message_length",
-    ],
-    [
-      "an empty claimer",
-      `, state, claim_token, claimed_by, lease_expires_at) VALUES ($1, 'k', 's', 'a', 5, now(),
-        now(), now(), now(), 'claimed', gen_random_uuid(), '', now())`,
-      "work_items_claimed_by_length",
-    ],
-  ])("refuses an item %s", async (_, rest, constraint) => {
-    expect(await refusal(db.query(base + rest, [unique("key")]))).toEqual({
+  /** A work item's INSERT: a valid row, with `values` replacing or adding columns (SQL text). */
+  const insertItem = (values: Readonly<Record<string, string>> = {}) => {
+    const row: Record<string, string> = {
+      idempotency_key: "$1",
+      kind: "'k'",
+      subject: "'s'",
+      actor: "'a'",
+      max_attempts: "5",
+      available_at: "now()",
+      deadline_at: "now()",
+      created_at: "now()",
+      updated_at: "now()",
+      ...values,
+    };
+    const columns = Object.keys(row).join(", ");
+    return `INSERT INTO work_items (${columns}) VALUES (${Object.values(row).join(", ")})`;
+  };
+  // One case a line: what the item holds | the columns it sets (SQL) | the rule that refuses it.
+  const cases = `
+    claimed without a token | state='claimed' | work_items_claim_consistent
+    succeeded without finished_at | state='succeeded' | work_items_finished_consistent
+    a kind outside the format | kind='Kind' | work_items_kind_format
+    no attempt budget | max_attempts=0 | work_items_max_attempts
+    a deadline before creation | deadline_at=now() - interval '1 s' | work_items_deadline_after_creation
+    an empty actor | actor='' | work_items_actor_length
+    an empty subject | subject='' | work_items_subject_length
+    a negative attempt count | attempt_count=-1 | work_items_attempt_count
+    a negative pending count | pending_count=-1 | work_items_pending_count
+    a lowercase last code | last_code='oops' | work_items_last_code_format
+    a last message over 256 characters | last_message='${"m".repeat(257)}' | work_items_last_message_length
+    an empty claimer | state='claimed', claim_token=gen_random_uuid(), claimed_by='', lease_expires_at=now() | work_items_claimed_by_length`
+    .trim()
+    .split("\n")
+    .map((line) => {
+      const [what = "", sets = "", rule = ""] = line.split(" | ").map((f) => f.trim());
+      const values = Object.fromEntries(
+        sets
+          .split(", ")
+          .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+      );
+      return [what, values, rule] as const;
+    });
+  it.each(cases)("refuses an item %s", async (_, values, constraint) => {
+    expect(await refusal(db.query(insertItem(values), [unique("key")]))).toEqual({
       code: "23514",
       constraint,
     });
   });
 
   it("refuses an empty idempotency key", async () => {
-    expect(
-      await refusal(db.query(`${base}) VALUES ('', 'k', 's', 'a', 5, now(), now(), now(), now())`)),
-    ).toEqual({ code: "23514", constraint: "work_items_idempotency_key_length" });
+    expect(await refusal(db.query(insertItem({ idempotency_key: "''" })))).toEqual({
+      code: "23514",
+      constraint: "work_items_idempotency_key_length",
+    });
   });
 
   it("holds the rules on update as well as on insert (0015: a trigger, not a CHECK)", async () => {
     const key = unique("key");
-    await db.query(`${base}) VALUES ($1, 'k', 's', 'a', 5, now(), now(), now(), now())`, [key]);
+    await db.query(insertItem(), [key]);
     const set = (sql: string) =>
       refusal(db.query(`UPDATE work_items SET ${sql} WHERE idempotency_key = $1`, [key]));
     expect(await set("attempt_count = -1")).toEqual({
