@@ -155,7 +155,7 @@ export async function measureScalePoint(opts: {
     runs.push(await splitPair(opts));
   }
   const byRatio = [...runs].sort((a, b) => a.occMs / a.bareMs - b.occMs / b.bareMs);
-  const median = byRatio[Math.floor((byRatio.length - 1) / 2)] ?? byRatio[0];
+  const median = byRatio[Math.floor((byRatio.length - 1) / 2)];
   if (median === undefined) throw new Error("split cores: no pair measured");
   return { ...point, split: { ...median, runs } };
 }
