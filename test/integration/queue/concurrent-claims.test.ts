@@ -86,10 +86,16 @@ describe("concurrent claimers", () => {
         [lane],
       );
       expect(held.rows[0]?.n).toBe(1);
-      for (const c of claims) if (c !== null) await queue.complete(t.db, c.lease);
+      // Each completion must apply: a refused one (stale) would leave the lane busy, and the
+      // second claim below would then find nothing for a reason other than the claim's.
+      for (const c of claims) {
+        if (c !== null) expect((await queue.complete(t.db, c.lease)).outcome).toBe("applied");
+      }
       const second = await queue.claim(t.db, { owner: "a" });
       expect(second?.item.subject).toBe(lane);
-      if (second !== null) await queue.complete(t.db, second.lease);
+      if (second !== null) {
+        expect((await queue.complete(t.db, second.lease)).outcome).toBe("applied");
+      }
     }
   });
 });

@@ -2,7 +2,9 @@ import { Agent, request, type RequestOptions } from "node:https";
 import type { KubeAccess } from "./kubeconfig.js";
 import { sleep, settledOrAborted } from "./abortable.js";
 import { ClientClosedError, KubeApiError, type KubeVerb } from "./errors.js";
-import { parseJson, parseRetryAfter, statusError } from "./response.js";
+import { parseJson, statusError } from "./response.js";
+import { DeadlineError, httpsAttempt, pooledAttempt, type AttemptResponse } from "./attempts.js";
+import { TlsPool } from "./tls-pool.js";
 import type { RequestCounter } from "./request-counter.js";
 import type { RequestLimiter } from "./rate-limiter.js";
 
@@ -29,12 +31,6 @@ export interface HttpCall {
   readonly contentType?: string;
 }
 
-interface Response {
-  readonly status: number;
-  readonly body: string;
-  readonly retryAfterMs: number | undefined;
-}
-
 /**
  * Raw JSON over HTTPS to the API server, authenticated by a kubeconfig (`KubeAccess`). Returns
  * the server's JSON untouched (no model classes), so the domain sees exactly what the server
@@ -42,7 +38,10 @@ interface Response {
  */
 export class KubeTransport {
   private readonly server: URL;
+  /** Watch streams, and the requests of a kubeconfig that brings an agent of its own. */
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  /** Plain requests (`tls-pool.ts`). */
+  private readonly pool: TlsPool;
   private readonly timeoutMs: number;
   private readonly readAttempts: number;
   private readonly maxBackoffMs: number;
@@ -58,6 +57,7 @@ export class KubeTransport {
     const cluster = kc.getCurrentCluster();
     if (cluster === null) throw new Error("kubeconfig has no current cluster: set current-context");
     this.server = new URL(cluster.server);
+    this.pool = new TlsPool(this.server.origin);
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.readAttempts = opts.readAttempts ?? 3;
     this.maxBackoffMs = opts.maxBackoffMs ?? 2_000;
@@ -85,6 +85,7 @@ export class KubeTransport {
   close(): void {
     this.closing.abort();
     this.agent.destroy();
+    this.pool.destroy();
   }
 
   /**
@@ -220,7 +221,7 @@ export class KubeTransport {
     throw statusError(c.verb, c.path, res.status, res.body, res.retryAfterMs);
   }
 
-  private async send(c: HttpCall): Promise<Response> {
+  private async send(c: HttpCall): Promise<AttemptResponse> {
     const payload = c.body === undefined ? undefined : Buffer.from(JSON.stringify(c.body));
     const opts: RequestOptions = {
       method: c.method,
@@ -239,40 +240,17 @@ export class KubeTransport {
     };
     await this.kc.applyToHTTPSOptions(opts);
     if (this.closing.signal.aborted) throw new ClientClosedError(c.verb, c.path);
-    const url = new URL(c.path, this.server);
-    return new Promise<Response>((resolve, reject) => {
-      const req = request(url, opts, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", reject);
-        res.on("end", () => {
-          clearTimeout(timer);
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString("utf8"),
-            retryAfterMs: parseRetryAfter(res.headers["retry-after"]),
-          });
-        });
-      });
-      const timer = setTimeout(() => {
-        req.destroy(new DeadlineError(`no response within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-      const closed = () => {
-        req.destroy(new ClientClosedError(c.verb, c.path));
-      };
-      this.closing.signal.addEventListener("abort", closed, { once: true });
-      req.on("close", () => {
-        this.closing.signal.removeEventListener("abort", closed);
-      });
-      req.on("error", (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-      req.end(payload);
-    });
+    const attempt = {
+      verb: c.verb,
+      path: c.path,
+      timeoutMs: this.timeoutMs,
+      closing: this.closing.signal,
+    };
+    // A kubeconfig that brings an agent of its own (client-node's: a proxy, an exec plugin)
+    // keeps `node:https`; the transport's own TLS material goes through the undici pool.
+    if (opts.agent !== this.agent) {
+      return httpsAttempt(attempt, new URL(c.path, this.server), opts, payload);
+    }
+    return pooledAttempt(attempt, this.pool.poolFor(opts), c.method, opts, payload);
   }
-}
-
-class DeadlineError extends Error {
-  override readonly name = "DeadlineError";
 }
