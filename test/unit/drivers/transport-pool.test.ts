@@ -91,16 +91,23 @@ async function transportFor(port: number): Promise<KubeTransport> {
   return new KubeTransport(loadKubeConfig(path), { counter: new RequestCounter() });
 }
 
+/** The CA file naming pkiA's CA, the token "first", a server with pkiA's certificate, a transport. */
+async function startA(): Promise<{ a: Served; t: KubeTransport }> {
+  await writeFile(join(dir, "ca.pem"), pkiA.ca);
+  await writeFile(join(dir, "token"), "first\n");
+  const a = await serve(pkiA, "A");
+  return { a, t: await transportFor(a.port) };
+}
+
+const get = (t: KubeTransport, path: string) => t.call({ verb: "get", method: "GET", path });
+
 describe("the transport's pooled requests", () => {
   it("carry a run of requests on kept-alive connections, with the kubeconfig's token", async () => {
-    await writeFile(join(dir, "ca.pem"), pkiA.ca);
-    await writeFile(join(dir, "token"), "first\n");
-    const a = await serve(pkiA, "A");
-    const t = await transportFor(a.port);
+    const { a, t } = await startA();
     try {
       for (let i = 0; i < 20; i += 1) {
         const path = `/api/v1/x?i=${String(i)}`;
-        expect(await t.call({ verb: "get", method: "GET", path })).toEqual({
+        expect(await get(t, path)).toEqual({
           served: "A",
           method: "GET",
           path,
@@ -121,28 +128,21 @@ describe("the transport's pooled requests", () => {
   });
 
   it("enforce the CA file, and use a rewritten CA file and token from the next request on", async () => {
-    await writeFile(join(dir, "ca.pem"), pkiA.ca);
-    await writeFile(join(dir, "token"), "first\n");
-    const a = await serve(pkiA, "A");
-    const t = await transportFor(a.port);
+    const { a, t } = await startA();
     try {
-      expect(await t.call({ verb: "get", method: "GET", path: "/a" })).toMatchObject({
-        served: "A",
-      });
+      expect(await get(t, "/a")).toMatchObject({ served: "A" });
       expect(a.auth).toEqual(["Bearer first"]);
       await stop(a);
       // The server now presents a certificate of another CA, which the old CA file refuses.
       const b = await serve(pkiB, "B", a.port);
       try {
-        await expect(t.call({ verb: "get", method: "GET", path: "/b" })).rejects.toMatchObject({
+        await expect(get(t, "/b")).rejects.toMatchObject({
           category: "network",
         });
         expect(b.auth).toEqual([]);
         await writeFile(join(dir, "ca.pem"), pkiB.ca);
         await writeFile(join(dir, "token"), "second\n");
-        expect(await t.call({ verb: "get", method: "GET", path: "/b" })).toMatchObject({
-          served: "B",
-        });
+        expect(await get(t, "/b")).toMatchObject({ served: "B" });
         expect(b.auth).toEqual(["Bearer second"]);
       } finally {
         await stop(b);

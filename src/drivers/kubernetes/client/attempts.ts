@@ -40,13 +40,9 @@ export async function pooledAttempt(
 ): Promise<AttemptResponse> {
   // The attempt's end, if it came first, is the abort's reason.
   const abort = new AbortController();
-  const timer = setTimeout(() => {
-    abort.abort(new DeadlineError(`no response within ${String(a.timeoutMs)} ms`));
-  }, a.timeoutMs);
-  const closed = () => {
-    abort.abort(new ClientClosedError(a.verb, a.path));
-  };
-  a.closing.addEventListener("abort", closed, { once: true });
+  const disarm = armEnd(a, (end) => {
+    abort.abort(end);
+  });
   try {
     const res = await pool.request({
       method,
@@ -67,8 +63,7 @@ export async function pooledAttempt(
     if (ended instanceof DeadlineError || ended instanceof ClientClosedError) throw ended;
     throw err;
   } finally {
-    clearTimeout(timer);
-    a.closing.removeEventListener("abort", closed);
+    disarm();
   }
 }
 
@@ -85,7 +80,7 @@ export function httpsAttempt(
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("error", reject);
       res.on("end", () => {
-        clearTimeout(timer);
+        disarm();
         resolve({
           status: res.statusCode ?? 0,
           body: Buffer.concat(chunks).toString("utf8"),
@@ -93,22 +88,34 @@ export function httpsAttempt(
         });
       });
     });
-    const timer = setTimeout(() => {
-      req.destroy(new DeadlineError(`no response within ${String(a.timeoutMs)} ms`));
-    }, a.timeoutMs);
-    const closed = () => {
-      req.destroy(new ClientClosedError(a.verb, a.path));
-    };
-    a.closing.addEventListener("abort", closed, { once: true });
-    req.on("close", () => {
-      a.closing.removeEventListener("abort", closed);
+    const disarm = armEnd(a, (end) => {
+      req.destroy(end);
     });
+    req.on("close", disarm);
     req.on("error", (err) => {
-      clearTimeout(timer);
+      disarm();
       reject(err);
     });
     req.end(payload);
   });
+}
+
+/**
+ * Calls `end` with the attempt's end when it comes: its deadline, or the transport's close.
+ * Returns the disarm (idempotent), called once the attempt has ended by itself.
+ */
+function armEnd(a: Attempt, end: (why: DeadlineError | ClientClosedError) => void): () => void {
+  const timer = setTimeout(() => {
+    end(new DeadlineError(`no response within ${String(a.timeoutMs)} ms`));
+  }, a.timeoutMs);
+  const closed = () => {
+    end(new ClientClosedError(a.verb, a.path));
+  };
+  a.closing.addEventListener("abort", closed, { once: true });
+  return () => {
+    clearTimeout(timer);
+    a.closing.removeEventListener("abort", closed);
+  };
 }
 
 /** The request's headers as a record of strings (what the kubeconfig set included). */
