@@ -34,14 +34,17 @@ function materialOf(opts: RequestOptions): TlsMaterial {
   };
 }
 
-/** Equal material: the same strings (compared by content) or the same objects. */
-function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
+/**
+ * The request carries `material`: the same strings (compared by content) or the same objects.
+ * Read from the options as they are, so a request on the open pool allocates nothing for it.
+ */
+function carries(opts: RequestOptions, material: TlsMaterial): boolean {
   return (
-    a.ca === b.ca &&
-    a.cert === b.cert &&
-    a.key === b.key &&
-    a.servername === b.servername &&
-    a.rejectUnauthorized === b.rejectUnauthorized
+    opts.ca === material.ca &&
+    opts.cert === material.cert &&
+    opts.key === material.key &&
+    opts.servername === material.servername &&
+    opts.rejectUnauthorized === material.rejectUnauthorized
   );
 }
 
@@ -63,10 +66,10 @@ export class TlsPool {
   /** The pool for a request with these options (after the kubeconfig applied its own). */
   poolFor(opts: RequestOptions): Pool {
     if (this.closed) throw new Error("the transport is closed");
-    const material = materialOf(opts);
-    if (this.current !== undefined && sameMaterial(this.current.material, material)) {
+    if (this.current !== undefined && carries(opts, this.current.material)) {
       return this.current.pool;
     }
+    const material = materialOf(opts);
     const previous = this.current?.pool;
     const { ca, cert, key, servername, rejectUnauthorized } = material;
     const pool = new Pool(this.origin, {
