@@ -183,6 +183,7 @@ function splitPair(opts: {
         }),
       stopOcc: stopPair,
       bare: () => bareProvisioning(env, opts.tenants, opts.concurrency),
+      watched: (synced) => bareProvisioningWatched(env, opts.tenants, opts.concurrency, synced),
       log: (line) => {
         opts.log(`scale ${opts.tenants}: ${line}`);
       },

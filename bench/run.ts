@@ -29,6 +29,9 @@
  *   `shared_preload_libraries=auto_explain auto_explain.log_min_duration=0`);
  * - BENCH_P1_SPLIT_RUNS=<n>: P1 (split cores) at 200 and 1,000 is the median of n pairs, each on
  *   a fresh cluster (default 3; P9's at 10,000 is one);
+ * - BENCH_P1_SPLIT_WATCHED=1: in each split pair, after the bare window, the bare client's same
+ *   writes again with the worker's five watches open in its process, on the same split cores
+ *   (what the watches the spec requires cost the cluster's core, with nothing else of OCC's);
  * - BENCH_P1_SPLIT=0: skip the context pair at P1's sizes that keeps the cluster on core 0 and
  *   everything else on core 1 (bench/split-cores.ts; on by default, not the bar).
  */

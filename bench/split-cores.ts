@@ -85,6 +85,12 @@ export async function splitCoresPair(opts: {
   occ: () => Promise<number>;
   stopOcc: () => Promise<void>;
   bare: () => Promise<number>;
+  /**
+   * BENCH_P1_SPLIT_WATCHED=1: after the bare window, the bare client's same writes again with
+   * the worker's watches open in its process (`synced` is called once they are), on the same
+   * split cores: what the watches cost the cluster's core, with nothing else of OCC's.
+   */
+  watched?: (synced: () => Promise<void>) => Promise<number>;
   log: (line: string) => void;
 }): Promise<SplitCores> {
   let occMs: number;
@@ -104,6 +110,19 @@ export async function splitCoresPair(opts: {
   opts.log(
     `cluster on core 0, the rest on core 1: OCC ${(occMs / 1000).toFixed(2)} s, bare ${(bareMs / 1000).toFixed(2)} s`,
   );
+  const watched = opts.watched;
+  if (watched !== undefined && process.env.BENCH_P1_SPLIT_WATCHED === "1") {
+    let from = await cpuByGroup(new Map());
+    const ms = await onSplitCores([], () =>
+      watched(async () => {
+        from = await cpuByGroup(new Map());
+      }),
+    );
+    const cpu = cpuBetween(from, await cpuByGroup(new Map()));
+    opts.log(
+      `bare with the worker's watches (split): ${(ms / 1000).toFixed(2)} s; CPU s: ${cpu.text} (total ${cpu.total.toFixed(2)} s)`,
+    );
+  }
   return { occMs, bareMs };
 }
 
