@@ -13,6 +13,7 @@ import type { RequestOptions } from "node:https";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { parse } from "yaml";
+import { CredentialFiles } from "./credential-files.js";
 
 /** What the transport needs from a kubeconfig (client-node's `KubeConfig` has the same shape). */
 export interface KubeAccess {
@@ -97,7 +98,8 @@ const str = (f: Fields, key: string): string | undefined =>
 
 /**
  * The credentials of one context, read once; embedded data is decoded once, files named by path
- * are read at each request (a rotated certificate or token is picked up).
+ * are checked at each request and read again when they changed (`credential-files.ts`: a
+ * rotated certificate or token is used from the next request on).
  */
 class NativeKubeConfig implements KubeAccess {
   constructor(
@@ -112,6 +114,8 @@ class NativeKubeConfig implements KubeAccess {
 
   /** Decoded `*-data` values: they never change, so each is decoded once, not per request. */
   private readonly decoded = new Map<string, string>();
+  /** Files named by path, re-read when they change. */
+  private readonly files = new CredentialFiles();
 
   /**
    * A certificate or key as PEM text. Text, not bytes: the https Agent keys its connection
@@ -128,7 +132,7 @@ class NativeKubeConfig implements KubeAccess {
       return value;
     }
     const file = str(f, key);
-    return file === undefined ? undefined : readFileSync(file, "utf8");
+    return file === undefined ? undefined : this.files.read(file);
   }
 
   applyToHTTPSOptions(opts: RequestOptions): Promise<void> {
@@ -141,11 +145,11 @@ class NativeKubeConfig implements KubeAccess {
     const key = this.pem(this.user, "client-key");
     if (cert !== undefined) opts.cert = cert;
     if (key !== undefined) opts.key = key;
-    // A token file is read at every request: a projected service account token is rotated.
+    // A token file is checked at every request: a projected service account token is rotated.
     const tokenFile = str(this.user, "tokenFile");
     const token =
       str(this.user, "token") ??
-      (tokenFile === undefined ? undefined : readFileSync(tokenFile, "utf8").trim());
+      (tokenFile === undefined ? undefined : this.files.read(tokenFile).trim());
     const username = str(this.user, "username");
     const authorization =
       token !== undefined
