@@ -32,6 +32,7 @@
  * - BENCH_P1_SPLIT_WATCHED=1: in each split pair, after the bare window, the bare client's same
  *   writes again with the worker's five watches open in its process, on the same split cores
  *   (what the watches the spec requires cost the cluster's core, with nothing else of OCC's);
+ *   `=first` runs that window before the bare one instead (the other order);
  * - BENCH_P1_SPLIT=0: skip the context pair at P1's sizes that keeps the cluster on core 0 and
  *   everything else on core 1 (bench/split-cores.ts; on by default, not the bar).
  */

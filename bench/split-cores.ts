@@ -88,7 +88,8 @@ export async function splitCoresPair(opts: {
   /**
    * BENCH_P1_SPLIT_WATCHED=1: after the bare window, the bare client's same writes again with
    * the worker's watches open in its process (`synced` is called once they are), on the same
-   * split cores: what the watches cost the cluster's core, with nothing else of OCC's.
+   * split cores: what the watches cost the cluster's core, with nothing else of OCC's;
+   * `=first`: before the bare window.
    */
   watched?: (synced: () => Promise<void>) => Promise<number>;
   log: (line: string) => void;
@@ -100,6 +101,10 @@ export async function splitCoresPair(opts: {
   } finally {
     await opts.stopOcc();
   }
+  // BENCH_P1_SPLIT_WATCHED=first: the watched window before the bare one (each runs on a
+  // cluster larger by the other's writes when it comes second: run both orders to tell).
+  const watchedWhen = process.env.BENCH_P1_SPLIT_WATCHED;
+  if (watchedWhen === "first") await watchedWindow(opts);
   // BENCH_P1_PHASES=1: the bare window's CPU by process too, beside OCC's phases.
   const before = process.env.BENCH_P1_PHASES === "1" ? await cpuByGroup(new Map()) : null;
   const bareMs = await onSplitCores([], opts.bare);
@@ -110,20 +115,27 @@ export async function splitCoresPair(opts: {
   opts.log(
     `cluster on core 0, the rest on core 1: OCC ${(occMs / 1000).toFixed(2)} s, bare ${(bareMs / 1000).toFixed(2)} s`,
   );
-  const watched = opts.watched;
-  if (watched !== undefined && process.env.BENCH_P1_SPLIT_WATCHED === "1") {
-    let from = await cpuByGroup(new Map());
-    const ms = await onSplitCores([], () =>
-      watched(async () => {
-        from = await cpuByGroup(new Map());
-      }),
-    );
-    const cpu = cpuBetween(from, await cpuByGroup(new Map()));
-    opts.log(
-      `bare with the worker's watches (split): ${(ms / 1000).toFixed(2)} s; CPU s: ${cpu.text} (total ${cpu.total.toFixed(2)} s)`,
-    );
-  }
+  if (watchedWhen === "1") await watchedWindow(opts);
   return { occMs, bareMs };
+}
+
+/** The bare client's writes with the worker's watches open (`opts.watched`), on split cores. */
+async function watchedWindow(opts: {
+  watched?: (synced: () => Promise<void>) => Promise<number>;
+  log: (line: string) => void;
+}): Promise<void> {
+  const watched = opts.watched;
+  if (watched === undefined) return;
+  let from = await cpuByGroup(new Map());
+  const ms = await onSplitCores([], () =>
+    watched(async () => {
+      from = await cpuByGroup(new Map());
+    }),
+  );
+  const cpu = cpuBetween(from, await cpuByGroup(new Map()));
+  opts.log(
+    `bare with the worker's watches (split): ${(ms / 1000).toFixed(2)} s; CPU s: ${cpu.text} (total ${cpu.total.toFixed(2)} s)`,
+  );
 }
 
 async function onSplitCores<T>(clients: readonly number[], work: () => Promise<T>): Promise<T> {
