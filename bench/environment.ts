@@ -29,7 +29,7 @@ export interface BenchEnvironment {
   readonly config: InstallationConfig;
   /**
    * An Installation configuration file for `occ api` / `occ worker` child processes: the
-   * worker as `occ-worker`, the API as `occ-api`, worker concurrency 8.
+   * worker as `occ-worker`, the API as `occ-api`, worker concurrency 8 (BENCH_WORKER_CONCURRENCY).
    */
   readonly configFile: string;
   /** A fresh, migrated database on the same PostgreSQL (closed by `stop`). */
@@ -76,13 +76,15 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   // default 100/s) would measure itself, so the bench lifts it unless BENCH_KUBE_RATE="qps/burst".
   const [qps, burst] = (process.env.BENCH_KUBE_RATE ?? "100000/100000").split("/").map(Number);
   const rate = { qps: qps ?? 100_000, burst: burst ?? 100_000 };
+  // BENCH_WORKER_CONCURRENCY: the worker's passes at once (default 8, the bare client's).
+  const concurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? "8");
   const config = validateInstallationConfig(
     {
       kubernetes: {
         kubeconfig: cluster.kubeconfigs["occ-worker"],
         rateLimit: { worker: rate, api: rate },
       },
-      worker: { concurrency: 8 },
+      worker: { concurrency },
     },
     "bench",
   );
@@ -92,7 +94,7 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     `kubernetes:\n  kubeconfig: ${cluster.kubeconfigs["occ-worker"]}\n` +
       `  apiKubeconfig: ${cluster.kubeconfigs["occ-api"]}\n` +
       `  rateLimit: { worker: ${JSON.stringify(rate)}, api: ${JSON.stringify(rate)} }\n` +
-      `worker:\n  concurrency: 8\n`,
+      `worker:\n  concurrency: ${String(concurrency)}\n`,
   );
   const opened: Db[] = [];
   return {

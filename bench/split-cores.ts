@@ -1,12 +1,10 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
+import { CLUSTER, untilClusterQuiet } from "./cluster-quiet.js";
 import { cpuBetween, cpuByGroup, processes, type Proc } from "./process-cpu.js";
 
 const exec = promisify(execFile);
-
-/** The cluster's processes (command names as /proc shows them, 15 characters at most). */
-const CLUSTER = new Set(["kube-apiserver", "etcd", "kube-controller"]);
 
 /**
  * P1's side-by-side pair again with the cluster kept off the client's core: kube-apiserver,
@@ -97,6 +95,7 @@ export async function splitCoresPair(opts: {
   let occMs: number;
   try {
     await opts.warmUp();
+    opts.log(`before OCC's window: ${await untilClusterQuiet()}`);
     occMs = await onSplitCores(opts.clients, opts.occ);
   } finally {
     await opts.stopOcc();
@@ -106,6 +105,7 @@ export async function splitCoresPair(opts: {
   const watchedWhen = process.env.BENCH_P1_SPLIT_WATCHED;
   if (watchedWhen === "first") await watchedWindow(opts);
   // BENCH_P1_PHASES=1: the bare window's CPU by process too, beside OCC's phases.
+  opts.log(`before the bare window: ${await untilClusterQuiet()}`);
   const before = process.env.BENCH_P1_PHASES === "1" ? await cpuByGroup(new Map()) : null;
   const bareMs = await onSplitCores([], opts.bare);
   if (before !== null) {
@@ -126,6 +126,7 @@ async function watchedWindow(opts: {
 }): Promise<void> {
   const watched = opts.watched;
   if (watched === undefined) return;
+  opts.log(`before the watched window: ${await untilClusterQuiet()}`);
   let from = await cpuByGroup(new Map());
   const ms = await onSplitCores([], () =>
     watched(async () => {

@@ -2,7 +2,6 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { defaultBinDir } from "../devcluster/local-cluster.js";
 import { loadInstallationConfig } from "../config/installation-config.js";
-import { startDevEnvironment } from "../main/dev-environment.js";
 import { untilStopSignal } from "./signals.js";
 
 /** `occ dev up`: the embedded environment in one process (see `startDevEnvironment`). */
@@ -20,6 +19,9 @@ export function registerDevCommand(program: Command): void {
         throw new Error(`--port must be an integer between 0 and 65535, not ${opts.port}`);
       }
       const config = await loadInstallationConfig(opts.config ?? process.env.OCC_CONFIG_PATH);
+      // Loaded here, not with the CLI: `occ api`, `occ worker` and the other commands never
+      // load the embedded environment or PGlite.
+      const { startDevEnvironment } = await import("../main/dev-environment.js");
       const env = await startDevEnvironment({
         stateDir: opts.stateDir,
         config,

@@ -32,7 +32,6 @@ import {
 import type { WatchRestartReason } from "./kubernetes/watch/reflector.js";
 import { markedNamespacesOf, type MarkedNamespaces } from "./marked-namespaces.js";
 import { namespaceInspectorOf, type NamespaceInspector } from "./namespace-inspector.js";
-import { createOpenShellGateway } from "./openshell/gateway-client.js";
 import { driverProfileOf } from "./profile.js";
 import type { WorkloadDriver } from "./workloads.js";
 
@@ -166,9 +165,11 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions): Promise<Work
   }
   const direct = clientOf(o, config.kubernetes.kubeconfig);
   const client = o.readsVia === undefined ? direct : o.readsVia(direct);
+  // Loaded only when configured: gRPC and its protobuf loader are ~20 MB of a process's
+  // memory that an Installation without the OpenShell gateway never uses.
   const gateway =
     config.drivers.sandbox === "openshell" && config.openshell !== null
-      ? createOpenShellGateway(config.openshell)
+      ? (await import("./openshell/gateway-client.js")).createOpenShellGateway(config.openshell)
       : null;
   // Agent workloads run on the bundled driver, with their own direct client (drivers.md §4).
   const workloadClient = clientOf(o, config.kubernetes.kubeconfig);

@@ -1,6 +1,5 @@
 import type { Db } from "../store/db.js";
 import { openPostgres } from "../store/pg-db.js";
-import { openPglite } from "../store/pglite-db.js";
 
 /** Where the database is: a PostgreSQL URL, or an embedded PGlite folder. */
 export interface DatabaseSelection {
@@ -14,7 +13,11 @@ export interface DatabaseSelection {
  * fixes. Configuration picks the adapter; no code path branches on "test" or "dev".
  */
 export async function openDatabase(sel: DatabaseSelection): Promise<Db> {
-  if (sel.pgliteDir !== undefined && sel.pgliteDir !== "") return openPglite(sel.pgliteDir);
+  if (sel.pgliteDir !== undefined && sel.pgliteDir !== "") {
+    // Loaded only when selected: a process on PostgreSQL never pays for PGlite's module.
+    const { openPglite } = await import("../store/pglite-db.js");
+    return openPglite(sel.pgliteDir);
+  }
   const url = sel.databaseUrl ?? process.env.OCC_DATABASE_URL;
   if (url === undefined || url === "") {
     throw new Error(

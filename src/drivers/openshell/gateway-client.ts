@@ -19,32 +19,9 @@ import {
   type WorkspaceMessage,
   type WorkspaceResponseMessage,
 } from "./service.js";
+import { GatewayError, type GatewayFailure } from "./gateway-error.js";
 
-/** Why a gateway call failed. */
-export const GATEWAY_FAILURES = [
-  /** Unreachable, overloaded, cancelled or an internal error: try again later. */
-  "unavailable",
-  /** The deadline passed. */
-  "timeout",
-  /** The name is taken (create). */
-  "already-exists",
-  /** Authentication, permission, arguments, or any other refusal. */
-  "rejected",
-] as const;
-export type GatewayFailure = (typeof GATEWAY_FAILURES)[number];
-
-/** A failed gateway call. */
-export class GatewayError extends Error {
-  override readonly name = "GatewayError";
-  constructor(
-    readonly category: GatewayFailure,
-    readonly grpcCode: number | undefined,
-    message: string,
-    opts: { readonly cause?: unknown } = {},
-  ) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-  }
-}
+export { GATEWAY_FAILURES, GatewayError, type GatewayFailure } from "./gateway-error.js";
 
 /** The gateway operations the Sandbox Driver uses. */
 export interface OpenShellGateway {

@@ -4,7 +4,8 @@
  * A Workspace without exactly those labels is not ours: it is never used and never deleted.
  */
 import { LABELS, MARKER_VALUES, notDone, type NotDone } from "../../domain/index.js";
-import { GatewayError, type OpenShellGateway } from "./gateway-client.js";
+import type { OpenShellGateway } from "./gateway-client.js";
+import { GatewayError } from "./gateway-error.js";
 import type { WorkspaceMessage } from "./service.js";
 
 /** The labels of the tenant's Workspace. */
