@@ -33,6 +33,8 @@
  *   writes again with the worker's five watches open in its process, on the same split cores
  *   (what the watches the spec requires cost the cluster's core, with nothing else of OCC's);
  *   `=first` runs that window before the bare one instead (the other order);
+ * - BENCH_P1_CONCURRENCY=<n>: P1's load generator's clients and the bare client's sequences
+ *   (default 8); BENCH_WORKER_CONCURRENCY=<n>: the worker's passes at once (default 8);
  * - BENCH_P1_SPLIT=0: skip the context pair at P1's sizes that keeps the cluster on core 0 and
  *   everything else on core 1 (bench/split-cores.ts; on by default, not the bar).
  */
@@ -77,6 +79,8 @@ const P4_READS = count("BENCH_P4_READS", 200, 50);
 const P5_SECONDS = count("BENCH_P5_SECONDS", 10, 3);
 const P3_POSTS = count("BENCH_P3_POSTS", 50, 20);
 const CONCURRENCY = 8;
+/** P1's load generator's clients and the bare client's sequences (BENCH_P1_CONCURRENCY). */
+const P1_CONCURRENCY = Number(process.env.BENCH_P1_CONCURRENCY ?? CONCURRENCY);
 /** P1 (split cores) at 200 and 1,000: the median of this many pairs (BENCH_P1_SPLIT_RUNS). */
 const SPLIT_RUNS = count("BENCH_P1_SPLIT_RUNS", 3, 1);
 const onlyArg = process.argv.find(
@@ -251,7 +255,7 @@ try {
         await measureScalePoint({
           occ,
           tenants,
-          concurrency: CONCURRENCY,
+          concurrency: P1_CONCURRENCY,
           splitCores,
           splitRuns: SPLIT_RUNS,
           log,
@@ -277,7 +281,7 @@ try {
       const point = await measureScalePoint({
         occ,
         tenants,
-        concurrency: CONCURRENCY,
+        concurrency: P1_CONCURRENCY,
         splitCores: true,
         log,
       });

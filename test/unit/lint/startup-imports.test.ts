@@ -3,13 +3,15 @@
  * CLI's entry (`import type` leaves no import behind; `import()` is loaded only when reached).
  * gRPC (the OpenShell gateway) and PGlite (the embedded database of `occ dev up`) are loaded
  * only by the code that uses them, so `occ api`, `occ worker` and the CLI's commands do not pay
- * for them (issue 39: ~5 MB of each process's memory and ~0.1 s of its start).
+ * for them in memory or start-up time.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
+/** The packages no `occ` process may load before it needs them. */
+const HEAVY = ["@grpc/grpc-js", "@grpc/proto-loader", "@electric-sql/pglite"];
 const src = join(import.meta.dirname, "../../../src");
 
 /** Module specifiers `file` imports at load time (type-only imports and `import()` left out). */
@@ -44,8 +46,6 @@ function loadGraph(entry: string): Map<string, string[]> {
   }
   return graph;
 }
-
-const HEAVY = ["@grpc/grpc-js", "@grpc/proto-loader", "@electric-sql/pglite"];
 
 describe("what an occ process loads at start", () => {
   const graph = loadGraph("cli/main.ts");

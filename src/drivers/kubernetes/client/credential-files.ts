@@ -5,26 +5,31 @@
  * certificate must be used from the next request on: kubelet refreshes a projected service
  * account token well before it expires, by swapping the volume's `..data` symlink to a new
  * directory. One `stat` (following symlinks) tells whether the file is another file, or was
- * rewritten, since it was read: a new inode, modification time (nanoseconds) or size reads it
- * again; otherwise the text read last time is returned — one system call a file per request
+ * rewritten, since it was read: a new device or inode, modification or change time
+ * (nanoseconds) or size reads it again; otherwise the text read last time is returned — one system call a file per request
  * instead of an open, a read and a close. A file modified less than {@link SETTLE_MS} before it
  * was read is not kept (as git treats a "racily clean" entry): the kernel stamps times at the
  * granularity of its clock tick, so a rewrite of the same size in the same tick would otherwise
  * look unchanged.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, type BigIntStats } from "node:fs";
 
 /** How old a file's modification must be for its text to be kept. */
 export const SETTLE_MS = 2_000;
 
 interface Read {
-  readonly dev: bigint;
-  readonly ino: bigint;
-  readonly mtimeNs: bigint;
-  readonly ctimeNs: bigint;
-  readonly size: bigint;
+  /** What `stat` said before the file was read. */
+  readonly stat: BigIntStats;
   readonly text: string;
 }
+
+/** The same file, unchanged: the fields a replacement or a rewrite changes. */
+const same = (a: BigIntStats, b: BigIntStats): boolean =>
+  a.dev === b.dev &&
+  a.ino === b.ino &&
+  a.mtimeNs === b.mtimeNs &&
+  a.ctimeNs === b.ctimeNs &&
+  a.size === b.size;
 
 /** The text of each file this cache was asked for, re-read when the file changed. */
 export class CredentialFiles {
@@ -34,16 +39,7 @@ export class CredentialFiles {
   read(path: string): string {
     const stat = statSync(path, { bigint: true });
     const known = this.reads.get(path);
-    if (
-      known !== undefined &&
-      known.dev === stat.dev &&
-      known.ino === stat.ino &&
-      known.mtimeNs === stat.mtimeNs &&
-      known.ctimeNs === stat.ctimeNs &&
-      known.size === stat.size
-    ) {
-      return known.text;
-    }
+    if (known !== undefined && same(known.stat, stat)) return known.text;
     const text = readFileSync(path, "utf8");
     const settled = Date.now() - Number(stat.mtimeMs) >= SETTLE_MS;
     if (!settled) {
@@ -51,14 +47,7 @@ export class CredentialFiles {
       return text;
     }
     // The identity seen before the read: a write racing with it changes it, and is read next time.
-    this.reads.set(path, {
-      dev: stat.dev,
-      ino: stat.ino,
-      mtimeNs: stat.mtimeNs,
-      ctimeNs: stat.ctimeNs,
-      size: stat.size,
-      text,
-    });
+    this.reads.set(path, { stat, text });
     return text;
   }
 }
