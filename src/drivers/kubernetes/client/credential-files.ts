@@ -6,11 +6,11 @@
  * account token well before it expires, by swapping the volume's `..data` symlink to a new
  * directory. One `stat` (following symlinks) tells whether the file is another file, or was
  * rewritten, since it was read: a new device or inode, modification or change time
- * (nanoseconds) or size reads it again; otherwise the text read last time is returned — one system call a file per request
- * instead of an open, a read and a close. A file modified less than {@link SETTLE_MS} before it
- * was read is not kept (as git treats a "racily clean" entry): the kernel stamps times at the
- * granularity of its clock tick, so a rewrite of the same size in the same tick would otherwise
- * look unchanged.
+ * (nanoseconds) or size reads it again; otherwise the text read last time is returned — one
+ * system call a file per request instead of an open, a read and a close. A file modified less
+ * than {@link SETTLE_MS} before it was read is not kept (as git treats a "racily clean" entry):
+ * the kernel stamps times at the granularity of its clock tick, so a rewrite of the same size in
+ * the same tick would otherwise look unchanged.
  */
 import { readFileSync, statSync, type BigIntStats } from "node:fs";
 
