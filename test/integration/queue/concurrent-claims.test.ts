@@ -92,10 +92,19 @@ describe("concurrent claimers", () => {
         if (c !== null) expect((await queue.complete(t.db, c.lease)).outcome).toBe("applied");
       }
       const second = await queue.claim(t.db, { owner: "a" });
-      expect(second?.item.subject).toBe(lane);
-      if (second !== null) {
-        expect((await queue.complete(t.db, second.lease)).outcome).toBe("applied");
+      if (second === null) {
+        // Seen once in CI (2026-12-06, round 2), not reproduced in 1,500 rounds on loaded cores:
+        // the failure carries the lane's rows and the database's clock, to tell why.
+        const rows = await t.db.query(
+          `SELECT idempotency_key, state, available_at, lease_expires_at, attempt_count,
+                  statement_timestamp() AS now
+           FROM work_items WHERE subject = $1 ORDER BY idempotency_key`,
+          [lane],
+        );
+        expect.fail(`round ${String(round)}: nothing claimable: ${JSON.stringify(rows.rows)}`);
       }
+      expect(second.item.subject).toBe(lane);
+      expect((await queue.complete(t.db, second.lease)).outcome).toBe("applied");
     }
   });
 });
