@@ -29,7 +29,8 @@ export interface BenchEnvironment {
   readonly config: InstallationConfig;
   /**
    * An Installation configuration file for `occ api` / `occ worker` child processes: the
-   * worker as `occ-worker`, the API as `occ-api`, worker concurrency 8 (BENCH_WORKER_CONCURRENCY).
+   * worker as `occ-worker`, the API as `occ-api`, worker concurrency 8
+   * (BENCH_WORKER_CONCURRENCY).
    */
   readonly configFile: string;
   /** A fresh, migrated database on the same PostgreSQL (closed by `stop`). */

@@ -80,7 +80,7 @@ const P5_SECONDS = count("BENCH_P5_SECONDS", 10, 3);
 const P3_POSTS = count("BENCH_P3_POSTS", 50, 20);
 const CONCURRENCY = 8;
 /** P1's load generator's clients and the bare client's sequences (BENCH_P1_CONCURRENCY). */
-const P1_CONCURRENCY = Number(process.env.BENCH_P1_CONCURRENCY ?? CONCURRENCY);
+const P1_CONCURRENCY = count("BENCH_P1_CONCURRENCY", CONCURRENCY, CONCURRENCY);
 /** P1 (split cores) at 200 and 1,000: the median of this many pairs (BENCH_P1_SPLIT_RUNS). */
 const SPLIT_RUNS = count("BENCH_P1_SPLIT_RUNS", 3, 1);
 const onlyArg = process.argv.find(

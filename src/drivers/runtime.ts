@@ -165,8 +165,8 @@ export async function createWorkerRuntime(o: WorkerRuntimeOptions): Promise<Work
   }
   const direct = clientOf(o, config.kubernetes.kubeconfig);
   const client = o.readsVia === undefined ? direct : o.readsVia(direct);
-  // Loaded only when configured: gRPC and its protobuf loader are ~20 MB of a process's
-  // memory that an Installation without the OpenShell gateway never uses.
+  // Loaded only when configured: an Installation without the OpenShell gateway never loads
+  // gRPC and its protobuf loader (test/unit/lint/startup-imports.test.ts).
   const gateway =
     config.drivers.sandbox === "openshell" && config.openshell !== null
       ? (await import("./openshell/gateway-client.js")).createOpenShellGateway(config.openshell)
