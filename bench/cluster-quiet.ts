@@ -11,7 +11,7 @@ const SAMPLE_MS = 1000;
 /** Past this, the next window starts anyway (and the log says so). */
 const LIMIT_MS = 60_000;
 
-function clusterSeconds(from: CpuByGroup, to: CpuByGroup): number {
+export function clusterSeconds(from: CpuByGroup, to: CpuByGroup): number {
   let sum = 0;
   for (const name of CLUSTER) sum += (to.get(name) ?? 0) - (from.get(name) ?? 0);
   return sum;

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { promisify } from "node:util";
-import { CLUSTER, untilClusterQuiet } from "./cluster-quiet.js";
+import { CLUSTER, clusterSeconds, untilClusterQuiet } from "./cluster-quiet.js";
 import { cpuBetween, cpuByGroup, processes, type Proc } from "./process-cpu.js";
 
 const exec = promisify(execFile);
@@ -31,7 +31,49 @@ export async function splitCores(clients: readonly number[]): Promise<() => Prom
     throw new Error(`split cores: found only ${cluster.join(", ")} of the cluster`);
   await pin(cluster, "0");
   await pin([...clientSide], "1");
+  if (clients.length > 0) await reniceOcc(clients, mine, table);
   return async () => pin(descendants(await processes(), process.pid), "0-1");
+}
+
+/**
+ * BENCH_P1_NICE="worker=-10,api=5,postgres=5" (a diagnostic, off unless set): each named side
+ * of OCC's window at that nice value, every thread of it (`renice` is per thread on Linux),
+ * PostgreSQL through its postmaster too, so that backends forked later inherit it. It tells
+ * how much of the cluster's idle time in OCC's create burst comes from the worker waiting for
+ * core 1 behind the API and PostgreSQL. OCC's processes and PostgreSQL are fresh for every
+ * pair, so nothing of it outlives the pair.
+ */
+async function reniceOcc(
+  clients: readonly number[],
+  mine: readonly number[],
+  table: ReadonlyMap<number, Proc>,
+): Promise<void> {
+  const spec = process.env.BENCH_P1_NICE;
+  if (spec === undefined || spec === "") return;
+  const [api, worker] = clients;
+  for (const part of spec.split(",")) {
+    const [who, value] = part.split("=");
+    const pids =
+      who === "worker"
+        ? [worker]
+        : who === "api"
+          ? [api]
+          : who === "postgres"
+            ? mine.filter((pid) => table.get(pid)?.comm === "postgres")
+            : null;
+    if (pids === null || value === undefined || !/^-?\d+$/.test(value)) {
+      throw new Error(`BENCH_P1_NICE: "${part}" is not worker=<n>, api=<n> or postgres=<n>`);
+    }
+    for (const pid of pids) {
+      if (pid === undefined) continue;
+      for (const tid of readdirSync(`/proc/${String(pid)}/task`)) {
+        // A thread may end between the listing and here.
+        await exec("renice", ["-n", value, "-p", tid]).catch((err: unknown) => {
+          if (running(Number(tid))) throw err;
+        });
+      }
+    }
+  }
 }
 
 /** `root` and every process below it. */
@@ -63,10 +105,45 @@ function running(pid: number): boolean {
   }
 }
 
-/** Milliseconds of each side of the pair on separate cores. */
+/** Each side of the pair on separate cores: its window, and the cluster's CPU meanwhile. */
 export interface SplitCores {
   readonly occMs: number;
   readonly bareMs: number;
+  /**
+   * CPU seconds kube-apiserver, etcd and the controller manager used from just before each
+   * window to just after it (the pinning's few milliseconds included, on a quiet cluster).
+   * The pair's ratio is their ratio (the cluster's extra work in OCC's window: watches, and how
+   * fast the machine ran) times the ratio of how busy each window kept the cluster's core
+   * ({@link splitParts}).
+   */
+  readonly occClusterS: number;
+  readonly bareClusterS: number;
+}
+
+/**
+ * A pair's ratio in two factors that multiply to it: the cluster's CPU in OCC's window over
+ * the bare one's, and how busy the bare window kept the cluster's core over how busy OCC's did
+ * (busy = the cluster's CPU seconds per second of the window). The CPU is read in 10 ms ticks
+ * per process over a span a little longer than the window (the pinning), so on a window of
+ * a second or less busy can read above 100 %; the product stays the pair's ratio exactly.
+ */
+export function splitParts(pair: SplitCores): {
+  readonly cpu: number;
+  readonly occBusy: number;
+  readonly bareBusy: number;
+} {
+  return {
+    cpu: pair.occClusterS / pair.bareClusterS,
+    occBusy: pair.occClusterS / (pair.occMs / 1000),
+    bareBusy: pair.bareClusterS / (pair.bareMs / 1000),
+  };
+}
+
+/** `1.17 (busy 88 % / 99 %, cluster CPU ×1.05)`: one pair's ratio and its two factors. */
+export function splitText(pair: SplitCores): string {
+  const { cpu, occBusy, bareBusy } = splitParts(pair);
+  const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+  return `${(pair.occMs / pair.bareMs).toFixed(2)} (busy ${pct(occBusy)} / ${pct(bareBusy)}, cluster CPU ×${cpu.toFixed(2)})`;
 }
 
 /**
@@ -93,10 +170,13 @@ export async function splitCoresPair(opts: {
   log: (line: string) => void;
 }): Promise<SplitCores> {
   let occMs: number;
+  let occClusterS: number;
   try {
     await opts.warmUp();
     opts.log(`before OCC's window: ${await untilClusterQuiet()}`);
+    const from = await cpuByGroup(new Map());
     occMs = await onSplitCores(opts.clients, opts.occ);
+    occClusterS = clusterSeconds(from, await cpuByGroup(new Map()));
   } finally {
     await opts.stopOcc();
   }
@@ -106,17 +186,19 @@ export async function splitCoresPair(opts: {
   if (watchedWhen === "first") await watchedWindow(opts);
   // BENCH_P1_PHASES=1: the bare window's CPU by process too, beside OCC's phases.
   opts.log(`before the bare window: ${await untilClusterQuiet()}`);
-  const before = process.env.BENCH_P1_PHASES === "1" ? await cpuByGroup(new Map()) : null;
+  const before = await cpuByGroup(new Map());
   const bareMs = await onSplitCores([], opts.bare);
-  if (before !== null) {
-    const cpu = cpuBetween(before, await cpuByGroup(new Map()));
+  const after = await cpuByGroup(new Map());
+  if (process.env.BENCH_P1_PHASES === "1") {
+    const cpu = cpuBetween(before, after);
     opts.log(`bare (split): CPU s: ${cpu.text} (total ${cpu.total.toFixed(2)} s)`);
   }
+  const pair = { occMs, bareMs, occClusterS, bareClusterS: clusterSeconds(before, after) };
   opts.log(
-    `cluster on core 0, the rest on core 1: OCC ${(occMs / 1000).toFixed(2)} s, bare ${(bareMs / 1000).toFixed(2)} s`,
+    `cluster on core 0, the rest on core 1: OCC ${(occMs / 1000).toFixed(2)} s, bare ${(bareMs / 1000).toFixed(2)} s = ${splitText(pair)}`,
   );
   if (watchedWhen === "1") await watchedWindow(opts);
-  return { occMs, bareMs };
+  return pair;
 }
 
 /** The bare client's writes with the worker's watches open (`opts.watched`), on split cores. */
