@@ -111,7 +111,10 @@ export interface SplitCores {
   readonly bareMs: number;
   /**
    * CPU seconds kube-apiserver, etcd and the controller manager used from just before each
-   * window to just after it (the pinning's few milliseconds included, on a quiet cluster).
+   * window (the pinning's few milliseconds, on a quiet cluster) until its function returned:
+   * for OCC's, its last poll, up to a quarter of a second after the last Namespace was ready,
+   * so the controller manager's trailing work for the last namespaces counts on OCC's side and
+   * not on the bare one's (a few tenths of a per cent of the window at 1,000).
    * The pair's ratio is their ratio (the cluster's extra work in OCC's window: watches, and how
    * fast the machine ran) times the ratio of how busy each window kept the cluster's core
    * ({@link splitParts}).
