@@ -8,8 +8,8 @@
  * restart is "too old" (an ERROR event with code 410, reason Expired) whenever etcd was written in
  * between — and the server writes its own identity lease as it starts. (A watch from "1" on a
  * fresh cluster gives no 410: the watch cache's window then starts near revision 1, which is why
- * that attempt never provoked one.) A change made while the reflector is still backing off is
- * then seen only through the relist's difference, not as a watch event.
+ * that attempt never provoked one.) A change made while the reflector's requests are held back
+ * is then seen only through the relist's difference, not as a watch event.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -204,23 +204,26 @@ describe("watches on a cluster of their own", () => {
     await admin.create("NetworkPolicy", policy("goes"));
     await admin.create("NetworkPolicy", policy("edited"));
     const events: ({ restart: WatchRestartReason } | { change: StoreChange })[] = [];
-    const transport = new KubeTransport(loadKubeConfig(cluster.kubeconfigs["occ-worker"]), {
+    const transport = new HeldTransport(loadKubeConfig(cluster.kubeconfigs["occ-worker"]), {
       counter: new RequestCounter(),
     });
-    // A long backoff keeps the reflector away while the changes below are made: they can only
-    // reach it through the relist that the 410 forces, never as watch events.
+    // The reflector's requests are held from before the restart until the changes below are
+    // made: they can only reach it through the relist that the 410 forces, never as watch
+    // events. (A long backoff did this by timing, and lost the race whenever the restarted
+    // server took longer to answer than the backoff.)
     const r = new Reflector({
       transport,
       kind: "NetworkPolicy",
       onChange: (change) => events.push({ change }),
       onRestart: (restart) => events.push({ restart }),
-      minBackoffMs: 20_000,
-      maxBackoffMs: 20_000,
+      minBackoffMs: 200,
+      maxBackoffMs: 1_000,
     });
     r.start();
     try {
       expect(await r.waitForSync(30_000)).toBe(true);
       await eventually("watching", () => Promise.resolve(r.ready));
+      transport.hold();
       await cluster.restartApiServer(() => sleep(1_000));
       const failedAt = events.length;
       const goes = await admin.get("NetworkPolicy", {
@@ -239,6 +242,8 @@ describe("watches on a cluster of their own", () => {
         { type: "merge" },
       );
       await admin.create("NetworkPolicy", policy("added"));
+      expect(transport.heldBack).toBeGreaterThan(0);
+      transport.release();
       await eventually(
         "relisted after 410 Gone",
         () =>
@@ -274,8 +279,47 @@ describe("watches on a cluster of their own", () => {
       expect(r.store.get(ns, "goes")).toBeUndefined();
       expect(r.store.get(ns, "stays")).toBeDefined();
     } finally {
+      transport.release();
       await r.stop();
       transport.close();
     }
   });
 });
+
+/**
+ * The real transport, whose new requests and streams can be held back until released: the
+ * reflector then cannot see anything between `hold()` and `release()` but through what it asks
+ * afterwards.
+ */
+class HeldTransport extends KubeTransport {
+  heldBack = 0;
+  private gate: Promise<void> | null = null;
+  private open: () => void = () => undefined;
+
+  hold(): void {
+    this.gate = new Promise((resolve) => {
+      this.open = resolve;
+    });
+  }
+
+  release(): void {
+    this.gate = null;
+    this.open();
+  }
+
+  override async call(c: Parameters<KubeTransport["call"]>[0]): Promise<unknown> {
+    await this.wait();
+    return super.call(c);
+  }
+
+  override async stream(...args: Parameters<KubeTransport["stream"]>): Promise<void> {
+    await this.wait();
+    return super.stream(...args);
+  }
+
+  private async wait(): Promise<void> {
+    if (this.gate === null) return;
+    this.heldBack++;
+    await this.gate;
+  }
+}
