@@ -6,6 +6,7 @@ import type { KubeObjectLike } from "../../../src/drivers/kubernetes/client/inde
 import { runOcc } from "../../harness/occ.js";
 import { admin, readNamespace } from "../compute/fixtures.js";
 import { controlPlaneForFile, type ControlPlane } from "./control-plane.js";
+import { tenantsOf } from "./tenants.js";
 
 let plane: ControlPlane;
 
@@ -32,7 +33,14 @@ describe("occ namespaces (the operator CLI against the API and worker processes)
       expect(view.status).toBe("provisioning");
       const k8sName = currentManagedName(view.id);
 
-      // Without the worker RoleBinding the wait shows why and gives up at the timeout.
+      // Without the worker RoleBinding the wait shows why and gives up at the timeout. The
+      // worker's first pass records that reason; on a loaded machine it can take longer than the
+      // wait's 4 s, so the wait starts once the API shows it.
+      await tenantsOf(plane).until(
+        view.id,
+        "pending",
+        (v) => v.statusReason?.code === "KUBERNETES_PERMISSION_PENDING",
+      );
       const stuck = cli(["namespaces", "wait", view.id, "--timeout", "4s"]);
       expect(stuck.status).toBe(1);
       expect(stuck.stderr).toMatch(
@@ -50,8 +58,10 @@ describe("occ namespaces (the operator CLI against the API and worker processes)
         "create",
         "cli-managed-wait",
         "--wait",
+        // Long enough for the worker's first pass (its reason) under load; it still ends on the
+        // timeout, since nothing grants the permissions.
         "--timeout",
-        "4s",
+        "10s",
       ]);
       expect(createWait.status).toBe(1);
       expect(createWait.stderr).toMatch(

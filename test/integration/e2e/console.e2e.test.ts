@@ -181,18 +181,20 @@ describe("the console in Chromium", () => {
     await page.getByLabel("User", { exact: true }).fill("admin");
     await page.getByLabel("Password", { exact: true }).fill("not the password at all");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("UNAUTHENTICATED");
+    await expect
+      .poll(() => page.getByRole("alert").textContent(), SETTLE)
+      .toContain("UNAUTHENTICATED");
     await signIn(page, "admin", ADMIN_PASSWORD);
     await page.getByRole("heading", { name: "Namespaces" }).waitFor();
     await page.getByRole("link", { name: "Installation" }).click();
     await page.getByRole("heading", { name: "Workers" }).waitFor();
-    await expect.poll(() => page.getByRole("row").count()).toBeGreaterThan(1);
+    await expect.poll(() => page.getByRole("row").count(), SETTLE).toBeGreaterThan(1);
     expect(await page.getByRole("cell", { name: "running" }).count()).toBeGreaterThan(0);
     // The profile, and the chart's admission policies the run installed, read by the API.
     await page.getByRole("heading", { name: "Profile" }).waitFor();
     await page.getByText("normal: managed and existing namespaces").waitFor();
     const policies = page.getByRole("list", { name: "Admission policies" });
-    await expect.poll(() => policies.getByRole("listitem").count()).toBe(3);
+    await expect.poll(() => policies.getByRole("listitem").count(), SETTLE).toBe(3);
     expect(await policies.textContent()).toContain("openclaw-enterprise-namespaces: present");
     await check(page, "installation");
   });
@@ -220,7 +222,7 @@ describe("the console in Chromium", () => {
     expect(loads, "page loads between submitting and ready").toBe(0);
     expect(await sawProgress(page), "a progress bar while provisioning").toBe(true);
     await expect
-      .poll(() => page.getByRole("listitem").filter({ hasText: "→ ready" }).count())
+      .poll(() => page.getByRole("listitem").filter({ hasText: "→ ready" }).count(), SETTLE)
       .toBeGreaterThan(0);
     await page.getByRole("heading", { name: "Resources" }).waitFor();
     // The tenant namespace's Kubernetes Events beside the audit events (the worker's among them).
@@ -257,7 +259,7 @@ describe("the console in Chromium", () => {
     await fillCreateForm(page, name, namespace);
     // Offered among the selectable namespaces, and its preflight shown before submitting.
     const offered = page.locator(`datalist option[value="${namespace}"]`);
-    await expect.poll(() => offered.count()).toBe(1);
+    await expect.poll(() => offered.count(), SETTLE).toBe(1);
     const failing = page.getByRole("list", { name: "Failing requirements" });
     await failing.waitFor(SETTLE);
     expect(await failing.textContent()).toContain(LABELS.podSecurityEnforce);
@@ -270,7 +272,7 @@ describe("the console in Chromium", () => {
     await submitCreate(page);
     await status(page).filter({ hasText: "failed" }).waitFor(SETTLE);
     const reason = page.getByRole("note", { name: "Status reason" });
-    await expect.poll(() => reason.textContent()).toContain(LABELS.podSecurityEnforce);
+    await expect.poll(() => reason.textContent(), SETTLE).toContain(LABELS.podSecurityEnforce);
     expect(await reason.textContent()).toContain("KUBERNETES_OWNERSHIP_CONFLICT");
     await page.getByRole("button", { name: "Copy Grant command" }).waitFor();
     const yaml = (await page.getByLabel("Grant YAML", { exact: true }).textContent()) ?? "";
@@ -380,7 +382,9 @@ describe("the console in Chromium", () => {
       const links = await p.getByRole("link", { name: /^console-/ }).allTextContents();
       expect(links.map((l) => l.trim())).toEqual([mine.name]);
       await p.goto(`${plane.apiUrl}/console/namespaces/${theirs.id}`);
-      await expect.poll(() => p.getByRole("alert").first().textContent()).toContain("FORBIDDEN");
+      await expect
+        .poll(() => p.getByRole("alert").first().textContent(), SETTLE)
+        .toContain("FORBIDDEN");
       expect(await p.getByRole("heading", { name: theirs.name }).count()).toBe(0);
       expect(await p.getByText("Loading…").count()).toBe(0);
       await check(p, "namespace-refused");

@@ -100,8 +100,28 @@ describe("watches on a cluster of their own", () => {
             [reconcileWorkKeys(id)],
           )
         ).rows[0]?.at?.getTime() ?? 0;
-      await sleep(3_000);
-      const before = { a: await lastRequested(a), b: await lastRequested(b) };
+      // At rest before the restart: a's and b's work neither queued nor claimed, and unchanged
+      // over two seconds (a late settle would otherwise read as a requeue by the relists).
+      const busy = async () =>
+        Number(
+          (
+            await db.query<{ n: string }>(
+              `SELECT count(*) AS n FROM work_items
+               WHERE idempotency_key = ANY($1) AND state IN ('queued', 'claimed')`,
+              [[...reconcileWorkKeys(a), ...reconcileWorkKeys(b)]],
+            )
+          ).rows[0]?.n ?? 0,
+        );
+      let before = { a: 0, b: 0 };
+      await eventually("a's and b's work at rest", async () => {
+        before = { a: await lastRequested(a), b: await lastRequested(b) };
+        await sleep(2_000);
+        return (
+          (await busy()) === 0 &&
+          (await lastRequested(a)) === before.a &&
+          (await lastRequested(b)) === before.b
+        );
+      });
       const policy = { name: "default-deny", namespace: ns };
       const old = await admin.get("NetworkPolicy", policy);
 
@@ -113,7 +133,19 @@ describe("watches on a cluster of their own", () => {
         const res = await callApi(plane, "POST", "/namespaces", { name: "restart-during" });
         expect(res.status).toBe(201);
         during = (res.body as { data: { id: NamespaceId } }).data.id;
-        await sleep(3_000);
+        // Down until its pass has been claimed and has backed off, however slowly the worker
+        // gets to it on a loaded machine.
+        await eventually(
+          "the pass of the Namespace created during the outage backed off",
+          async () =>
+            (
+              await db.query<{ code: string | null }>(
+                `SELECT details->>'code' AS code FROM audit_events
+               WHERE kind = 'lifecycle' AND resource_id = $1`,
+                [during],
+              )
+            ).rows.some((r) => r.code === "KUBERNETES_API_UNAVAILABLE"),
+        );
       });
       await admin.delete("NetworkPolicy", policy, { uid: old.metadata.uid ?? "" });
       await eventually(

@@ -50,12 +50,27 @@ async function lastRequested(id: string): Promise<number> {
   return res.rows[0]?.at?.getTime() ?? 0;
 }
 
-/** Waits until neither tenant's work is requeued for 2 s (their own placement was a change too). */
+/** How many of the tenants' reconcile work items are queued or claimed (a pass not yet settled). */
+async function busy(ids: readonly string[]): Promise<number> {
+  const keys = ids.flatMap((id) =>
+    reconcileWorkKeys(id as Parameters<typeof reconcileWorkKeys>[0]),
+  );
+  const res = await plane.db.query<{ n: string }>(
+    "SELECT count(*) AS n FROM work_items WHERE idempotency_key = ANY($1) AND state IN ('queued', 'claimed')",
+    [keys],
+  );
+  return Number(res.rows[0]?.n ?? 0);
+}
+
+/**
+ * Waits until neither tenant's work is queued, claimed or requeued for 2 s (their own placement
+ * was a change too; a pass still running on a loaded machine would settle later).
+ */
 async function quiet(ids: readonly string[]): Promise<number[]> {
   let before: number[] = [];
   for (;;) {
     const now = await Promise.all(ids.map(lastRequested));
-    if (now.every((v, i) => v === before[i])) return now;
+    if (now.every((v, i) => v === before[i]) && (await busy(ids)) === 0) return now;
     before = now;
     await sleep(2_000);
   }

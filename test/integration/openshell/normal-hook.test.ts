@@ -109,8 +109,10 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
     // first only tenant-worker: the hook's own refusal names the OpenShell role it lacks.
     await createMissing(admin(), [tenantRoleBinding(name, "worker", identity.subject)]);
     const reasonOf = (r: EnsureNamespaceResult) => ("reason" in r ? r.reason : "");
+    // The API server's RBAC caches take the new RoleBinding in a moment, longer under load.
+    let deadline = Date.now() + 30_000;
     let result = await driver.ensureNamespace(passInput(id));
-    for (let i = 0; i < 20 && !reasonOf(result).includes("tenant-openshell"); i++) {
+    while (Date.now() < deadline && !reasonOf(result).includes("tenant-openshell")) {
       await new Promise((r) => setTimeout(r, 250));
       result = await driver.ensureNamespace(passInput(id));
     }
@@ -118,8 +120,9 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
     expect(reasonOf(result)).toContain(`(ClusterRole openclaw-enterprise-tenant-openshell) there`);
     await createMissing(admin(), [openshellTenantRoleBinding(name, identity.subject)]);
 
+    deadline = Date.now() + 30_000;
     result = await driver.ensureNamespace(passInput(id));
-    for (let i = 0; i < 20 && result.outcome === "pending"; i++) {
+    while (Date.now() < deadline && result.outcome === "pending") {
       await new Promise((r) => setTimeout(r, 250));
       result = await driver.ensureNamespace(passInput(id));
     }

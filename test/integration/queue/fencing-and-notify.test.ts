@@ -12,9 +12,14 @@ import { sleep } from "../../harness/time.js";
 const t = await migratedDatabaseForFile({ max: 10 });
 
 describe("fenced completion after lease expiry", () => {
-  /** A queue of `kind` with a 300 ms lease, holding one item for `subject` claimed by `owner`. */
-  async function claimedWithShortLease(kind: string, subject: string, owner: string) {
-    const queue = createWorkQueue({ kinds: [kind], policy: { leaseMs: 300 } });
+  /** A queue of `kind` with a short lease, holding one item for `subject` claimed by `owner`. */
+  async function claimedWithShortLease(
+    kind: string,
+    subject: string,
+    owner: string,
+    leaseMs = 300,
+  ) {
+    const queue = createWorkQueue({ kinds: [kind], policy: { leaseMs } });
     await queue.enqueue(t.db, { kind, subject, key: `${kind}:1`, actor: "prn_x" });
     const claim = await queue.claim(t.db, { owner });
     if (claim === null) throw new Error("expected a claim");
@@ -65,9 +70,26 @@ describe("fenced completion after lease expiry", () => {
   });
 
   it("a worker that renews while it works keeps its claim past the lease length", async () => {
-    const { queue, claim: c } = await claimedWithShortLease("fence.keep", "ns_kept", "busy-worker");
-    const keeper = queue.keepAlive(t.db, c.lease, { intervalMs: 80 });
-    await sleep(900);
+    // A lease of 1.5 s renewed every 200 ms: a renewal may come late on a loaded machine by
+    // over a second without the claim lapsing, so what is asserted is the renewal itself.
+    const { queue, claim: c } = await claimedWithShortLease(
+      "fence.keep",
+      "ns_kept",
+      "busy-worker",
+      1_500,
+    );
+    const keeper = queue.keepAlive(t.db, c.lease, { intervalMs: 200 });
+    const firstExpiry = c.item.leaseExpiresAt;
+    if (firstExpiry === null) throw new Error("a claim without a lease");
+    // Until the database's clock is half a lease past the claim's first expiry.
+    const pastFirstExpiry = async () =>
+      (
+        await t.db.query<{ past: boolean }>(
+          "SELECT now() > $1::timestamptz + interval '750 milliseconds' AS past",
+          [firstExpiry],
+        )
+      ).rows[0]?.past === true;
+    while (!(await pastFirstExpiry())) await sleep(100);
     expect(await queue.claim(t.db, { owner: "other-worker" })).toBeNull();
     await keeper.stop();
     expect(keeper.signal.aborted).toBe(false);
