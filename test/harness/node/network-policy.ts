@@ -12,6 +12,9 @@ import {
 
 const run = promisify(execFile);
 
+/** kube-router's periodic full sync of its chains and ipsets. */
+const IPTABLES_SYNC_SECONDS = 10;
+
 /**
  * kube-router's NetworkPolicy controller alone (`--run-firewall`; no routing, service proxy or
  * CNI of its own: the bridge plugin and kube-proxy stay), so that the node enforces the
@@ -39,7 +42,7 @@ export async function startNetworkPolicyController(opts: {
       "--enable-cni=false",
       "--enable-pod-egress=false",
       `--health-port=${health}`,
-      "--iptables-sync-period=10s",
+      `--iptables-sync-period=${IPTABLES_SYNC_SECONDS}s`,
       "--v=1",
     ],
     opts.dir,
@@ -83,7 +86,11 @@ export function listenerPod(opts: PodPlace & { readonly ports: readonly number[]
 
 /**
  * A pod of the image that tries a TCP connection to each `host:port` (3 s each) and prints
- * `<host:port> open|blocked`, after a pause that lets the policy controller see the new pod.
+ * `<host:port> open|blocked`, after a pause that lets the policy controller program the new
+ * pod. kube-router syncs on the pod's events, but a sync that ran before it knew the pod's IP
+ * leaves the pod unprogrammed until the next one: the pause outlasts the periodic full sync
+ * ({@link IPTABLES_SYNC_SECONDS}) from the pod's start, plus the kubelet reporting the IP and the
+ * sync itself on a loaded machine, so a full sync that knew the pod has run before it probes.
  */
 export function probePod(opts: PodPlace & { readonly targets: readonly string[] }): object {
   const script = `const net=require("net");
@@ -91,7 +98,7 @@ const targets=${JSON.stringify(opts.targets)};
 const probe=(t)=>new Promise((r)=>{const [h,p]=t.split(":");const s=net.connect({host:h,port:Number(p)});
 s.setTimeout(3000);s.on("connect",()=>{s.destroy();r("open")});s.on("timeout",()=>{s.destroy();r("blocked")});
 s.on("error",()=>r("blocked"))});
-setTimeout(async()=>{for(const t of targets)console.log(t+" "+(await probe(t)))},8000);`;
+setTimeout(async()=>{for(const t of targets)console.log(t+" "+(await probe(t)))},${(IPTABLES_SYNC_SECONDS + 4) * 1000});`;
   return pod(opts, ["node", "-e", script], "Never");
 }
 
