@@ -35,11 +35,11 @@ import {
   type WatchRestartReason,
 } from "../../../src/drivers/kubernetes/watch/reflector.js";
 import type { StoreChange } from "../../../src/drivers/kubernetes/watch/store.js";
-import { reconcileWorkKeys } from "../../../src/work/namespace-work.js";
 import { eventually } from "../../harness/kube.js";
 import { startControlPlane, type ControlPlane } from "./control-plane.js";
 import { callApi } from "../../harness/api.js";
 import { sleep } from "../../harness/time.js";
+import { lastRequested, quiet } from "./work-at-rest.js";
 
 let dir: string;
 let cluster: LocalCluster;
@@ -93,35 +93,10 @@ describe("watches on a cluster of their own", () => {
       };
       const [a, b] = [await ready("restart-a"), await ready("restart-b")];
       const ns = currentManagedName(a);
-      const lastRequested = async (id: NamespaceId) =>
-        (
-          await db.query<{ at: Date | null }>(
-            "SELECT max(updated_at) AS at FROM work_items WHERE idempotency_key = ANY($1)",
-            [reconcileWorkKeys(id)],
-          )
-        ).rows[0]?.at?.getTime() ?? 0;
-      // At rest before the restart: a's and b's work neither queued nor claimed, and unchanged
-      // over two seconds (a late settle would otherwise read as a requeue by the relists).
-      const busy = async () =>
-        Number(
-          (
-            await db.query<{ n: string }>(
-              `SELECT count(*) AS n FROM work_items
-               WHERE idempotency_key = ANY($1) AND state IN ('queued', 'claimed')`,
-              [[...reconcileWorkKeys(a), ...reconcileWorkKeys(b)]],
-            )
-          ).rows[0]?.n ?? 0,
-        );
-      let before = { a: 0, b: 0 };
-      await eventually("a's and b's work at rest", async () => {
-        before = { a: await lastRequested(a), b: await lastRequested(b) };
-        await sleep(2_000);
-        return (
-          (await busy()) === 0 &&
-          (await lastRequested(a)) === before.a &&
-          (await lastRequested(b)) === before.b
-        );
-      });
+      // At rest before the restart, so that a later change of a's or b's work is a requeue by
+      // the relists, not a late settle.
+      const [restA = 0, restB = 0] = await quiet(plane.db, [a, b]);
+      const before = { a: restA, b: restB };
       const policy = { name: "default-deny", namespace: ns };
       const old = await admin.get("NetworkPolicy", policy);
 
@@ -158,7 +133,7 @@ describe("watches on a cluster of their own", () => {
       ).catch((err: unknown) => {
         throw new Error(`${String(err)}\n${plane.workerOutput.slice(-20).join("\n")}`);
       });
-      expect(await lastRequested(a)).toBeGreaterThan(before.a);
+      expect(await lastRequested(plane.db, a)).toBeGreaterThan(before.a);
       const view = await callApi(plane, "GET", `/namespaces/${a}`);
       expect((view.body as { data: { status: string } }).data.status).toBe("ready");
       const row = await db.query<{ status: string }>(
@@ -184,7 +159,7 @@ describe("watches on a cluster of their own", () => {
         expect(restarts, `${kind} watch restarts`).toBeGreaterThan(0);
       }
       // The relists' differences named tenant a only: b's work was not queued again.
-      expect(await lastRequested(b)).toBe(before.b);
+      expect(await lastRequested(plane.db, b)).toBe(before.b);
       // The Namespace created during the outage: its pass was claimed while the server was
       // away and backed off (KUBERNETES_API_UNAVAILABLE, retried). Known limit (docs/operations.md,
       // "High availability"): right after the restart the server may answer 403 until its RBAC

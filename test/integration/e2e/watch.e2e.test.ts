@@ -7,7 +7,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { ANNOTATIONS, LABELS } from "../../../src/domain/index.js";
-import { reconcileWorkKeys } from "../../../src/work/namespace-work.js";
 import { eventually, uniqueName } from "../../harness/kube.js";
 import { runOccAsync, type OccResult } from "../../harness/occ.js";
 import { bindTenantRole } from "../../harness/rbac.js";
@@ -26,6 +25,7 @@ import {
   type NamespaceView,
 } from "./tenants.js";
 import { sleep } from "../../harness/time.js";
+import { lastRequested, quiet } from "./work-at-rest.js";
 
 let plane: ControlPlane;
 let t: ReturnType<typeof tenantsOf>;
@@ -37,44 +37,6 @@ controlPlaneForFile(
     t = tenantsOf(plane);
   },
 );
-
-/**
- * When the tenant's reconcile work was last (re)queued: its two alternating rows are requeued
- * in place, so a new request shows as a later `updated_at`, not as a new row.
- */
-async function lastRequested(id: string): Promise<number> {
-  const res = await plane.db.query<{ at: Date | null }>(
-    "SELECT max(updated_at) AS at FROM work_items WHERE idempotency_key = ANY($1)",
-    [reconcileWorkKeys(id as Parameters<typeof reconcileWorkKeys>[0])],
-  );
-  return res.rows[0]?.at?.getTime() ?? 0;
-}
-
-/** How many of the tenants' reconcile work items are queued or claimed (a pass not yet settled). */
-async function busy(ids: readonly string[]): Promise<number> {
-  const keys = ids.flatMap((id) =>
-    reconcileWorkKeys(id as Parameters<typeof reconcileWorkKeys>[0]),
-  );
-  const res = await plane.db.query<{ n: string }>(
-    "SELECT count(*) AS n FROM work_items WHERE idempotency_key = ANY($1) AND state IN ('queued', 'claimed')",
-    [keys],
-  );
-  return Number(res.rows[0]?.n ?? 0);
-}
-
-/**
- * Waits until neither tenant's work is queued, claimed or requeued for 2 s (their own placement
- * was a change too; a pass still running on a loaded machine would settle later).
- */
-async function quiet(ids: readonly string[]): Promise<number[]> {
-  let before: number[] = [];
-  for (;;) {
-    const now = await Promise.all(ids.map(lastRequested));
-    if (now.every((v, i) => v === before[i]) && (await busy(ids)) === 0) return now;
-    before = now;
-    await sleep(2_000);
-  }
-}
 
 async function metrics(): Promise<string> {
   return (await fetch(plane.workerMetricsUrl)).text();
@@ -88,7 +50,7 @@ function cli(args: readonly string[]): Promise<OccResult> {
 describe("drift OCC owns is repaired through the watch; the tenant stays ready", () => {
   it("owned NetworkPolicy deleted and edited, quota deleted, Pod Security relaxed: all restored, only that tenant queued", async () => {
     const [a, b] = [await t.readyManaged("watch-a"), await t.readyManaged("watch-b")];
-    const [, bBefore] = await quiet([a.id, b.id]);
+    const [, bBefore] = await quiet(plane.db, [a.id, b.id]);
     const warningsBefore = (await eventReasons(a.namespace)).filter((r) => r !== "READY");
 
     const policy = { name: "default-deny", namespace: a.namespace };
@@ -110,7 +72,7 @@ describe("drift OCC owns is repaired through the watch; the tenant stays ready",
     expect(await t.get(a.id)).toMatchObject({ status: "ready", statusReason: null });
     expect(await t.row(a.id)).toMatchObject({ status: "ready", status_code: null });
     // The neighbour's pass was never queued by a's changes, and nothing was reported on a.
-    expect(await lastRequested(b.id)).toBe(bBefore);
+    expect(await lastRequested(plane.db, b.id)).toBe(bBefore);
     expect((await eventReasons(a.namespace)).filter((r) => r !== "READY")).toEqual(warningsBefore);
     const text = await metrics();
     for (const kind of ["NetworkPolicy", "ResourceQuota", "Namespace"]) {

@@ -138,14 +138,17 @@ describe("a server that turns read-only under the pool (as a demoted primary)", 
     };
     await db.exec("CREATE TABLE IF NOT EXISTS failover_probe (n int)");
     const write = () => db.transaction((tx) => tx.query("INSERT INTO failover_probe VALUES (1)"));
-    const causeOf = async (): Promise<unknown> => {
-      const err: unknown = await write().then(
+    /** What the next write threw (undefined when it committed). */
+    const attempt = () =>
+      write().then(
         () => undefined,
         (e: unknown) => e,
       );
+    const causeOfRefusal = (err: unknown): unknown => {
       expect(err).toBeInstanceOf(DependencyUnavailableError);
       return (err as Error).cause;
     };
+    const causeOf = async () => causeOfRefusal(await attempt());
     /**
      * The first write the pooled session refuses. The postmaster signals its backends one after
      * another, so on a loaded machine the admin session can see the reload before the pooled
@@ -153,21 +156,14 @@ describe("a server that turns read-only under the pool (as a demoted primary)", 
      * that commits meanwhile returns the same verified connection to the pool, so the refusal
      * awaited here is still that session's own.
      */
-    const firstRefusal = async (): Promise<unknown> => {
+    const firstRefusal = async () => {
       let err: unknown;
       await eventually(
         "the pooled session refuses a write",
-        async () => {
-          err = await write().then(
-            () => undefined,
-            (e: unknown) => e,
-          );
-          return err !== undefined;
-        },
+        async () => (err = await attempt()) !== undefined,
         10_000,
       );
-      expect(err).toBeInstanceOf(DependencyUnavailableError);
-      return (err as Error).cause;
+      return causeOfRefusal(err);
     };
     try {
       await write(); // a verified, pooled connection to the primary

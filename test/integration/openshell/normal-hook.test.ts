@@ -34,6 +34,7 @@ import {
 } from "../../harness/rbac.js";
 import { prepareExternal } from "../compute/fixtures.js";
 import { passInput, profileConfig } from "../preprovisioned/fixtures.js";
+import { sleep } from "../../harness/time.js";
 
 // The normal profile: OCC applies the declared resources itself. The driver runs as a FRESH
 // identity holding exactly what the chart and the operator grant the worker: the chart's
@@ -83,6 +84,23 @@ const declaredRole = (namespace: string) => ({
   rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }],
 });
 
+/**
+ * Passes every 250 ms for up to 30 s until `done`; the last result. The API server's RBAC caches
+ * take a new RoleBinding in a moment, longer on a loaded machine.
+ */
+async function ensureUntil(
+  ensure: () => Promise<EnsureNamespaceResult>,
+  done: (r: EnsureNamespaceResult) => boolean,
+): Promise<EnsureNamespaceResult> {
+  const deadline = Date.now() + 30_000;
+  let r = await ensure();
+  while (Date.now() < deadline && !done(r)) {
+    await sleep(250);
+    r = await ensure();
+  }
+  return r;
+}
+
 describe("the OpenShell Sandbox Driver, normal profile, as the worker with the chart's roles", () => {
   const id = newNamespaceId();
   const name = currentManagedName(id);
@@ -109,23 +127,18 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
     // first only tenant-worker: the hook's own refusal names the OpenShell role it lacks.
     await createMissing(admin(), [tenantRoleBinding(name, "worker", identity.subject)]);
     const reasonOf = (r: EnsureNamespaceResult) => ("reason" in r ? r.reason : "");
-    // The API server's RBAC caches take the new RoleBinding in a moment, longer under load.
-    let deadline = Date.now() + 30_000;
-    let result = await driver.ensureNamespace(passInput(id));
-    while (Date.now() < deadline && !reasonOf(result).includes("tenant-openshell")) {
-      await new Promise((r) => setTimeout(r, 250));
-      result = await driver.ensureNamespace(passInput(id));
-    }
+    let result = await ensureUntil(
+      () => driver.ensureNamespace(passInput(id)),
+      (r) => reasonOf(r).includes("tenant-openshell"),
+    );
     expect(result).toMatchObject({ outcome: "pending", code: "KUBERNETES_PERMISSION_PENDING" });
     expect(reasonOf(result)).toContain(`(ClusterRole openclaw-enterprise-tenant-openshell) there`);
     await createMissing(admin(), [openshellTenantRoleBinding(name, identity.subject)]);
 
-    deadline = Date.now() + 30_000;
-    result = await driver.ensureNamespace(passInput(id));
-    while (Date.now() < deadline && result.outcome === "pending") {
-      await new Promise((r) => setTimeout(r, 250));
-      result = await driver.ensureNamespace(passInput(id));
-    }
+    result = await ensureUntil(
+      () => driver.ensureNamespace(passInput(id)),
+      (r) => r.outcome !== "pending",
+    );
     expect(result).toMatchObject({ outcome: "ready", namespaceName: name });
     for (const [kind, objectName] of RESOURCES) {
       const live = await worker.get(kind, { name: objectName, namespace: name });
@@ -177,11 +190,10 @@ describe("the OpenShell Sandbox Driver, normal profile, as the worker with the c
       openshellTenantRoleBinding(ext, identity.subject),
     ]);
     const input = passInput(tenant, { mode: "external", existingNamespace: ext });
-    let result = await driver.ensureNamespace(input);
-    for (let i = 0; i < 20 && result.outcome === "pending"; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      result = await driver.ensureNamespace(input);
-    }
+    const result = await ensureUntil(
+      () => driver.ensureNamespace(input),
+      (r) => r.outcome !== "pending",
+    );
     // Fails closed with the exact label to add; nothing of the hook's was written.
     expect(result).toMatchObject({ code: "KUBERNETES_OWNERSHIP_CONFLICT" });
     expect("reason" in result ? result.reason : "").toContain(
